@@ -1,0 +1,109 @@
+use crate::ingest;
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use inference::index::build::{BuildOptions, EmbedMode, build};
+use inference::index::{ChunkConfig, TierWindow};
+use sha2::{Digest, Sha256};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Where to write the bundle.
+    #[arg(long)]
+    out: PathBuf,
+    /// Course title (default: the first input's name).
+    #[arg(long)]
+    title: Option<String>,
+    /// Encoder folder (config.json, model.safetensors, tokenizer.json).
+    #[arg(long)]
+    encoder: Option<PathBuf>,
+    /// Skip embeddings: a lexical-only bundle (fast, small, no dense search).
+    #[arg(long)]
+    no_embed: bool,
+    /// Text embedded per chunk: `contextual` (heading path + text) or `plain`.
+    #[arg(long, default_value = "contextual")]
+    embed_mode: String,
+    /// Macro tier window/overlap in characters.
+    #[arg(long, default_value = "3600/650", value_parser = parse_window)]
+    macro_window: TierWindow,
+    #[arg(long, default_value = "1900/320", value_parser = parse_window)]
+    meso_window: TierWindow,
+    #[arg(long, default_value = "1100/180", value_parser = parse_window)]
+    micro_window: TierWindow,
+    /// Chunks per encoder batch.
+    #[arg(long, default_value_t = 32)]
+    batch_size: usize,
+    /// Files or folders to ingest.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+}
+
+fn parse_window(s: &str) -> Result<TierWindow, String> {
+    let (w, o) = s.split_once('/').ok_or("expected WINDOW/OVERLAP, e.g. 1100/180")?;
+    let window: usize = w.parse().map_err(|_| format!("bad window `{w}`"))?;
+    let overlap: usize = o.parse().map_err(|_| format!("bad overlap `{o}`"))?;
+    if overlap >= window {
+        return Err("overlap must be smaller than the window".into());
+    }
+    Ok(TierWindow { window, overlap })
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let Some(embed_mode) = EmbedMode::parse(&a.embed_mode) else {
+        bail!("unknown --embed-mode `{}`; use `contextual` or `plain`", a.embed_mode);
+    };
+    let files = ingest::collect(&a.paths)?;
+    if files.is_empty() {
+        bail!("no course files found under {:?}; supported: .md .rst .txt .html .pdf", a.paths);
+    }
+    let bar = ProgressBar::new(files.len() as u64).with_style(ProgressStyle::with_template("parsing   {bar:40} {pos}/{len} {msg}").expect("template"));
+    let mut documents = Vec::with_capacity(files.len());
+    let mut hasher = Sha256::new();
+    for (root, path) in &files {
+        bar.set_message(path.display().to_string());
+        let doc = ingest::load(root, path)?;
+        hasher.update(doc.file.as_bytes());
+        hasher.update([0]);
+        hasher.update(std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?);
+        documents.push(doc);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let encoder = if a.no_embed {
+        None
+    } else {
+        let dir = a.encoder.clone().unwrap_or_else(crate::encoder::default_dir);
+        Some(crate::encoder::load(&dir)?)
+    };
+    let title = a.title.clone().unwrap_or_else(|| {
+        a.paths[0].file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "Course".into())
+    });
+    let opts = BuildOptions {
+        title,
+        chunk_config: ChunkConfig { macro_: a.macro_window, meso: a.meso_window, micro: a.micro_window },
+        bm25: Default::default(),
+        embed_mode,
+        batch_size: a.batch_size,
+        builder_version: env!("CARGO_PKG_VERSION").to_string(),
+        corpus_checksum: inference::embed::hex(&hasher.finalize()),
+    };
+    let start = std::time::Instant::now();
+    let bar = ProgressBar::new(0).with_style(ProgressStyle::with_template("embedding {bar:40} {pos}/{len} chunks {per_sec} eta {eta}").expect("template"));
+    let bundle = build(&documents, encoder.as_ref(), &opts, |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    })?;
+    bar.finish_and_clear();
+    let bytes = bundle.to_bytes()?;
+    std::fs::write(&a.out, &bytes).with_context(|| format!("cannot write {}", a.out.display()))?;
+    eprintln!(
+        "wrote {}: {} files, {} sections, {} chunks, {} bytes in {:.1}s",
+        a.out.display(),
+        bundle.header.files,
+        bundle.header.sections,
+        bundle.header.chunks,
+        bytes.len(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

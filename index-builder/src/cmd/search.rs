@@ -1,0 +1,171 @@
+use anyhow::{Context, Result, bail};
+use inference::bundle::Bundle;
+use inference::embed::SentenceEncoder;
+use inference::retrieve::{FeatureReranker, Fusion, Mode, Query, Reranker, RetrievalConfig, retrieve};
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The bundle to search.
+    #[arg(long)]
+    bundle: PathBuf,
+    /// The question (or use --queries).
+    question: Option<String>,
+    /// JSONL file of questions with fields `id` and `question`.
+    #[arg(long, conflicts_with = "question")]
+    queries: Option<PathBuf>,
+    /// Evidence items per question.
+    #[arg(long, default_value_t = 5)]
+    top: usize,
+    /// One JSON line per question instead of text.
+    #[arg(long)]
+    json: bool,
+    /// `hybrid`, `bm25` or `dense`.
+    #[arg(long, default_value = "hybrid")]
+    mode: String,
+    /// `rrf` (weighted reciprocal rank fusion) or `union`.
+    #[arg(long, default_value = "rrf")]
+    fusion: String,
+    /// RRF weight of the dense list (the BM25 list has weight 1).
+    #[arg(long, default_value_t = 1.0)]
+    dense_weight: f32,
+    /// Candidates per list before fusion.
+    #[arg(long, default_value_t = 20)]
+    k: usize,
+    /// Skip the reranking stage.
+    #[arg(long)]
+    no_rerank: bool,
+    /// Fail closed when coverage of the question's key terms is below this.
+    #[arg(long)]
+    min_coverage: Option<f32>,
+    /// Fail closed when the best dense cosine is below this.
+    #[arg(long)]
+    min_dense: Option<f32>,
+    /// Encoder folder (default: models/cache/all-MiniLM-L6-v2); must match the bundle's.
+    #[arg(long)]
+    encoder: Option<PathBuf>,
+}
+
+#[derive(Deserialize)]
+struct QueryLine {
+    id: serde_json::Value,
+    question: String,
+}
+
+#[derive(Serialize)]
+struct ResultLine<'a> {
+    id: &'a serde_json::Value,
+    abstained: bool,
+    coverage: f32,
+    best_dense: Option<f32>,
+    missing_terms: &'a [String],
+    results: Vec<Hit<'a>>,
+}
+
+#[derive(Serialize)]
+struct Hit<'a> {
+    file: &'a str,
+    heading_path: &'a [String],
+    tier: &'a str,
+    score: f32,
+    text: &'a str,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let bytes = std::fs::read(&a.bundle).with_context(|| format!("cannot read bundle {}", a.bundle.display()))?;
+    let bundle = Bundle::from_bytes(&bytes)?;
+    let mode = match a.mode.as_str() {
+        "hybrid" => Mode::Hybrid,
+        "bm25" | "lexical" => Mode::Lexical,
+        "dense" => Mode::Dense,
+        m => bail!("unknown --mode `{m}`; use hybrid, bm25 or dense"),
+    };
+    let fusion = match a.fusion.as_str() {
+        "rrf" => Fusion::Rrf { k: 60.0, w_lexical: 1.0, w_dense: a.dense_weight },
+        "union" => Fusion::Union,
+        f => bail!("unknown --fusion `{f}`; use rrf or union"),
+    };
+    let mut cfg = RetrievalConfig { mode, fusion, k: a.k, top_n: a.top, rerank: !a.no_rerank, ..Default::default() };
+    if let Some(c) = a.min_coverage {
+        cfg.min_coverage = c;
+    }
+    if let Some(d) = a.min_dense {
+        cfg.min_dense = d;
+    }
+    let encoder: Option<SentenceEncoder> = if mode != Mode::Lexical && bundle.header.encoder.is_some() {
+        let enc = crate::encoder::load(&a.encoder.clone().unwrap_or_else(crate::encoder::default_dir))?;
+        bundle.check_encoder(enc.id())?;
+        Some(enc)
+    } else if mode == Mode::Dense {
+        bail!("this bundle has no vectors (built with --no-embed); use --mode bm25 or rebuild it with an encoder");
+    } else {
+        None
+    };
+    let reranker = FeatureReranker::default();
+    let questions: Vec<QueryLine> = match (&a.question, &a.queries) {
+        (Some(q), None) => vec![QueryLine { id: serde_json::Value::from(1), question: q.clone() }],
+        (None, Some(path)) => {
+            let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+            std::io::BufReader::new(f)
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()))
+                .map(|(n, l)| {
+                    let l = l?;
+                    serde_json::from_str(&l).with_context(|| format!("{}:{}: expected {{\"id\", \"question\"}}", path.display(), n + 1))
+                })
+                .collect::<Result<_>>()?
+        }
+        _ => bail!("give a question, or --queries FILE.jsonl"),
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for q in &questions {
+        let vector = match &encoder {
+            Some(e) => Some(e.embed(&[q.question.as_str()])?.remove(0)),
+            None => None,
+        };
+        let query = Query { text: &q.question, vector: vector.as_deref() };
+        let r = retrieve(&bundle, &cfg, &query, Some(&reranker as &dyn Reranker));
+        if a.json {
+            let line = ResultLine {
+                id: &q.id,
+                abstained: r.abstained,
+                coverage: r.coverage.score,
+                best_dense: r.best_dense,
+                missing_terms: &r.coverage.missing,
+                results: r
+                    .evidence
+                    .iter()
+                    .map(|e| Hit { file: &e.file, heading_path: &e.heading_path, tier: e.tier, score: e.score, text: &e.text })
+                    .collect(),
+            };
+            writeln!(out, "{}", serde_json::to_string(&line)?)?;
+        } else {
+            print_text(&mut out, &bundle, &q.question, &r)?;
+        }
+    }
+    Ok(())
+}
+
+fn print_text(out: &mut impl Write, bundle: &Bundle, question: &str, r: &inference::retrieve::Retrieval) -> Result<()> {
+    writeln!(out, "Q: {question}")?;
+    let dense = r.best_dense.map(|d| format!(", best cosine {d:.2}")).unwrap_or_default();
+    writeln!(out, "coverage {:.2}{dense}", r.coverage.score)?;
+    if r.abstained {
+        writeln!(out, "→ the course does not cover this (missing: {}). Nearest sections:", r.coverage.missing.join(", "))?;
+        for &s in &r.nearest_sections {
+            let s = &bundle.sections[s as usize];
+            writeln!(out, "   {} ({})", s.heading_path.join(" ▸ "), s.file)?;
+        }
+    }
+    for (i, e) in r.evidence.iter().enumerate() {
+        let snippet: String = e.text.chars().take(220).collect::<String>().replace('\n', " ");
+        writeln!(out, "[{}] {:.3} {:<5} {} ({}:{})", i + 1, e.score, e.tier, e.heading_path.join(" ▸ "), e.file, e.line_start)?;
+        writeln!(out, "    {snippet}")?;
+    }
+    writeln!(out)?;
+    Ok(())
+}

@@ -1,0 +1,38 @@
+//! `index-builder`: the teacher's tool. Builds a course bundle and drives the pipeline from a
+//! terminal. The binary stays thin: parsing lives in `ingest`, everything else in `inference`.
+
+mod cmd;
+mod encoder;
+mod ingest;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "index-builder", version, about = "Build and query Pathshala course bundles")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Ingest course files (Markdown, reST, HTML, PDF, text) into one bundle.
+    Build(cmd::build::Args),
+    /// Search a bundle: one question, or a JSONL file of questions.
+    Search(cmd::search::Args),
+    /// Show what a bundle holds.
+    Info(cmd::info::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Build(a) => cmd::build::run(a),
+        Command::Search(a) => cmd::search::run(a),
+        Command::Info(a) => cmd::info::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

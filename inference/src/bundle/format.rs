@@ -1,0 +1,101 @@
+//! Byte layout of a bundle (see the diagram in `bundle/mod.rs`).
+
+use super::{BodyRef, BundleBody, BundleError, BundleHeader};
+
+pub const MAGIC: [u8; 8] = *b"PTSHALA\0";
+/// Bumped whenever the payload's layout changes.
+pub const FORMAT_VERSION: u32 = 1;
+/// Oldest format this code still reads.
+pub const OLDEST_SUPPORTED_VERSION: u32 = 1;
+
+/// Decoding never allocates more than this, whatever lengths a corrupt file claims.
+const DECODE_LIMIT: usize = 1 << 31;
+
+fn config() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<DECODE_LIMIT>()
+}
+
+pub(super) fn write(header: &BundleHeader, body: &BodyRef<'_>) -> Result<Vec<u8>, BundleError> {
+    let header = bincode::serde::encode_to_vec(header, config()).map_err(|e| BundleError::Encode(e.to_string()))?;
+    let payload = bincode::serde::encode_to_vec(body, config()).map_err(|e| BundleError::Encode(e.to_string()))?;
+    let mut out = Vec::with_capacity(28 + header.len() + payload.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    out.extend_from_slice(&header);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    out.extend_from_slice(&payload);
+    Ok(out)
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: u64, what: &'static str) -> Result<&'a [u8], BundleError> {
+        let available = (self.bytes.len() - self.pos) as u64;
+        if n > available {
+            return Err(BundleError::Truncated { what, needed: n, available });
+        }
+        let n = n as usize;
+        let out = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32, BundleError> {
+        Ok(u32::from_le_bytes(self.take(4, what)?.try_into().expect("4 bytes")))
+    }
+
+    fn u64(&mut self, what: &'static str) -> Result<u64, BundleError> {
+        Ok(u64::from_le_bytes(self.take(8, what)?.try_into().expect("8 bytes")))
+    }
+}
+
+fn header_and_rest(bytes: &[u8]) -> Result<(BundleHeader, Cursor<'_>), BundleError> {
+    let mut cur = Cursor { bytes, pos: 0 };
+    let magic = cur.take(8, "the magic bytes").map_err(|_| BundleError::NotABundle)?;
+    if magic != MAGIC {
+        return Err(BundleError::NotABundle);
+    }
+    let version = cur.u32("the format version")?;
+    if version > FORMAT_VERSION {
+        return Err(BundleError::TooNew { found: version, supported: FORMAT_VERSION });
+    }
+    if version < OLDEST_SUPPORTED_VERSION {
+        return Err(BundleError::TooOld { found: version, oldest: OLDEST_SUPPORTED_VERSION });
+    }
+    let len = cur.u32("the header length")?;
+    let raw = cur.take(len as u64, "the header")?;
+    let (header, used) = bincode::serde::decode_from_slice::<BundleHeader, _>(raw, config())
+        .map_err(|e| BundleError::Decode(format!("header: {e}")))?;
+    if used != raw.len() {
+        return Err(BundleError::Decode("header has trailing bytes".into()));
+    }
+    Ok((header, cur))
+}
+
+/// Read only the header: what the bundle is, without decoding its index.
+pub fn read_header(bytes: &[u8]) -> Result<BundleHeader, BundleError> {
+    header_and_rest(bytes).map(|(h, _)| h)
+}
+
+pub(super) fn read(bytes: &[u8]) -> Result<(BundleHeader, BundleBody), BundleError> {
+    let (header, mut cur) = header_and_rest(bytes)?;
+    let len = cur.u64("the payload length")?;
+    let stored = cur.u32("the payload checksum")?;
+    let payload = cur.take(len, "the payload")?;
+    let computed = crc32fast::hash(payload);
+    if stored != computed {
+        return Err(BundleError::Checksum { stored, computed });
+    }
+    let (body, used) = bincode::serde::decode_from_slice::<BundleBody, _>(payload, config())
+        .map_err(|e| BundleError::Decode(format!("payload: {e}")))?;
+    if used != payload.len() || cur.pos != bytes.len() {
+        return Err(BundleError::Decode("trailing bytes after the payload".into()));
+    }
+    Ok((header, body))
+}

@@ -1,0 +1,14 @@
+//! Pathshala's answering library: course bundle, retrieval and models. No UI.
+//!
+//! See ARCHITECTURE.md at the repository root for the map.
+
+pub mod bm25;
+pub mod bundle;
+pub mod corpus;
+pub mod device;
+pub mod embed;
+pub mod index;
+pub mod model;
+pub mod retrieve;
+pub mod text;
+pub mod vector;

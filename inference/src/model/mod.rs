@@ -1,0 +1,4 @@
+//! Model architectures, one file each. Model code takes a `&Device` and never names a backend.
+
+pub mod bert;
+pub mod weights;

@@ -1,0 +1,107 @@
+//! CCR (drop overlapping and near-duplicate evidence across tiers) and CCI (give each piece of
+//! evidence its parent section's context, under a budget).
+
+use crate::bundle::Bundle;
+use std::collections::HashSet;
+
+/// Share of the smaller span two chunks of the same section have in common.
+pub fn span_overlap(bundle: &Bundle, a: u32, b: u32) -> f32 {
+    let (x, y) = (&bundle.chunks[a as usize], &bundle.chunks[b as usize]);
+    if x.section != y.section {
+        return 0.0;
+    }
+    let inter = x.end.min(y.end).saturating_sub(x.start.max(y.start)) as f32;
+    let smaller = (x.end - x.start).min(y.end - y.start).max(1) as f32;
+    inter / smaller
+}
+
+fn shingles(text: &str) -> HashSet<(String, String, String)> {
+    let w = crate::text::words(text);
+    w.windows(3).map(|s| (s[0].clone(), s[1].clone(), s[2].clone())).collect()
+}
+
+/// Jaccard similarity of word 3-shingles.
+pub fn near_duplicate(a: &str, b: &str) -> f32 {
+    let (x, y) = (shingles(a), shingles(b));
+    if x.is_empty() || y.is_empty() {
+        return if a.trim() == b.trim() { 1.0 } else { 0.0 };
+    }
+    x.intersection(&y).count() as f32 / x.union(&y).count() as f32
+}
+
+/// CCR: walk `ranked` best first and keep a chunk only if it neither overlaps a kept chunk of
+/// the same section by more than `max_overlap` of the smaller span nor nearly repeats a kept
+/// chunk's text (Jaccard ≥ `max_similarity`). Stops after `limit` kept.
+pub fn dedupe(bundle: &Bundle, ranked: &[(u32, f32)], max_overlap: f32, max_similarity: f32, limit: usize) -> Vec<(u32, f32)> {
+    let mut kept: Vec<(u32, f32)> = Vec::new();
+    for &(c, s) in ranked {
+        if kept.len() >= limit {
+            break;
+        }
+        let redundant = kept.iter().any(|&(k, _)| {
+            span_overlap(bundle, c, k) > max_overlap || near_duplicate(bundle.chunk_text(c), bundle.chunk_text(k)) >= max_similarity
+        });
+        if !redundant {
+            kept.push((c, s));
+        }
+    }
+    kept
+}
+
+/// CCI: context for a chunk from its section's ancestors: the nearest enclosing section that has
+/// its own text contributes its opening sentences (up to `budget` characters), unless the chunk
+/// already starts at the beginning of its own section's text and that section is the one.
+pub fn parent_context(bundle: &Bundle, chunk: u32, budget: usize) -> Option<String> {
+    if budget == 0 {
+        return None;
+    }
+    let c = &bundle.chunks[chunk as usize];
+    let section = &bundle.sections[c.section as usize];
+    // Inside a long section, the section's own opening is the nearest context.
+    let (source, text) = if c.start > 0 {
+        (section, section.text.as_str())
+    } else {
+        let mut parent = section.parent;
+        loop {
+            let p = &bundle.sections[parent? as usize];
+            if !p.text.trim().is_empty() {
+                break (p, p.text.as_str());
+            }
+            parent = p.parent;
+        }
+    };
+    let snippet = clip(text, budget);
+    if snippet.is_empty() {
+        return None;
+    }
+    Some(format!("{}: {}", source.heading_path.join(" › "), snippet))
+}
+
+/// At most `budget` characters of `text`, cut at a sentence or word end.
+pub fn clip(text: &str, budget: usize) -> String {
+    if text.chars().count() <= budget {
+        return text.trim().to_string();
+    }
+    let cut: String = text.chars().take(budget).collect();
+    let end = cut.rfind(['.', '?', '!', '।', '\n']).filter(|&i| i > budget / 3).map(|i| i + 1).or_else(|| cut.rfind(' ')).unwrap_or(cut.len());
+    format!("{}…", cut[..end].trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn near_duplicate_scores() {
+        let a = "the quick brown fox jumps over the lazy dog";
+        assert_eq!(near_duplicate(a, a), 1.0);
+        assert!(near_duplicate(a, "completely different words are here now") < 0.1);
+    }
+
+    #[test]
+    fn clip_cuts_at_sentence() {
+        let t = "First sentence here. Second sentence is longer than the budget allows.";
+        assert_eq!(clip(t, 30), "First sentence here.…");
+        assert_eq!(clip("short", 30), "short");
+    }
+}

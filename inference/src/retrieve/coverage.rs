@@ -1,0 +1,73 @@
+//! Cov(T, E): how much of the question the evidence supports.
+//!
+//! T is the question's key terms (stop words removed, stemmed). Each term is weighted by its
+//! IDF in the course, so rare, specific words — a library name, an API, a topic — count most,
+//! and a term the course never mentions at all weighs the most of any. Cov is the weighted
+//! share of key terms that occur in the evidence (text or heading path). When it falls under
+//! the threshold the answer is "the course does not cover this" rather than a guess.
+
+use crate::bm25::Bm25Index;
+use std::collections::HashSet;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Coverage {
+    /// Weighted share of key terms supported, in [0, 1]; 1 when the question has no key terms.
+    pub score: f32,
+    /// Key terms found in the evidence.
+    pub supported: Vec<String>,
+    /// Key terms the evidence does not contain.
+    pub missing: Vec<String>,
+    /// Missing terms that occur nowhere in the course.
+    pub unknown: Vec<String>,
+}
+
+/// Coverage of `question_terms` (from [`crate::text::query_terms`]) by the evidence texts.
+pub fn coverage(question_terms: &[String], evidence: &[&str], bm25: &Bm25Index) -> Coverage {
+    let evidence_terms: HashSet<String> = evidence.iter().flat_map(|t| crate::text::terms(t)).collect();
+    let mut seen = HashSet::new();
+    let (mut total, mut covered) = (0.0f32, 0.0f32);
+    let mut out = Coverage { score: 1.0, supported: vec![], missing: vec![], unknown: vec![] };
+    for t in question_terms {
+        if !seen.insert(t) {
+            continue;
+        }
+        let w = bm25.idf(t);
+        total += w;
+        if evidence_terms.contains(t) {
+            covered += w;
+            out.supported.push(t.clone());
+        } else {
+            if bm25.doc_freq(t) == 0 {
+                out.unknown.push(t.clone());
+            }
+            out.missing.push(t.clone());
+        }
+    }
+    if total > 0.0 {
+        out.score = covered / total;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bm25::Bm25Params;
+    use crate::text::{query_terms, terms};
+
+    #[test]
+    fn unknown_terms_weigh_most() {
+        let docs: Vec<Vec<String>> = ["lists hold items in order", "a dictionary maps keys to values", "loops repeat code", "merge two sorted lists"]
+            .iter()
+            .map(|d| terms(d))
+            .collect();
+        let bm25 = Bm25Index::build(&docs, Bm25Params::default());
+        let q = query_terms("How do I merge two pandas DataFrames?");
+        let c = coverage(&q, &["merge two sorted lists"], &bm25);
+        assert!(c.unknown.contains(&"panda".to_string()), "{c:?}");
+        assert!(c.score < 0.5, "{c:?}");
+        let q = query_terms("What does a dictionary map?");
+        let c = coverage(&q, &["a dictionary maps keys to values"], &bm25);
+        assert_eq!(c.score, 1.0, "{c:?}");
+    }
+}

@@ -1,0 +1,186 @@
+//! Hybrid retrieval: BM25 top-K and dense top-K, fused, reranked, de-duplicated (CCR),
+//! given their section context (CCI) and gated by coverage (fail-closed).
+//!
+//! Architecture invariant: retrieval does no IO and runs no model. The caller embeds the
+//! question (synchronously natively, asynchronously in the browser) and passes the vector in.
+
+pub mod context;
+pub mod coverage;
+pub mod fusion;
+pub mod mmr;
+pub mod rerank;
+
+pub use coverage::Coverage;
+pub use fusion::Fusion;
+pub use rerank::{Candidate, FeatureReranker, RerankQuery, Reranker};
+
+use crate::bundle::Bundle;
+use crate::index::Tier;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Lexical,
+    Dense,
+    Hybrid,
+}
+
+#[derive(Clone, Debug)]
+pub struct RetrievalConfig {
+    pub mode: Mode,
+    /// Candidates taken from each list.
+    pub k: usize,
+    pub fusion: Fusion,
+    pub rerank: bool,
+    /// Evidence items returned.
+    pub top_n: usize,
+    /// CCI: characters of parent-section context per evidence item (0: none).
+    pub context_budget: usize,
+    /// CCR: drop a chunk sharing more than this share of its span with a better one.
+    pub max_overlap: f32,
+    /// CCR: drop a chunk whose word 3-shingles are this similar to a better one.
+    pub max_similarity: f32,
+    /// Fail closed below this coverage.
+    pub min_coverage: f32,
+    /// Fail closed when the best dense cosine is below this (only with a query vector).
+    pub min_dense: f32,
+}
+
+impl Default for RetrievalConfig {
+    fn default() -> Self {
+        RetrievalConfig {
+            mode: Mode::Hybrid,
+            k: 20,
+            fusion: Fusion::default(),
+            rerank: true,
+            top_n: 5,
+            context_budget: 300,
+            max_overlap: 0.5,
+            max_similarity: 0.8,
+            min_coverage: 0.5,
+            min_dense: 0.25,
+        }
+    }
+}
+
+/// One piece of evidence, with everything needed to cite and show it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Evidence {
+    pub chunk: u32,
+    pub section: u32,
+    pub score: f32,
+    pub tier: &'static str,
+    pub file: String,
+    pub heading_path: Vec<String>,
+    pub text: String,
+    /// CCI: the parent section's context, when it adds something.
+    pub context: Option<String>,
+    pub line_start: u32,
+    pub line_end: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Retrieval {
+    pub evidence: Vec<Evidence>,
+    pub coverage: Coverage,
+    /// Best dense cosine among candidates (when a query vector was given).
+    pub best_dense: Option<f32>,
+    /// True when the course does not support an answer: show `nearest` instead of answering.
+    pub abstained: bool,
+    /// Sections of the best candidates, for "the nearest sections are …" when abstaining.
+    pub nearest_sections: Vec<u32>,
+}
+
+/// The question as retrieval needs it.
+pub struct Query<'a> {
+    pub text: &'a str,
+    /// Unit-length embedding from the bundle's encoder; `None` limits search to BM25.
+    pub vector: Option<&'a [f32]>,
+}
+
+/// Ranked candidates before CCR/CCI: fused lists, reranked when configured.
+pub fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reranker: Option<&dyn Reranker>) -> (Vec<(u32, f32)>, Option<f32>) {
+    let terms = crate::text::query_terms(query.text);
+    let lexical = if cfg.mode != Mode::Dense { bundle.bm25.search(&terms, cfg.k) } else { Vec::new() };
+    let dense = match (cfg.mode, query.vector, bundle.vectors.as_ref()) {
+        (Mode::Lexical, _, _) | (_, None, _) | (_, _, None) => Vec::new(),
+        (_, Some(q), Some(v)) => v.search(q, cfg.k),
+    };
+    let best_dense = dense.first().map(|d| d.1);
+    let mut ranked = match cfg.mode {
+        Mode::Lexical => lexical,
+        Mode::Dense => dense,
+        Mode::Hybrid if dense.is_empty() => lexical,
+        Mode::Hybrid => fusion::fuse(&lexical, &dense, cfg.fusion),
+    };
+    if let (true, Some(r)) = (cfg.rerank, reranker) {
+        let cands: Vec<Candidate> = ranked.iter().map(|&(chunk, score)| Candidate { chunk, score }).collect();
+        let rq = RerankQuery { text: query.text, terms: &terms, vector: query.vector };
+        let scores = r.score(bundle, &rq, &cands);
+        ranked = cands.iter().zip(scores).map(|(c, s)| (c.chunk, s)).collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
+    (ranked, best_dense)
+}
+
+/// Evidence for answering a question, or an abstention.
+pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reranker: Option<&dyn Reranker>) -> Retrieval {
+    let (ranked, best_dense) = candidates(bundle, cfg, query, reranker);
+    let kept = context::dedupe(bundle, &ranked, cfg.max_overlap, cfg.max_similarity, cfg.top_n);
+    let evidence: Vec<Evidence> = kept.iter().map(|&(c, s)| evidence(bundle, c, s, cfg.context_budget)).collect();
+    let docs: Vec<String> = evidence.iter().map(|e| format!("{}\n{}", e.heading_path.join(" "), e.text)).collect();
+    let doc_refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let terms = crate::text::query_terms(query.text);
+    let coverage = coverage::coverage(&terms, &doc_refs, &bundle.bm25);
+    let too_far = best_dense.is_some_and(|d| d < cfg.min_dense);
+    let abstained = evidence.is_empty() || coverage.score < cfg.min_coverage || too_far;
+    let mut nearest_sections = Vec::new();
+    for &(c, _) in &ranked {
+        let s = bundle.chunks[c as usize].section;
+        if !nearest_sections.contains(&s) {
+            nearest_sections.push(s);
+        }
+        if nearest_sections.len() == 3 {
+            break;
+        }
+    }
+    Retrieval { evidence, coverage, best_dense, abstained, nearest_sections }
+}
+
+/// Build the evidence record of one chunk, heading path restored.
+pub fn evidence(bundle: &Bundle, chunk: u32, score: f32, context_budget: usize) -> Evidence {
+    let c = &bundle.chunks[chunk as usize];
+    let s = &bundle.sections[c.section as usize];
+    Evidence {
+        chunk,
+        section: c.section,
+        score,
+        tier: c.tier.name(),
+        file: s.file.clone(),
+        heading_path: s.heading_path.clone(),
+        text: bundle.chunk_text(chunk).to_string(),
+        context: context::parent_context(bundle, chunk, context_budget),
+        line_start: c.line_start,
+        line_end: c.line_end,
+    }
+}
+
+/// Quiz evidence: a wide, diverse set (union of 50 candidates, MMR λ = 0.7 down to 25).
+pub fn quiz_evidence(bundle: &Bundle, query: &Query<'_>) -> Vec<Evidence> {
+    let cfg = RetrievalConfig { k: 50, fusion: Fusion::Union, rerank: false, ..Default::default() };
+    let (ranked, _) = candidates(bundle, &cfg, query, None);
+    let ranked: Vec<(u32, f32)> = ranked.into_iter().take(50).collect();
+    let sim = |a: u32, b: u32| match bundle.vectors.as_ref() {
+        Some(v) => crate::embed::dot(v.vector(a), v.vector(b)),
+        None => context::near_duplicate(bundle.chunk_text(a), bundle.chunk_text(b)),
+    };
+    let picked = mmr::mmr(&ranked, 25, 0.7, sim);
+    let score = |c: u32| ranked.iter().find(|r| r.0 == c).map_or(0.0, |r| r.1);
+    picked.into_iter().map(|c| evidence(bundle, c, score(c), 0)).collect()
+}
+
+impl Tier {
+    pub fn parse(s: &str) -> Option<Tier> {
+        Tier::ALL.into_iter().find(|t| t.name() == s)
+    }
+}

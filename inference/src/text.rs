@@ -1,0 +1,139 @@
+//! Text analysis shared by indexing and querying: normalisation, word splitting, stemming.
+//!
+//! The analyser is Unicode-aware. Words follow UAX #29 word boundaries, so Bengali words
+//! (letters plus their vowel signs and virama) stay whole and Python identifiers such as
+//! `__init__` or `os.path` are kept as one token. Compound identifiers also emit their parts
+//! (`os.path` → `os.path`, `os`, `path`) so a question that says "path module" still matches.
+//! English words are lower-cased and Snowball-stemmed; other scripts are left as they are.
+
+use rust_stemmers::{Algorithm, Stemmer};
+use std::sync::OnceLock;
+use unicode_normalization::UnicodeNormalization;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// NFC-normalise text, the form every stored string is in.
+pub fn nfc(text: &str) -> String {
+    text.nfc().collect()
+}
+
+fn stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// Raw words of `text` in order: NFC, lower-cased, UAX #29 boundaries, no punctuation.
+pub fn words(text: &str) -> Vec<String> {
+    let text = nfc(text);
+    text.unicode_words()
+        .map(|w| w.trim_matches(|c: char| c == '.' || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase())
+        .collect()
+}
+
+/// Index terms of `text`: [`words`] plus identifier parts, stemmed when Latin.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in words(text) {
+        push_word_terms(&word, &mut out);
+    }
+    out
+}
+
+/// Index terms of a query: like [`terms`] but without stop words, which carry no evidence.
+pub fn query_terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in words(text) {
+        if is_stopword(&word) {
+            continue;
+        }
+        push_word_terms(&word, &mut out);
+    }
+    out
+}
+
+fn push_word_terms(word: &str, out: &mut Vec<String>) {
+    let is_compound = word.contains('.') || word.trim_matches('_').contains('_');
+    let is_dunder = word.starts_with("__") && word.ends_with("__") && word.len() > 4;
+    out.push(stem(word));
+    if is_compound || is_dunder {
+        for part in word.split(['.', '_']).filter(|p| !p.is_empty()) {
+            if !is_stopword(part) {
+                out.push(stem(part));
+            }
+        }
+    }
+}
+
+/// Snowball English stem for plain ASCII-letter words; other tokens pass through unchanged.
+pub fn stem(word: &str) -> String {
+    if word.len() > 2 && word.bytes().all(|b| b.is_ascii_lowercase()) {
+        stemmer().stem(word).into_owned()
+    } else {
+        word.to_string()
+    }
+}
+
+/// Function words of English and Bengali that a query's evidence need not contain.
+pub fn is_stopword(word: &str) -> bool {
+    STOPWORDS.binary_search(&word).is_ok()
+}
+
+// Sorted for binary search (checked by a test).
+const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did",
+    "do", "does", "doing", "don't", "each", "few", "for", "from", "get", "gets", "give", "go",
+    "had", "has", "have", "having", "he", "her", "here", "him", "his", "how", "i", "i'm", "if",
+    "in", "into", "is", "it", "it's", "its", "just", "let", "like", "make", "me", "might", "more",
+    "most", "much", "must", "my", "need", "no", "nor", "not", "now", "of", "off", "on", "once",
+    "one", "only", "or", "other", "our", "out", "over", "own", "please", "same", "she", "should",
+    "so", "some", "such", "tell", "than", "that", "the", "their", "them", "then", "there",
+    "these", "they", "thing", "things", "this", "those", "through", "to", "too", "two", "under",
+    "until", "up", "us", "use", "using", "very", "want", "was", "way", "we", "were", "what",
+    "when", "where", "whether", "which", "while", "who", "whom", "why", "will", "with", "without",
+    "would", "you", "your", "ও", "আমি", "আমাকে", "আর", "এই", "এক", "এবং", "একটি", "কী", "কি",
+    "কে", "কেন", "কোন", "করে", "কিভাবে", "কীভাবে", "থেকে", "দিয়ে", "না", "বা", "যে", "সে", "হয়",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stopwords_are_sorted_for_binary_search() {
+        let mut sorted = STOPWORDS.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted, STOPWORDS);
+    }
+
+    #[test]
+    fn identifiers_stay_whole_and_emit_parts() {
+        let t = terms("Define __init__ and call os.path.join(x)");
+        assert!(t.contains(&"__init__".to_string()), "{t:?}");
+        assert!(t.contains(&"init".to_string()), "{t:?}");
+        assert!(t.contains(&"os.path.join".to_string()), "{t:?}");
+        assert!(t.contains(&"join".to_string()), "{t:?}");
+        assert!(t.contains(&"defin".to_string()), "{t:?}");
+    }
+
+    #[test]
+    fn bengali_words_are_whole_and_unstemmed() {
+        let t = terms("সালোকসংশ্লেষণ প্রক্রিয়ায় উদ্ভিদ খাদ্য তৈরি করে।");
+        assert_eq!(t[0], "সালোকসংশ্লেষণ");
+        assert_eq!(t.len(), 6, "{t:?}");
+    }
+
+    #[test]
+    fn nfc_makes_composed_and_decomposed_equal() {
+        // Bengali "ো" written as one code point vs. e-kar + aa-kar.
+        assert_eq!(words("কো"), words("কে\u{09BE}"));
+        assert_eq!(words("café"), words("cafe\u{301}"));
+    }
+
+    #[test]
+    fn query_terms_drop_stopwords() {
+        assert_eq!(query_terms("How do I use the for loop?"), vec!["loop"]);
+    }
+}
