@@ -1,0 +1,146 @@
+//! The bundle reader turns every bad input into an error, never a panic.
+
+mod common;
+use inference::bundle::{Bundle, BundleError, FORMAT_VERSION, read_header};
+use inference::corpus::{Block, BlockKind, Document};
+use inference::index::build::{BuildOptions, EmbedMode, build};
+
+fn small_bundle() -> Bundle {
+    let docs = vec![
+        Document {
+            file: "loops.md".into(),
+            blocks: vec![
+                Block::new(BlockKind::Heading(1), "Loops", 1),
+                Block::new(BlockKind::Paragraph, "A for loop walks over the items of a list. A while loop repeats while a condition holds.", 2),
+                Block::new(BlockKind::Heading(2), "Breaking out", 3),
+                Block::new(BlockKind::Paragraph, "The break statement leaves the innermost loop.", 4),
+                Block::new(BlockKind::Code, "for x in range(3):\n    if x == 1:\n        break", 5),
+            ],
+        },
+        Document {
+            file: "bn.md".into(),
+            blocks: vec![
+                Block::new(BlockKind::Heading(1), "সালোকসংশ্লেষণ", 1),
+                Block::new(BlockKind::Paragraph, "সবুজ উদ্ভিদ সূর্যের আলো ব্যবহার করে খাদ্য তৈরি করে।", 2),
+            ],
+        },
+    ];
+    let opts = BuildOptions {
+        title: "Test".into(),
+        chunk_config: Default::default(),
+        bm25: Default::default(),
+        embed_mode: EmbedMode::Contextual,
+        batch_size: 8,
+        builder_version: "test".into(),
+        corpus_checksum: "00".into(),
+    };
+    build(&docs, None, &opts, |_, _| {}).expect("builds")
+}
+
+#[test]
+fn round_trips() {
+    let b = small_bundle();
+    let bytes = b.to_bytes().unwrap();
+    let back = Bundle::from_bytes(&bytes).unwrap();
+    assert_eq!(back.header, b.header);
+    assert_eq!(back.sections, b.sections);
+    assert_eq!(back.chunks, b.chunks);
+    assert_eq!(back.bm25.search(&["break".into()], 3), b.bm25.search(&["break".into()], 3));
+    assert_eq!(read_header(&bytes).unwrap().title, "Test");
+    // Deterministic: same input, same bytes.
+    assert_eq!(small_bundle().to_bytes().unwrap(), bytes);
+}
+
+#[test]
+fn rejects_bad_magic() {
+    assert!(matches!(Bundle::from_bytes(b"GGUF\x03\0\0\0 not a bundle"), Err(BundleError::NotABundle)));
+    assert!(matches!(Bundle::from_bytes(b""), Err(BundleError::NotABundle)));
+}
+
+#[test]
+fn rejects_future_and_past_versions() {
+    let mut bytes = small_bundle().to_bytes().unwrap();
+    bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    let err = Bundle::from_bytes(&bytes).unwrap_err();
+    assert!(matches!(err, BundleError::TooNew { .. }), "{err}");
+    assert!(err.to_string().contains("update"), "{err}");
+    bytes[8..12].copy_from_slice(&0u32.to_le_bytes());
+    let err = Bundle::from_bytes(&bytes).unwrap_err();
+    assert!(matches!(err, BundleError::TooOld { .. }), "{err}");
+    assert!(err.to_string().contains("index-builder build"), "{err}");
+}
+
+#[test]
+fn rejects_truncated_data_at_every_length() {
+    let bytes = small_bundle().to_bytes().unwrap();
+    for len in 0..bytes.len() {
+        let err = Bundle::from_bytes(&bytes[..len]).expect_err("truncated input must fail");
+        let msg = err.to_string();
+        assert!(!msg.is_empty());
+    }
+}
+
+#[test]
+fn rejects_flipped_payload_bytes_by_checksum() {
+    let bytes = small_bundle().to_bytes().unwrap();
+    let mut bad = bytes.clone();
+    let last = bad.len() - 3;
+    bad[last] ^= 0x40;
+    assert!(matches!(Bundle::from_bytes(&bad), Err(BundleError::Checksum { .. })));
+}
+
+/// Recompute the payload crc so corruption reaches the decoder and validator.
+fn refresh_crc(bytes: &mut [u8]) {
+    let hlen = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let p = 16 + hlen;
+    if bytes.len() < p + 12 {
+        return;
+    }
+    let crc = crc32fast::hash(&bytes[p + 12..]);
+    bytes[p + 8..p + 12].copy_from_slice(&crc.to_le_bytes());
+}
+
+#[test]
+fn mutated_bundles_never_panic() {
+    let bytes = small_bundle().to_bytes().unwrap();
+    let mut rng = common::Rng(0x9E37_79B9_7F4A_7C15);
+    let mut errors = 0;
+    for _ in 0..3000 {
+        let mut m = bytes.clone();
+        for _ in 0..1 + rng.below(4) {
+            let i = rng.below(m.len());
+            match rng.below(3) {
+                0 => m[i] ^= 1 << rng.below(8),
+                1 => m[i] = rng.next_u64() as u8,
+                _ => m[i] = m[i].wrapping_add(1),
+            }
+        }
+        if rng.below(4) > 0 {
+            refresh_crc(&mut m);
+        }
+        match std::panic::catch_unwind(|| Bundle::from_bytes(&m).map(|b| b.chunks.len())) {
+            Ok(Ok(_)) => {}
+            Ok(Err(_)) => errors += 1,
+            Err(_) => panic!("reader panicked on a mutated bundle"),
+        }
+    }
+    assert!(errors > 1000, "most mutations should be caught: {errors}");
+}
+
+#[test]
+fn lexical_bundle_refuses_dense_search() {
+    let b = small_bundle();
+    let id = inference::embed::EncoderId { name: "x".into(), sha256: "ab".into(), dim: 384, max_tokens: 256 };
+    assert!(matches!(b.check_encoder(&id), Err(BundleError::NoVectors)));
+}
+
+#[test]
+fn graph_siblings_share_a_parent() {
+    let b = small_bundle();
+    for c in &b.chunks {
+        for s in b.siblings(c.id) {
+            assert_eq!(b.chunks[s as usize].parent, c.parent);
+            assert_ne!(s, c.id);
+        }
+    }
+}
