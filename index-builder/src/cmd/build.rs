@@ -52,7 +52,7 @@ pub fn run(a: Args) -> Result<()> {
     let Some(embed_mode) = EmbedMode::parse(&a.embed_mode) else {
         bail!("unknown --embed-mode `{}`; use `contextual` or `plain`", a.embed_mode);
     };
-    let files = ingest::collect(&a.paths)?;
+    let files = ingest::collect(&a.paths);
     if files.is_empty() {
         bail!("no course files found under {:?}; supported: .md .rst .txt .html .pdf", a.paths);
     }

@@ -14,27 +14,73 @@ const SKIPPED: &[&str] = &[
 
 /// Elements that start a new line of text when flattening.
 const BLOCK_LEVEL: &[&str] = &[
-    "p", "div", "section", "article", "main", "aside", "blockquote", "pre", "ul", "ol", "li", "dl",
-    "dt", "dd", "table", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "figure", "figcaption", "details",
-    "summary", "hr", "br", "address", "center", "hgroup", "body", "caption", "fieldset",
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "aside",
+    "blockquote",
+    "pre",
+    "ul",
+    "ol",
+    "li",
+    "dl",
+    "dt",
+    "dd",
+    "table",
+    "tr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "figure",
+    "figcaption",
+    "details",
+    "summary",
+    "hr",
+    "br",
+    "address",
+    "center",
+    "hgroup",
+    "body",
+    "caption",
+    "fieldset",
 ];
 
 pub fn parse(source: &str) -> Vec<Block> {
     let doc = Html::parse_document(source);
-    let mut walker = Walker { blocks: Vec::new(), inline: String::new(), locator: Locator::new(source) };
+    let mut walker = Walker {
+        blocks: Vec::new(),
+        inline: String::new(),
+        locator: Locator::new(source),
+    };
+    // The main content when the page marks it (Sphinx: `role="main"`), else the whole body.
+    let main = Selector::parse(r#"main, [role="main"]"#).expect("valid selector");
     let body = Selector::parse("body").expect("valid selector");
-    let root = doc.select(&body).next().unwrap_or_else(|| doc.root_element());
+    let root = doc
+        .select(&main)
+        .next()
+        .or_else(|| doc.select(&body).next())
+        .unwrap_or_else(|| doc.root_element());
     walker.container(root);
     walker.flush();
     let mut blocks = walker.blocks;
     if !blocks.iter().any(|b| b.kind == BlockKind::Heading(1)) {
         // No <h1>: the page title is the chapter title.
         let title = Selector::parse("title").expect("valid selector");
-        if let Some(title) = doc.select(&title).next().map(|t| collapse_ws(&t.text().collect::<String>())) {
-            if !title.is_empty() {
-                let line = source.find("<title").map_or(1, |p| LineIndex::new(source).line(p));
-                blocks.insert(0, Block::new(BlockKind::Heading(1), title, line));
-            }
+        if let Some(title) = doc
+            .select(&title)
+            .next()
+            .map(|t| collapse_ws(&t.text().collect::<String>()))
+            && !title.is_empty()
+        {
+            let line = source
+                .find("<title")
+                .map_or(1, |p| LineIndex::new(source).line(p));
+            blocks.insert(0, Block::new(BlockKind::Heading(1), title, line));
         }
     }
     blocks
@@ -95,7 +141,10 @@ impl Walker<'_> {
             "pre" => {
                 self.flush();
                 let code: String = el.text().collect();
-                self.push(BlockKind::Code, code.trim_end().trim_start_matches('\n').to_string());
+                self.push(
+                    BlockKind::Code,
+                    code.trim_end().trim_start_matches('\n').to_string(),
+                );
             }
             "table" => {
                 self.flush();
@@ -103,7 +152,7 @@ impl Walker<'_> {
             }
             "blockquote" | "aside" => {
                 self.flush();
-                self.push(BlockKind::Aside, lines(&flatten(el, &[])));
+                self.push(BlockKind::Aside, flatten(el, &[]));
             }
             "ul" | "ol" | "menu" => {
                 self.flush();
@@ -151,7 +200,11 @@ impl Walker<'_> {
     fn definitions(&mut self, dl: ElementRef) {
         // HTML5 allows `<div>` wrappers around dt/dd groups.
         let items = dl.child_elements().flat_map(|c| {
-            if c.value().name() == "div" { c.child_elements().collect() } else { vec![c] }
+            if c.value().name() == "div" {
+                c.child_elements().collect()
+            } else {
+                vec![c]
+            }
         });
         let mut terms: Vec<String> = Vec::new();
         let mut defs: Vec<ElementRef> = Vec::new();
@@ -174,7 +227,11 @@ impl Walker<'_> {
 
     fn definition(&mut self, terms: &mut Vec<String>, defs: &mut Vec<ElementRef>) {
         let term = std::mem::take(terms).join("; ");
-        let def = defs.iter().map(|d| lines(&flatten(*d, &["dl"]))).collect::<Vec<_>>().join("\n");
+        let def = defs
+            .iter()
+            .map(|d| flatten(*d, &["dl"]))
+            .collect::<Vec<_>>()
+            .join("\n");
         let text = match (term.is_empty(), def.is_empty()) {
             (false, false) => format!("{term}: {def}"),
             (false, true) => term,
@@ -189,21 +246,39 @@ impl Walker<'_> {
     }
 }
 
-/// Elements skipped entirely, including Sphinx's `¶` permalinks.
+/// Elements skipped entirely: [`SKIPPED`] ones, page chrome marked by ARIA roles, and
+/// Sphinx's `¶` permalinks.
 fn skipped(el: ElementRef) -> bool {
     let v = el.value();
-    SKIPPED.contains(&v.name()) || (v.name() == "a" && v.classes().any(|c| c == "headerlink"))
+    SKIPPED.contains(&v.name())
+        || matches!(
+            v.attr("role"),
+            Some("navigation" | "banner" | "contentinfo" | "search")
+        )
+        || (v.name() == "a" && v.classes().any(|c| c == "headerlink"))
 }
 
 /// The text of `el` with a newline at each block-level boundary, leaving out skipped elements
-/// and descendants named in `exclude`.
+/// and descendants named in `exclude`. Whitespace is collapsed except inside `<pre>`, whose
+/// lines are kept as they are; blank lines are dropped.
 fn flatten(el: ElementRef, exclude: &[&str]) -> String {
+    fn push_collapsed(out: &mut String, text: &str) {
+        for c in text.chars() {
+            if !c.is_whitespace() {
+                out.push(c);
+            } else if !out.is_empty() && !out.ends_with([' ', '\n']) {
+                out.push(' ');
+            }
+        }
+    }
     fn walk(el: ElementRef, exclude: &[&str], out: &mut String) {
         for child in el.children() {
             match child.value() {
-                Node::Text(t) => out.push_str(t),
+                Node::Text(t) => push_collapsed(out, t),
                 Node::Element(e) => {
-                    let Some(child) = ElementRef::wrap(child) else { continue };
+                    let Some(child) = ElementRef::wrap(child) else {
+                        continue;
+                    };
                     if skipped(child) || exclude.contains(&e.name()) {
                         continue;
                     }
@@ -211,7 +286,11 @@ fn flatten(el: ElementRef, exclude: &[&str]) -> String {
                     if block {
                         out.push('\n');
                     }
-                    walk(child, exclude, out);
+                    if e.name() == "pre" {
+                        out.push_str(child.text().collect::<String>().trim_matches('\n'));
+                    } else {
+                        walk(child, exclude, out);
+                    }
                     if block {
                         out.push('\n');
                     }
@@ -222,12 +301,11 @@ fn flatten(el: ElementRef, exclude: &[&str]) -> String {
     }
     let mut out = String::new();
     walk(el, exclude, &mut out);
-    out
-}
-
-/// Collapses whitespace within each line and drops empty lines.
-fn lines(text: &str) -> String {
-    text.lines().map(collapse_ws).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("\n")
+    out.lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A table as text rows, cells joined by ` | `; the caption, if any, comes first.
@@ -265,12 +343,42 @@ impl<'s> Locator<'s> {
         let cursor = source.find("<body").unwrap_or(0);
         let index = LineIndex::new(source);
         let last_line = index.line(cursor);
-        Locator { source, index, cursor, last_line }
+        Locator {
+            source,
+            index,
+            cursor,
+            last_line,
+        }
     }
 
+    /// Moves to the first place after the cursor where the text's first words occur close
+    /// together (tags may sit between them), and returns its line; stays put if none.
     fn locate(&mut self, text: &str) -> u32 {
-        let word = text.split_whitespace().find(|w| !w.contains(['&', '<', '>', '"', '\'']));
-        if let Some(pos) = word.and_then(|w| self.source[self.cursor..].find(w)) {
+        let words: Vec<&str> = text
+            .split_whitespace()
+            .filter(|w| !w.contains(['&', '<', '>', '"', '\'']))
+            .take(3)
+            .collect();
+        let Some(first) = words.first() else {
+            return self.last_line;
+        };
+        // Search a window ahead only: a miss must not cost a scan of the whole page.
+        let mut end = (self.cursor + 64 * 1024).min(self.source.len());
+        while !self.source.is_char_boundary(end) {
+            end += 1;
+        }
+        let rest = &self.source[self.cursor..end];
+        let found = rest.match_indices(first).map(|(p, _)| p).find(|&p| {
+            let mut at = p + first.len();
+            words[1..].iter().all(|w| match rest[at..].find(w) {
+                Some(q) if q <= 200 => {
+                    at += q + w.len();
+                    true
+                }
+                _ => false,
+            })
+        });
+        if let Some(pos) = found {
             self.cursor += pos;
             self.last_line = self.index.line(self.cursor);
         }
@@ -289,11 +397,12 @@ mod tests {
 
     #[test]
     fn structure() {
-        let src = r#"<!DOCTYPE html>
+        let src = r##"<!DOCTYPE html>
 <html><head><title>Loops — Course</title><style>p { color: red }</style></head>
 <body>
 <nav><a href="/">Home</a></nav>
 <header>Site header</header>
+<div class="related" role="navigation"><ul><li>index</li></ul></div>
 <h1>Loops<a class="headerlink" href="#loops">¶</a></h1>
 <p>Python has <em>two</em>
    loops: <code>for</code> and <a href="w">while</a>.</p>
@@ -308,7 +417,7 @@ mod tests {
 <h3>Deep</h3>
 <script>var x = "not text";</script>
 <footer>Copyright</footer>
-</body></html>"#;
+</body></html>"##;
         let blocks = parse(src);
         assert_eq!(
             kinds(&blocks),
@@ -327,8 +436,8 @@ mod tests {
                 (Heading(3), "Deep"),
             ]
         );
-        assert_eq!(blocks[0].line, 6);
-        assert_eq!(blocks[3].line, 10);
+        assert_eq!(blocks[0].line, 7);
+        assert_eq!(blocks[3].line, 11);
     }
 
     #[test]
@@ -336,7 +445,11 @@ mod tests {
         let src = "<html><head><title>পাইথন পরিচিতি</title></head><body><h2>চলক</h2><p>চলক হলো একটি নাম।</p></body></html>";
         assert_eq!(
             kinds(&parse(src)),
-            vec![(Heading(1), "পাইথন পরিচিতি"), (Heading(2), "চলক"), (Paragraph, "চলক হলো একটি নাম।")]
+            vec![
+                (Heading(1), "পাইথন পরিচিতি"),
+                (Heading(2), "চলক"),
+                (Paragraph, "চলক হলো একটি নাম।")
+            ]
         );
     }
 }

@@ -21,7 +21,10 @@ enum Leaf {
     Text,
     Heading(u8),
     Code,
-    Table { rows: Vec<String>, row: Vec<String> },
+    Table {
+        rows: Vec<String>,
+        row: Vec<String>,
+    },
 }
 
 struct Builder {
@@ -35,18 +38,30 @@ struct Builder {
 
 pub fn parse(source: &str) -> Vec<Block> {
     let lines = LineIndex::new(source);
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_DEFINITION_LIST;
-    let mut b = Builder { blocks: Vec::new(), containers: Vec::new(), leaf: None, buf: String::new(), term: None };
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_DEFINITION_LIST;
+    let mut b = Builder {
+        blocks: Vec::new(),
+        containers: Vec::new(),
+        leaf: None,
+        buf: String::new(),
+        term: None,
+    };
     for (event, range) in Parser::new_ext(source, options).into_offset_iter() {
         let line = lines.line(range.start);
         match event {
             Event::Start(tag) => b.start(tag, line),
             Event::End(tag) => b.end(tag),
-            Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => b.text(&t, line),
+            Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
+                b.text(&t, line)
+            }
             Event::SoftBreak => b.text(" ", line),
             Event::HardBreak => b.text("\n", line),
             Event::Rule => b.flush(),
-            Event::Html(_) | Event::InlineHtml(_) | Event::FootnoteReference(_) | Event::TaskListMarker(_) => {}
+            Event::Html(_)
+            | Event::InlineHtml(_)
+            | Event::FootnoteReference(_)
+            | Event::TaskListMarker(_) => {}
         }
     }
     b.flush();
@@ -74,10 +89,19 @@ impl Builder {
             }
             Tag::Table(_) => {
                 self.flush();
-                self.leaf = Some((Leaf::Table { rows: Vec::new(), row: Vec::new() }, line));
+                self.leaf = Some((
+                    Leaf::Table {
+                        rows: Vec::new(),
+                        row: Vec::new(),
+                    },
+                    line,
+                ));
             }
             Tag::TableCell => self.buf.clear(),
-            Tag::Item | Tag::BlockQuote(_) | Tag::DefinitionListTitle | Tag::DefinitionListDefinition => {
+            Tag::Item
+            | Tag::BlockQuote(_)
+            | Tag::DefinitionListTitle
+            | Tag::DefinitionListDefinition => {
                 self.flush();
                 self.containers.push(match tag {
                     Tag::Item => Container::Item,
@@ -87,7 +111,9 @@ impl Builder {
                 });
                 self.leaf = Some((Leaf::Text, line));
             }
-            Tag::List(_) | Tag::DefinitionList | Tag::FootnoteDefinition(_) | Tag::HtmlBlock => self.flush(),
+            Tag::List(_) | Tag::DefinitionList | Tag::FootnoteDefinition(_) | Tag::HtmlBlock => {
+                self.flush()
+            }
             Tag::MetadataBlock(_) => {}
             _ => {} // inline tags: their text arrives as Text events
         }
@@ -95,10 +121,8 @@ impl Builder {
 
     fn end(&mut self, tag: TagEnd) {
         match tag {
-            TagEnd::Paragraph => {
-                if self.containers.is_empty() {
-                    self.flush();
-                }
+            TagEnd::Paragraph if self.containers.is_empty() => {
+                self.flush();
             }
             TagEnd::Heading(_) | TagEnd::CodeBlock | TagEnd::Table => self.flush(),
             TagEnd::TableCell => {
@@ -112,14 +136,18 @@ impl Builder {
                     rows.push(std::mem::take(row).join(" | "));
                 }
             }
-            TagEnd::Item | TagEnd::BlockQuote(_) | TagEnd::DefinitionListTitle | TagEnd::DefinitionListDefinition => {
+            TagEnd::Item
+            | TagEnd::BlockQuote(_)
+            | TagEnd::DefinitionListTitle
+            | TagEnd::DefinitionListDefinition => {
                 self.flush();
                 self.containers.pop();
             }
             TagEnd::DefinitionList => {
                 // A term without a definition is still worth keeping.
                 if let Some((term, line)) = self.term.take() {
-                    self.blocks.push(Block::new(BlockKind::Definition, term, line));
+                    self.blocks
+                        .push(Block::new(BlockKind::Definition, term, line));
                 }
             }
             _ => {}
@@ -144,7 +172,12 @@ impl Builder {
             Leaf::Code => (BlockKind::Code, text.trim_end_matches('\n').to_string()),
             Leaf::Table { rows, .. } => (BlockKind::Table, rows.join("\n")),
             Leaf::Text => {
-                let text = text.lines().map(super::collapse_ws).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("\n");
+                let text = text
+                    .lines()
+                    .map(super::collapse_ws)
+                    .filter(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 if text.is_empty() {
                     // An item or quote whose text is all in nested blocks: keep the line
                     // for whatever text follows in the same container.
@@ -163,7 +196,8 @@ impl Builder {
                             Some((term, term_line)) => (format!("{term}: {text}"), term_line),
                             None => (text, line),
                         };
-                        self.blocks.push(Block::new(BlockKind::Definition, text, line));
+                        self.blocks
+                            .push(Block::new(BlockKind::Definition, text, line));
                         return;
                     }
                     Some(Container::Item) => (BlockKind::ListItem, text),
@@ -193,7 +227,10 @@ mod tests {
     use BlockKind::*;
 
     fn kinds(blocks: &[Block]) -> Vec<(BlockKind, &str, u32)> {
-        blocks.iter().map(|b| (b.kind, b.text.as_str(), b.line)).collect()
+        blocks
+            .iter()
+            .map(|b| (b.kind, b.text.as_str(), b.line))
+            .collect()
     }
 
     #[test]
@@ -254,7 +291,12 @@ for i in range(3):
         let blocks = parse(src);
         assert_eq!(
             kinds(&blocks),
-            vec![(ListItem, "outer", 1), (ListItem, "inner", 2), (ListItem, "code:", 3), (Code, "x = 1", 5)]
+            vec![
+                (ListItem, "outer", 1),
+                (ListItem, "inner", 2),
+                (ListItem, "code:", 3),
+                (Code, "x = 1", 5)
+            ]
         );
     }
 
@@ -264,7 +306,10 @@ for i in range(3):
         let blocks = parse(src);
         assert_eq!(
             kinds(&blocks),
-            vec![(Definition, "Variable: A named value.", 1), (Definition, "Loop: Repetition.", 4)]
+            vec![
+                (Definition, "Variable: A named value.", 1),
+                (Definition, "Loop: Repetition.", 4)
+            ]
         );
     }
 

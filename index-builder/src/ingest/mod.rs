@@ -12,7 +12,7 @@ mod text;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use inference::corpus::{Block, BlockKind, Document};
 use unicode_normalization::UnicodeNormalization;
 
@@ -60,19 +60,31 @@ pub fn load(root: &Path, path: &Path) -> Result<Document> {
     })?;
     let blocks = match format {
         Format::Pdf => {
-            let bytes = std::fs::read(path)
-                .with_context(|| format!("cannot read {}: check that it exists and is readable", path.display()))?;
-            pdf::parse(&bytes).with_context(|| format!("cannot extract text from {}", path.display()))?
+            let bytes = std::fs::read(path).with_context(|| {
+                format!(
+                    "cannot read {}: check that it exists and is readable",
+                    path.display()
+                )
+            })?;
+            pdf::parse(&bytes)
+                .with_context(|| format!("cannot extract text from {}", path.display()))?
         }
         Format::Markdown => markdown::parse(&read_text(path)?),
         Format::Rst => rst::parse(&read_text(path)?),
         Format::Html => html::parse(&read_text(path)?),
         Format::Txt => {
             let source = read_text(path)?;
-            if rst::looks_like_rst(&source) { rst::parse(&source) } else { text::parse(&source) }
+            if rst::looks_like_rst(&source) {
+                rst::parse(&source)
+            } else {
+                text::parse(&source)
+            }
         }
     };
-    Ok(Document { file, blocks: finish(blocks) })
+    Ok(Document {
+        file,
+        blocks: finish(blocks),
+    })
 }
 
 /// Expands `paths` into `(root, file)` pairs for [`load`]: a directory contributes every
@@ -86,7 +98,9 @@ pub fn collect(paths: &[PathBuf]) -> Vec<(PathBuf, PathBuf)> {
                 .follow_links(true)
                 .sort_by_file_name()
                 .into_iter()
-                .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+                .filter_entry(|e| {
+                    e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.')
+                });
             for entry in walker.filter_map(|e| e.ok()) {
                 if entry.file_type().is_file() && is_supported(entry.path()) {
                     out.push((path.clone(), entry.into_path()));
@@ -110,7 +124,9 @@ fn relative_name(root: &Path, path: &Path) -> String {
         })
         .collect();
     if parts.is_empty() {
-        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     } else {
         parts.join("/")
     }
@@ -118,8 +134,12 @@ fn relative_name(root: &Path, path: &Path) -> String {
 
 /// Reads a text file as UTF-8 with `\n` line endings and no byte-order mark.
 fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path)
-        .with_context(|| format!("cannot read {}: check that it exists and is readable", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| {
+        format!(
+            "cannot read {}: check that it exists and is readable",
+            path.display()
+        )
+    })?;
     let text = String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{} is not valid UTF-8 (first bad byte at offset {}): re-save it as UTF-8",
@@ -133,7 +153,10 @@ fn read_text(path: &Path) -> Result<String> {
 /// Normalises line endings, strips a BOM and applies NFC, so parsers see canonical text.
 fn clean_source(text: &str) -> String {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    text.replace("\r\n", "\n").replace('\r', "\n").nfc().collect()
+    text.replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .nfc()
+        .collect()
 }
 
 /// NFC-normalises block text and drops blocks that ended up empty.
@@ -142,8 +165,16 @@ fn finish(blocks: Vec<Block>) -> Vec<Block> {
         .into_iter()
         .filter_map(|mut b| {
             let text: String = b.text.nfc().collect();
-            b.text = if b.kind == BlockKind::Code { text.trim_end().to_string() } else { text.trim().to_string() };
-            if b.text.trim().is_empty() { None } else { Some(b) }
+            b.text = if b.kind == BlockKind::Code {
+                text.trim_end().to_string()
+            } else {
+                text.trim().to_string()
+            };
+            if b.text.trim().is_empty() {
+                None
+            } else {
+                Some(b)
+            }
         })
         .collect()
 }
@@ -160,7 +191,9 @@ struct LineIndex {
 
 impl LineIndex {
     fn new(text: &str) -> Self {
-        let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         LineIndex { starts }
     }
 
@@ -179,7 +212,7 @@ fn is_digit(c: char) -> bool {
 fn numbered_heading_level(line: &str) -> Option<u8> {
     let line = line.trim();
     let chars = line.chars().count();
-    if chars < 2 || chars > 80 || line.ends_with(['.', ',', ';', '?', '!', '।']) {
+    if !(2..=80).contains(&chars) || line.ends_with(['.', ',', ';', '?', '!', '।']) {
         return None;
     }
     let (first, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
@@ -193,7 +226,9 @@ fn numbered_heading_level(line: &str) -> Option<u8> {
             && rest
                 .split(|c: char| c.is_whitespace() || c == ':' || c == '.' || c == '-')
                 .next()
-                .is_some_and(|n| is_number(n) || n.chars().all(|c| "ivxlcIVXLC".contains(c)) && !n.is_empty())
+                .is_some_and(|n| {
+                    is_number(n) || n.chars().all(|c| "ivxlcIVXLC".contains(c)) && !n.is_empty()
+                })
     };
     if numbered_word(&chapter_words) {
         return Some(1);
@@ -243,7 +278,10 @@ mod tests {
 
     #[test]
     fn format_detection() {
-        assert_eq!(format_of(Path::new("a/faq/programming.rst.txt")), Some(Format::Rst));
+        assert_eq!(
+            format_of(Path::new("a/faq/programming.rst.txt")),
+            Some(Format::Rst)
+        );
         assert_eq!(format_of(Path::new("x.MD")), Some(Format::Markdown));
         assert_eq!(format_of(Path::new("x.txt")), Some(Format::Txt));
         assert_eq!(format_of(Path::new("x.htm")), Some(Format::Html));
@@ -254,8 +292,14 @@ mod tests {
 
     #[test]
     fn relative_names_use_slashes() {
-        assert_eq!(relative_name(Path::new("/c"), Path::new("/c/faq/a.rst.txt")), "faq/a.rst.txt");
-        assert_eq!(relative_name(Path::new("/c/a.md"), Path::new("/c/a.md")), "a.md");
+        assert_eq!(
+            relative_name(Path::new("/c"), Path::new("/c/faq/a.rst.txt")),
+            "faq/a.rst.txt"
+        );
+        assert_eq!(
+            relative_name(Path::new("/c/a.md"), Path::new("/c/a.md")),
+            "a.md"
+        );
     }
 
     #[test]
@@ -275,7 +319,7 @@ mod tests {
         std::fs::write(dir.join("a.txt"), "Title\n=====\n\nBody.\n").unwrap();
         std::fs::write(dir.join("c.png"), b"\x89PNG").unwrap();
         std::fs::write(dir.join(".hidden.md"), "# no").unwrap();
-        let found = collect(&[dir.clone()]);
+        let found = collect(std::slice::from_ref(&dir));
         let names: Vec<String> = found.iter().map(|(r, f)| relative_name(r, f)).collect();
         assert_eq!(names, ["a.txt", "sub/b.md"]);
         let doc = load(&found[1].0, &found[1].1).unwrap();

@@ -42,7 +42,9 @@ fn extract_lines(bytes: &[u8]) -> Result<Vec<TextLine>> {
     let mut doc = pdf_extract::Document::load_mem(bytes)
         .context("not a readable PDF: check that the file is complete and not damaged")?;
     if doc.is_encrypted() {
-        doc.decrypt("").map_err(|e| anyhow!("the PDF is encrypted ({e}): save an unprotected copy and ingest that"))?;
+        doc.decrypt("").map_err(|e| {
+            anyhow!("the PDF is encrypted ({e}): save an unprotected copy and ingest that")
+        })?;
     }
     let mut collector = Collector::default();
     pdf_extract::output_doc(&doc, &mut collector).context("cannot read the PDF's text layer")?;
@@ -63,16 +65,21 @@ struct Collector {
 
 impl Collector {
     fn finish_line(&mut self) {
-        if let Some(line) = self.current.take() {
-            if !line.text.trim().is_empty() {
-                self.lines.push(line);
-            }
+        if let Some(line) = self.current.take()
+            && !line.text.trim().is_empty()
+        {
+            self.lines.push(line);
         }
     }
 }
 
 impl OutputDev for Collector {
-    fn begin_page(&mut self, page_num: u32, _: &MediaBox, _: Option<(f64, f64, f64, f64)>) -> Result<(), OutputError> {
+    fn begin_page(
+        &mut self,
+        page_num: u32,
+        _: &MediaBox,
+        _: Option<(f64, f64, f64, f64)>,
+    ) -> Result<(), OutputError> {
         self.finish_line();
         self.page = page_num;
         Ok(())
@@ -83,19 +90,40 @@ impl OutputDev for Collector {
         Ok(())
     }
 
-    fn output_character(&mut self, trm: &Transform, width: f64, _: f64, font_size: f64, ch: &str) -> Result<(), OutputError> {
+    fn output_character(
+        &mut self,
+        trm: &Transform,
+        width: f64,
+        _: f64,
+        font_size: f64,
+        ch: &str,
+    ) -> Result<(), OutputError> {
         let size = font_size * (trm.m11 * trm.m22 - trm.m12 * trm.m21).abs().sqrt();
         let (x, y) = (trm.m31, trm.m32);
         let same_line = self.current.is_some() && (y - self.last_y).abs() <= size * 0.5;
         if !same_line {
             self.finish_line();
-            self.current = Some(TextLine { page: self.page, y, size: 0.0, text: String::new() });
+            self.current = Some(TextLine {
+                page: self.page,
+                y,
+                size: 0.0,
+                text: String::new(),
+            });
         }
         let line = self.current.as_mut().expect("a current line");
-        if same_line && self.new_word && x > self.last_end + size * 0.1 && !line.text.ends_with(' ') {
+        if same_line && self.new_word && x > self.last_end + size * 0.1 && !line.text.ends_with(' ')
+        {
             line.text.push(' ');
         }
-        line.text.push_str(ch);
+        // Typographic ligatures (`ﬁ` in "Speciﬁcation") would hide words from search.
+        match ch {
+            "\u{FB00}" => line.text.push_str("ff"),
+            "\u{FB01}" => line.text.push_str("fi"),
+            "\u{FB02}" => line.text.push_str("fl"),
+            "\u{FB03}" => line.text.push_str("ffi"),
+            "\u{FB04}" => line.text.push_str("ffl"),
+            _ => line.text.push_str(ch),
+        }
         if !ch.trim().is_empty() {
             line.size = line.size.max(size);
         }
@@ -132,7 +160,10 @@ fn blocks(mut lines: Vec<TextLine>) -> Vec<Block> {
     drop_page_furniture(&mut lines);
 
     // The body size is the median font size, weighted by characters.
-    let mut sizes: Vec<(f64, usize)> = lines.iter().map(|l| (l.size, l.text.chars().count())).collect();
+    let mut sizes: Vec<(f64, usize)> = lines
+        .iter()
+        .map(|l| (l.size, l.text.chars().count()))
+        .collect();
     sizes.sort_by(|a, b| a.0.total_cmp(&b.0));
     let total: usize = sizes.iter().map(|s| s.1).sum();
     let mut seen = 0;
@@ -142,8 +173,13 @@ fn blocks(mut lines: Vec<TextLine>) -> Vec<Block> {
     });
     let body = body.map_or(0.0, |s| s.0);
 
-    let is_big = |l: &TextLine| l.size > body * HEADING_RATIO && l.text.split_whitespace().count() <= 20;
-    let mut heading_sizes: Vec<i64> = lines.iter().filter(|l| is_big(l)).map(|l| size_key(l.size)).collect();
+    let is_big =
+        |l: &TextLine| l.size > body * HEADING_RATIO && l.text.split_whitespace().count() <= 20;
+    let mut heading_sizes: Vec<i64> = lines
+        .iter()
+        .filter(|l| is_big(l))
+        .map(|l| size_key(l.size))
+        .collect();
     heading_sizes.sort_unstable_by(|a, b| b.cmp(a));
     heading_sizes.dedup();
     let font_level = |l: &TextLine| {
@@ -155,8 +191,15 @@ fn blocks(mut lines: Vec<TextLine>) -> Vec<Block> {
     // The line before, for joining: (page, y, size, kind of the block it went into).
     let mut prev: Option<(u32, f64, f64, BlockKind)> = None;
     for line in &lines {
-        let level = if is_big(line) { font_level(line) } else { numbered_heading_level(&line.text) };
-        let bullet = line.text.strip_prefix(['•', '◦', '▪', '‣', '–', '-', '*']).filter(|r| r.starts_with(' '));
+        let level = if is_big(line) {
+            font_level(line)
+        } else {
+            numbered_heading_level(&line.text)
+        };
+        let bullet = line
+            .text
+            .strip_prefix(['•', '◦', '▪', '‣', '–', '-', '*'])
+            .filter(|r| r.starts_with(' '));
         let kind = match (level, bullet) {
             (Some(level), _) => BlockKind::Heading(level),
             (None, Some(_)) => BlockKind::ListItem,
@@ -169,7 +212,9 @@ fn blocks(mut lines: Vec<TextLine>) -> Vec<Block> {
             close
                 && match (prev_kind, kind) {
                     // Multi-line titles: same size, consecutive lines.
-                    (BlockKind::Heading(a), BlockKind::Heading(b)) => a == b && (size - line.size).abs() < 0.5,
+                    (BlockKind::Heading(a), BlockKind::Heading(b)) => {
+                        a == b && (size - line.size).abs() < 0.5
+                    }
                     // A list item's wrapped lines, and a paragraph's lines.
                     (BlockKind::ListItem | BlockKind::Paragraph, BlockKind::Paragraph) => true,
                     _ => false,
@@ -179,7 +224,11 @@ fn blocks(mut lines: Vec<TextLine>) -> Vec<Block> {
             Some(block) => join_line(&mut block.text, text),
             None => out.push(Block::new(kind, text, line.page)),
         }
-        let kind = if continues { out.last().map_or(kind, |b| b.kind) } else { kind };
+        let kind = if continues {
+            out.last().map_or(kind, |b| b.kind)
+        } else {
+            kind
+        };
         prev = Some((line.page, line.y, line.size, kind));
     }
     out
@@ -200,8 +249,17 @@ fn join_line(text: &mut String, next: &str) {
 
 /// Drops page numbers and running headers/footers (lines repeated on most pages).
 fn drop_page_furniture(lines: &mut Vec<TextLine>) {
-    let pages = lines.iter().map(|l| l.page).collect::<std::collections::HashSet<_>>().len();
-    let key = |l: &TextLine| l.text.chars().filter(|c| !c.is_numeric()).collect::<String>();
+    let pages = lines
+        .iter()
+        .map(|l| l.page)
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    let key = |l: &TextLine| {
+        l.text
+            .chars()
+            .filter(|c| !c.is_numeric())
+            .collect::<String>()
+    };
     let mut counts: HashMap<String, usize> = HashMap::new();
     if pages >= 3 {
         for line in lines.iter() {
@@ -209,9 +267,15 @@ fn drop_page_furniture(lines: &mut Vec<TextLine>) {
         }
     }
     lines.retain(|l| {
-        let page_number = l.text.chars().all(|c| c.is_numeric() || c.is_whitespace() || c == '-')
+        let page_number = l
+            .text
+            .chars()
+            .all(|c| c.is_numeric() || c.is_whitespace() || c == '-')
             || l.text.len() <= 8 && l.text.chars().all(|c| "ivxlcdmIVXLCDM ".contains(c));
-        let repeated = pages >= 3 && counts.get(&key(l)).is_some_and(|&n| n * 2 > pages && !key(l).trim().is_empty());
+        let repeated = pages >= 3
+            && counts
+                .get(&key(l))
+                .is_some_and(|&n| n * 2 > pages && !key(l).trim().is_empty());
         !page_number && !repeated
     });
 }
@@ -226,14 +290,18 @@ mod tests {
         let mut objects: Vec<String> = vec![
             "<< /Type /Catalog /Pages 2 0 R >>".into(),
             String::new(), // the page tree, filled in below
-            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".into(),
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+                .into(),
         ];
         let mut kids = Vec::new();
         for page in pages {
             let content: String = page
                 .iter()
                 .map(|(size, y, text)| {
-                    let text = text.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
+                    let text = text
+                        .replace('\\', "\\\\")
+                        .replace('(', "\\(")
+                        .replace(')', "\\)");
                     format!("BT /F1 {size} Tf 72 {y} Td ({text}) Tj ET\n")
                 })
                 .collect();
@@ -243,9 +311,16 @@ mod tests {
                 "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
                 page_id + 1
             ));
-            objects.push(format!("<< /Length {} >>\nstream\n{content}endstream", content.len()));
+            objects.push(format!(
+                "<< /Length {} >>\nstream\n{content}endstream",
+                content.len()
+            ));
         }
-        objects[1] = format!("<< /Type /Pages /Kids [{}] /Count {} >>", kids.join(" "), pages.len());
+        objects[1] = format!(
+            "<< /Type /Pages /Kids [{}] /Count {} >>",
+            kids.join(" "),
+            pages.len()
+        );
         let mut pdf = b"%PDF-1.4\n".to_vec();
         let mut offsets = Vec::new();
         for (i, obj) in objects.iter().enumerate() {
@@ -257,12 +332,21 @@ mod tests {
         for off in offsets {
             pdf.extend(format!("{off:010} 00000 n \n").bytes());
         }
-        pdf.extend(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).bytes());
+        pdf.extend(
+            format!(
+                "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+                objects.len() + 1
+            )
+            .bytes(),
+        );
         pdf
     }
 
     fn kinds(blocks: &[Block]) -> Vec<(BlockKind, &str, u32)> {
-        blocks.iter().map(|b| (b.kind, b.text.as_str(), b.line)).collect()
+        blocks
+            .iter()
+            .map(|b| (b.kind, b.text.as_str(), b.line))
+            .collect()
     }
 
     #[test]
@@ -292,7 +376,11 @@ mod tests {
             vec![
                 (Heading(1), "Python Basics", 1),
                 (Heading(2), "1 Introduction", 1),
-                (Paragraph, "Python is a programming language that is easy to learn and fun to use for everybody.", 1),
+                (
+                    Paragraph,
+                    "Python is a programming language that is easy to learn and fun to use for everybody.",
+                    1
+                ),
                 (Paragraph, "A second paragraph starts here.", 1),
                 (ListItem, "a bulleted item", 1),
                 (Heading(2), "1.1 Variables at body size", 1),

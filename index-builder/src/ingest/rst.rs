@@ -11,24 +11,90 @@ const ADORNMENT: &str = "=-`:'\"~^_*+#<>";
 
 /// Directives whose content is metadata, navigation or layout: dropped with their body.
 const DROPPED: &[&str] = &[
-    "index", "toctree", "highlight", "sectionauthor", "moduleauthor", "module", "currentmodule",
-    "testsetup", "testcleanup", "only", "contents", "tabularcolumns", "literalinclude", "include",
-    "image", "figure", "raw", "meta", "default-role", "role", "audit-event", "audit-event-table",
-    "availability", "program", "default-domain", "codeauthor", "ifconfig", "toctree-hidden",
+    "index",
+    "toctree",
+    "highlight",
+    "sectionauthor",
+    "moduleauthor",
+    "module",
+    "currentmodule",
+    "testsetup",
+    "testcleanup",
+    "only",
+    "contents",
+    "tabularcolumns",
+    "literalinclude",
+    "include",
+    "image",
+    "figure",
+    "raw",
+    "meta",
+    "default-role",
+    "role",
+    "audit-event",
+    "audit-event-table",
+    "availability",
+    "program",
+    "default-domain",
+    "codeauthor",
+    "ifconfig",
+    "toctree-hidden",
 ];
 
 /// Directives whose body is code, kept verbatim.
-const CODE: &[&str] =
-    &["code-block", "sourcecode", "code", "doctest", "testcode", "testoutput", "parsed-literal", "math"];
+const CODE: &[&str] = &[
+    "code-block",
+    "sourcecode",
+    "code",
+    "doctest",
+    "testcode",
+    "testoutput",
+    "parsed-literal",
+    "math",
+];
 
 /// Object descriptions (Python and C domains, Sphinx generic ones): `signature: body`.
 const OBJECTS: &[&str] = &[
-    "function", "class", "method", "attribute", "data", "exception", "describe", "object", "opcode",
-    "classmethod", "staticmethod", "decorator", "decoratormethod", "coroutinefunction",
-    "coroutinemethod", "abstractmethod", "awaitablefunction", "awaitablemethod", "property", "type",
-    "member", "macro", "var", "struct", "union", "enum", "enumerator", "cmdoption", "option",
-    "envvar", "pdbcommand", "2to3fixer", "fixer", "confval", "monitoring-event", "cfunction",
-    "cmember", "cmacro", "ctype", "cvar",
+    "function",
+    "class",
+    "method",
+    "attribute",
+    "data",
+    "exception",
+    "describe",
+    "object",
+    "opcode",
+    "classmethod",
+    "staticmethod",
+    "decorator",
+    "decoratormethod",
+    "coroutinefunction",
+    "coroutinemethod",
+    "abstractmethod",
+    "awaitablefunction",
+    "awaitablemethod",
+    "property",
+    "type",
+    "member",
+    "macro",
+    "var",
+    "struct",
+    "union",
+    "enum",
+    "enumerator",
+    "cmdoption",
+    "option",
+    "envvar",
+    "pdbcommand",
+    "2to3fixer",
+    "fixer",
+    "confval",
+    "monitoring-event",
+    "cfunction",
+    "cmember",
+    "cmacro",
+    "ctype",
+    "cvar",
 ];
 
 #[derive(Clone, Debug)]
@@ -53,7 +119,10 @@ pub fn parse(source: &str) -> Vec<Block> {
     let lines: Vec<Line> = source
         .lines()
         .enumerate()
-        .map(|(i, l)| Line { no: i as u32 + 1, text: expand_tabs(l).trim_end().to_string() })
+        .map(|(i, l)| Line {
+            no: i as u32 + 1,
+            text: expand_tabs(l).trim_end().to_string(),
+        })
         .collect();
     let mut parser = Parser { styles: Vec::new() };
     parser.body(&lines, true)
@@ -69,7 +138,9 @@ pub fn looks_like_rst(source: &str) -> bool {
         }
         i > 0 && adornment_char(line).is_some() && line.chars().count() >= 3 && {
             let title = lines[i - 1].trim();
-            !title.is_empty() && adornment_char(title).is_none() && line.chars().count() >= title.chars().count()
+            !title.is_empty()
+                && adornment_char(title).is_none()
+                && line.chars().count() >= title.chars().count()
         }
     })
 }
@@ -100,7 +171,11 @@ impl Parser {
             let t = line.text.as_str();
             i = if is_doctest(t) {
                 let end = paragraph_end(lines, i);
-                out.push(Block::new(BlockKind::Code, join_lines(&lines[i..end]), line.no));
+                out.push(Block::new(
+                    BlockKind::Code,
+                    join_lines(&lines[i..end]),
+                    line.no,
+                ));
                 end
             } else if let Some(next) = top.then(|| self.section(lines, i, &mut out)).flatten() {
                 next
@@ -110,23 +185,39 @@ impl Parser {
                 self.explicit(lines, i, &mut out)
             } else if is_grid_border(t) {
                 let end = paragraph_end(lines, i);
-                out.push(Block::new(BlockKind::Table, join_lines(&lines[i..end]), line.no));
+                out.push(Block::new(
+                    BlockKind::Table,
+                    join_lines(&lines[i..end]),
+                    line.no,
+                ));
                 end
             } else if is_simple_border(t) {
                 let end = simple_table_end(lines, i);
-                out.push(Block::new(BlockKind::Table, join_lines(&lines[i..end]), line.no));
+                out.push(Block::new(
+                    BlockKind::Table,
+                    join_lines(&lines[i..end]),
+                    line.no,
+                ));
                 end
             } else if let Some(width) = list_marker(lines, i) {
                 self.list_item(lines, i, width, &mut out)
             } else if let Some((name, value)) = field(t) {
                 let (rest, next) = indented_block(lines, i + 1, 1);
-                if !matches!(name, "tocdepth" | "orphan" | "nocomments" | "nosearch" | "noindex") {
-                    let body = std::iter::once(value).chain(rest.iter().map(|l| l.text.trim())).collect::<Vec<_>>();
+                if !matches!(
+                    name,
+                    "tocdepth" | "orphan" | "nocomments" | "nosearch" | "noindex"
+                ) {
+                    let body = std::iter::once(value)
+                        .chain(rest.iter().map(|l| l.text.trim()))
+                        .collect::<Vec<_>>();
                     let text = format!("{}: {}", strip_inline(name), inline(&body.join(" ")));
                     out.push(Block::new(BlockKind::Paragraph, text, line.no));
                 }
                 next
-            } else if lines.get(i + 1).is_some_and(|n| !n.is_blank() && n.indent() > 0) {
+            } else if lines
+                .get(i + 1)
+                .is_some_and(|n| !n.is_blank() && n.indent() > 0)
+            {
                 self.definition_item(lines, i, &mut out)
             } else {
                 self.paragraph(lines, i, &mut out)
@@ -141,7 +232,9 @@ impl Parser {
         let (style, title, next) = if let Some(c) = adornment_char(t) {
             let title = lines.get(i + 1)?;
             let under = lines.get(i + 2)?;
-            if title.is_blank() || adornment_char(title.text.trim()).is_some() || adornment_char(&under.text) != Some(c)
+            if title.is_blank()
+                || adornment_char(title.text.trim()).is_some()
+                || adornment_char(&under.text) != Some(c)
             {
                 return None;
             }
@@ -162,7 +255,11 @@ impl Parser {
                 self.styles.len()
             }
         };
-        out.push(Block::new(BlockKind::Heading(level.min(u8::MAX as usize) as u8), inline(title), lines[i].no));
+        out.push(Block::new(
+            BlockKind::Heading(level.min(u8::MAX as usize) as u8),
+            inline(title),
+            lines[i].no,
+        ));
         Some(next)
     }
 
@@ -172,7 +269,11 @@ impl Parser {
         while end < lines.len() && !lines[end].is_blank() && lines[end].indent() == 0 {
             end += 1;
         }
-        let text = lines[i..end].iter().map(|l| l.text.trim()).collect::<Vec<_>>().join(" ");
+        let text = lines[i..end]
+            .iter()
+            .map(|l| l.text.trim())
+            .collect::<Vec<_>>()
+            .join(" ");
         let Some(stem) = text.strip_suffix("::") else {
             out.push(Block::new(BlockKind::Paragraph, inline(&text), lines[i].no));
             return end;
@@ -184,7 +285,11 @@ impl Parser {
             format!("{stem}:")
         };
         if !shown.is_empty() {
-            out.push(Block::new(BlockKind::Paragraph, inline(&shown), lines[i].no));
+            out.push(Block::new(
+                BlockKind::Paragraph,
+                inline(&shown),
+                lines[i].no,
+            ));
         }
         let mut j = end;
         while j < lines.len() && lines[j].is_blank() {
@@ -193,7 +298,11 @@ impl Parser {
         let Some(first) = lines.get(j) else { return j };
         if first.indent() > 0 {
             let (code, next) = indented_block(lines, j, 1);
-            out.push(Block::new(BlockKind::Code, join_lines(&code), first.no));
+            out.push(Block::new(
+                BlockKind::Code,
+                join_lines(trim_blank(&code)),
+                first.no,
+            ));
             next
         } else if first.text.starts_with(|c: char| c.is_ascii_punctuation()) && j > end {
             // A quoted literal block: unindented lines starting with the same punctuation.
@@ -202,7 +311,11 @@ impl Parser {
             while k < lines.len() && !lines[k].is_blank() && lines[k].text.chars().next() == quote {
                 k += 1;
             }
-            out.push(Block::new(BlockKind::Code, join_lines(&lines[j..k]), first.no));
+            out.push(Block::new(
+                BlockKind::Code,
+                join_lines(&lines[j..k]),
+                first.no,
+            ));
             k
         } else {
             j
@@ -211,7 +324,10 @@ impl Parser {
 
     /// One bullet or enumerated list item whose marker (with its spaces) is `width` wide.
     fn list_item(&mut self, lines: &[Line], i: usize, width: usize, out: &mut Vec<Block>) -> usize {
-        let first = Line { no: lines[i].no, text: lines[i].text[width..].trim_start().to_string() };
+        let first = Line {
+            no: lines[i].no,
+            text: lines[i].text[width..].trim_start().to_string(),
+        };
         let (rest, next) = indented_block(lines, i + 1, 1);
         let mut body = Vec::with_capacity(rest.len() + 1);
         if !first.is_blank() {
@@ -219,7 +335,10 @@ impl Parser {
         }
         body.extend(rest);
         let mut children = self.body(&body, false);
-        if let Some(head) = children.first_mut().filter(|b| b.kind == BlockKind::Paragraph) {
+        if let Some(head) = children
+            .first_mut()
+            .filter(|b| b.kind == BlockKind::Paragraph)
+        {
             head.kind = BlockKind::ListItem;
         }
         out.extend(children);
@@ -231,9 +350,16 @@ impl Parser {
         // `term : classifier` — the classifier is not part of the term.
         let term = lines[i].text.split(" : ").next().unwrap_or_default();
         let (def, next) = indented_block(lines, i + 1, 1);
-        let children = self.body(&def, false);
+        let mut children = self.body(&def, false);
+        // Nested definitions (sub-terms) become blocks of their own, so none grows huge.
+        let split = children
+            .iter()
+            .position(|b| b.kind == BlockKind::Definition)
+            .unwrap_or(children.len());
+        let nested = children.split_off(split);
         let text = format!("{}: {}", inline(term), texts(&children, "\n"));
         out.push(Block::new(BlockKind::Definition, text, lines[i].no));
+        out.extend(nested);
         next
     }
 
@@ -248,8 +374,16 @@ impl Parser {
         if let Some(label_end) = rest.strip_prefix('[').and_then(|r| r.find(']')) {
             // A footnote or citation: keep its text.
             let first = &rest[label_end + 2..];
-            let body_text = body.iter().map(|l| l.text.trim()).collect::<Vec<_>>().join(" ");
-            out.push(Block::new(BlockKind::Paragraph, inline(&format!("{first} {body_text}")), no));
+            let body_text = body
+                .iter()
+                .map(|l| l.text.trim())
+                .collect::<Vec<_>>()
+                .join(" ");
+            out.push(Block::new(
+                BlockKind::Paragraph,
+                inline(&format!("{first} {body_text}")),
+                no,
+            ));
         } else if let Some((name, arg)) = directive(rest) {
             self.directive(name, arg, &body, no, out);
         }
@@ -265,11 +399,17 @@ impl Parser {
         }
         if CODE.contains(&base) {
             let mut k = 0;
-            while k < body.len() && (field(body[k].text.trim_start()).is_some() || body[k].is_blank()) {
+            while k < body.len()
+                && (field(body[k].text.trim_start()).is_some() || body[k].is_blank())
+            {
                 k += 1;
             }
-            let code = dedent(&body[k..]);
-            let text = if code.is_empty() && base == "math" { arg.to_string() } else { join_lines(&code) };
+            let code = dedent(trim_blank(&body[k..]));
+            let text = if code.is_empty() && base == "math" {
+                arg.to_string()
+            } else {
+                join_lines(&code)
+            };
             out.push(Block::new(BlockKind::Code, text, no));
             return;
         }
@@ -277,24 +417,34 @@ impl Parser {
         match base {
             "productionlist" => {
                 // The argument is a grammar name (`python-grammar`) or, in old sources, the first rule.
-                let first = arg.contains(':').then(|| Line { no, text: arg.to_string() });
+                let first = arg.contains(':').then(|| Line {
+                    no,
+                    text: arg.to_string(),
+                });
                 let rules: Vec<Line> = first.into_iter().chain(body.iter().cloned()).collect();
-                let text = join_lines(&dedent(&rules)).replace('`', "");
+                let text = join_lines(&dedent(trim_blank(&rules))).replace('`', "");
                 out.push(Block::new(BlockKind::Definition, text, no));
             }
             _ if OBJECTS.contains(&base) => {
                 let prefix = match base {
-                    "class" | "exception" | "classmethod" | "staticmethod" | "abstractmethod" | "property" => {
+                    "class" | "exception" | "classmethod" | "staticmethod" | "abstractmethod"
+                    | "property" => {
                         format!("{base} ")
                     }
                     "coroutinefunction" | "coroutinemethod" => "coroutine ".to_string(),
                     "decorator" | "decoratormethod" => "@".to_string(),
                     _ => String::new(),
                 };
-                let signature = args.iter().map(|a| format!("{prefix}{}", a.replace('\\', ""))).collect::<Vec<_>>();
+                let signature = args
+                    .iter()
+                    .map(|a| format!("{prefix}{}", a.replace('\\', "")))
+                    .collect::<Vec<_>>();
                 let mut children = self.body(&content, false);
                 // Nested object descriptions (methods of a class) become blocks of their own.
-                let split = children.iter().position(|b| b.kind == BlockKind::Definition).unwrap_or(children.len());
+                let split = children
+                    .iter()
+                    .position(|b| b.kind == BlockKind::Definition)
+                    .unwrap_or(children.len());
                 let nested = children.split_off(split);
                 let mut text = signature.join("; ");
                 if !children.is_empty() {
@@ -303,9 +453,9 @@ impl Parser {
                 out.push(Block::new(BlockKind::Definition, text, no));
                 out.extend(nested);
             }
-            "note" | "warning" | "seealso" | "impl-detail" | "attention" | "caution" | "danger" | "error"
-            | "hint" | "important" | "tip" | "admonition" | "topic" | "sidebar" | "versionadded"
-            | "versionchanged" | "deprecated" | "deprecated-removed" => {
+            "note" | "warning" | "seealso" | "impl-detail" | "attention" | "caution" | "danger"
+            | "error" | "hint" | "important" | "tip" | "admonition" | "topic" | "sidebar"
+            | "versionadded" | "versionchanged" | "deprecated" | "deprecated-removed" => {
                 let mut args = args.join(" ");
                 let label = match base {
                     "seealso" => "See also".to_string(),
@@ -316,12 +466,21 @@ impl Parser {
                         let version = words.next().unwrap_or_default().to_string();
                         let (label, rest) = match base {
                             "versionadded" => (format!("New in version {version}"), words.next()),
-                            "versionchanged" => (format!("Changed in version {version}"), words.next()),
-                            "deprecated" => (format!("Deprecated since version {version}"), words.next()),
+                            "versionchanged" => {
+                                (format!("Changed in version {version}"), words.next())
+                            }
+                            "deprecated" => {
+                                (format!("Deprecated since version {version}"), words.next())
+                            }
                             _ => {
                                 let mut rest = words.next().unwrap_or_default().splitn(2, ' ');
                                 let removed = rest.next().unwrap_or_default();
-                                (format!("Deprecated since version {version}, will be removed in version {removed}"), rest.next())
+                                (
+                                    format!(
+                                        "Deprecated since version {version}, will be removed in version {removed}"
+                                    ),
+                                    rest.next(),
+                                )
                             }
                         };
                         args = rest.unwrap_or_default().to_string();
@@ -329,12 +488,15 @@ impl Parser {
                     }
                     other => {
                         let mut c = other.chars();
-                        c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+                        c.next()
+                            .map(|f| f.to_uppercase().chain(c).collect())
+                            .unwrap_or_default()
                     }
                 };
                 let children = self.body(&content, false);
                 // Code, tables and definitions inside an aside stay whole, after it.
-                let (atomic, prose): (Vec<Block>, Vec<Block>) = children.into_iter().partition(|b| b.kind.is_atomic());
+                let (atomic, prose): (Vec<Block>, Vec<Block>) =
+                    children.into_iter().partition(|b| b.kind.is_atomic());
                 let mut parts: Vec<String> = Vec::new();
                 if !args.is_empty() {
                     parts.push(inline(&args));
@@ -348,12 +510,24 @@ impl Parser {
                 out.push(Block::new(BlockKind::Aside, text, no));
                 out.extend(atomic);
             }
-            "rubric" | "centered" => out.push(Block::new(BlockKind::Paragraph, inline(&args.join(" ")), no)),
+            "rubric" | "centered" => out.push(Block::new(
+                BlockKind::Paragraph,
+                inline(&args.join(" ")),
+                no,
+            )),
             "table" | "list-table" | "csv-table" => {
                 if !args.is_empty() {
-                    out.push(Block::new(BlockKind::Paragraph, inline(&args.join(" ")), no));
+                    out.push(Block::new(
+                        BlockKind::Paragraph,
+                        inline(&args.join(" ")),
+                        no,
+                    ));
                 }
-                out.push(Block::new(BlockKind::Table, join_lines(&content), no));
+                out.push(Block::new(
+                    BlockKind::Table,
+                    join_lines(trim_blank(&content)),
+                    no,
+                ));
             }
             // Containers (`glossary`, `container`, `tab`, unknown extensions): keep their content.
             _ => out.extend(self.body(&content, false)),
@@ -387,7 +561,9 @@ fn split_directive(arg: &str, body: &[Line]) -> (Vec<String>, Vec<Line>) {
 fn directive(rest: &str) -> Option<(&str, &str)> {
     let (name, arg) = rest.split_once("::")?;
     let valid = !name.is_empty()
-        && name.chars().all(|c| c.is_alphanumeric() || "-_:+.".contains(c))
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || "-_:+.".contains(c))
         && !name.starts_with(['_', '|', '[']);
     valid.then(|| (name, arg.trim()))
 }
@@ -417,12 +593,16 @@ fn is_doctest(t: &str) -> bool {
 }
 
 fn is_grid_border(t: &str) -> bool {
-    (t.starts_with("+-") || t.starts_with("+=")) && t.ends_with('+') && t.chars().all(|c| "+-=".contains(c))
+    (t.starts_with("+-") || t.starts_with("+="))
+        && t.ends_with('+')
+        && t.chars().all(|c| "+-=".contains(c))
 }
 
 /// A simple table border: columns of `=` separated by spaces, at least two columns.
 fn is_simple_border(t: &str) -> bool {
-    t.starts_with('=') && t.chars().all(|c| c == '=' || c == ' ') && t.split_whitespace().count() >= 2
+    t.starts_with('=')
+        && t.chars().all(|c| c == '=' || c == ' ')
+        && t.split_whitespace().count() >= 2
 }
 
 /// A simple table ends at a border followed by a blank line (or the end of the input).
@@ -454,7 +634,8 @@ fn list_marker(lines: &[Line], i: usize) -> Option<usize> {
         if rest.is_empty() {
             return Some(len);
         }
-        rest.starts_with(' ').then(|| t.len() - rest.trim_start().len())
+        rest.starts_with(' ')
+            .then(|| t.len() - rest.trim_start().len())
     };
     let mut chars = t.chars();
     let first = chars.next()?;
@@ -480,12 +661,15 @@ fn list_marker(lines: &[Line], i: usize) -> Option<usize> {
     let width = marker_end(len)?;
     // Like docutils: an enumerated item's second line must be blank, indented or another item,
     // otherwise this is an ordinary paragraph starting with a number or letter.
-    let next_ok = lines.get(i + 1).is_none_or(|n| n.is_blank() || n.indent() > 0 || list_marker(lines, i + 1).is_some());
+    let next_ok = lines
+        .get(i + 1)
+        .is_none_or(|n| n.is_blank() || n.indent() > 0 || list_marker(lines, i + 1).is_some());
     next_ok.then_some(width)
 }
 
 /// The lines from `start` that are blank or indented at least `min` columns, dedented, with
-/// trailing blank lines dropped; and the index after them.
+/// trailing blank lines dropped (leading ones are kept: they end a directive's arguments);
+/// and the index after them.
 fn indented_block(lines: &[Line], start: usize, min: usize) -> (Vec<Line>, usize) {
     let mut end = start;
     while end < lines.len() && (lines[end].is_blank() || lines[end].indent() >= min) {
@@ -497,21 +681,50 @@ fn indented_block(lines: &[Line], start: usize, min: usize) -> (Vec<Line>, usize
     (dedent(&lines[start..end]), end)
 }
 
-/// Removes the common indentation of the non-blank lines, and leading/trailing blank lines.
+/// Removes the common indentation of the non-blank lines.
 fn dedent(lines: &[Line]) -> Vec<Line> {
-    let first = lines.iter().position(|l| !l.is_blank()).unwrap_or(lines.len());
-    let last = lines.iter().rposition(|l| !l.is_blank()).map_or(first, |p| p + 1);
-    let lines = &lines[first..last];
-    let indent = lines.iter().filter(|l| !l.is_blank()).map(Line::indent).min().unwrap_or(0);
-    lines.iter().map(|l| Line { no: l.no, text: l.text.get(indent..).unwrap_or("").to_string() }).collect()
+    let indent = lines
+        .iter()
+        .filter(|l| !l.is_blank())
+        .map(Line::indent)
+        .min()
+        .unwrap_or(0);
+    lines
+        .iter()
+        .map(|l| Line {
+            no: l.no,
+            text: l.text.get(indent..).unwrap_or("").to_string(),
+        })
+        .collect()
+}
+
+/// The lines without leading and trailing blank lines.
+fn trim_blank(lines: &[Line]) -> &[Line] {
+    let first = lines
+        .iter()
+        .position(|l| !l.is_blank())
+        .unwrap_or(lines.len());
+    let last = lines
+        .iter()
+        .rposition(|l| !l.is_blank())
+        .map_or(first, |p| p + 1);
+    &lines[first..last]
 }
 
 fn join_lines(lines: &[Line]) -> String {
-    lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("\n")
+    lines
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn texts(blocks: &[Block], sep: &str) -> String {
-    blocks.iter().map(|b| b.text.as_str()).collect::<Vec<_>>().join(sep)
+    blocks
+        .iter()
+        .map(|b| b.text.as_str())
+        .collect::<Vec<_>>()
+        .join(sep)
 }
 
 fn expand_tabs(line: &str) -> String {
@@ -555,12 +768,12 @@ pub(crate) fn strip_inline(s: &str) -> String {
             i += 2;
             continue;
         }
-        if start_ok(&c, i) {
-            if let Some((text, next)) = inline_at(&c, i) {
-                out.push_str(&text);
-                i = next;
-                continue;
-            }
+        if start_ok(&c, i)
+            && let Some((text, next)) = inline_at(&c, i)
+        {
+            out.push_str(&text);
+            i = next;
+            continue;
         }
         out.push(c[i]);
         i += 1;
@@ -571,8 +784,10 @@ pub(crate) fn strip_inline(s: &str) -> String {
 /// Whether inline markup may start at `i` (preceded by whitespace, start or opening punctuation,
 /// and not an isolated quoted character like `'*'`).
 fn start_ok(c: &[char], i: usize) -> bool {
-    let Some(prev) = i.checked_sub(1).map(|p| c[p]) else { return true };
-    if !(prev.is_whitespace() || "-:/'\"<([{‘“«’".contains(prev)) {
+    let Some(prev) = i.checked_sub(1).map(|p| c[p]) else {
+        return true;
+    };
+    if !(prev.is_whitespace() || "-:/'\"<([{".contains(prev) || is_unicode_punct(prev)) {
         return false;
     }
     let closer = match prev {
@@ -592,19 +807,31 @@ fn start_ok(c: &[char], i: usize) -> bool {
 
 /// Whether inline markup may end just before `k`.
 fn end_ok(c: &[char], k: usize) -> bool {
-    c.get(k).is_none_or(|&n| n.is_whitespace() || "-.,:;!?\\/'\")]}>’”»।".contains(n))
+    c.get(k).is_none_or(|&n| {
+        n.is_whitespace() || "-.,:;!?\\/'\")]}>".contains(n) || is_unicode_punct(n)
+    })
+}
+
+/// Non-ASCII punctuation and symbols (dashes, quotes, the Bengali danda `।`): they delimit
+/// inline markup like ASCII punctuation does. Letters and combining marks of any script do not.
+fn is_unicode_punct(c: char) -> bool {
+    !c.is_ascii() && !c.is_alphanumeric() && !c.is_whitespace()
 }
 
 /// Finds the end-string `end` after position `from`: preceded by non-whitespace and followed
 /// by something [`end_ok`] accepts. Returns its index.
-fn find_end(c: &[char], from: usize, end: &str) -> Option<usize> {
+/// Inside literals (`literal`) a backslash does not escape the end-string.
+fn find_end(c: &[char], from: usize, end: &str, literal: bool) -> Option<usize> {
     let e: Vec<char> = end.chars().collect();
     let mut k = from;
     while k + e.len() <= c.len() {
-        if c[k..k + e.len()] == e[..] && k > from && !c[k - 1].is_whitespace() && c[k - 1] != '\\' {
-            if end_ok(c, k + e.len()) {
-                return Some(k);
-            }
+        if c[k..k + e.len()] == e[..]
+            && k > from
+            && !c[k - 1].is_whitespace()
+            && (literal || c[k - 1] != '\\')
+            && end_ok(c, k + e.len())
+        {
+            return Some(k);
         }
         k += 1;
     }
@@ -621,7 +848,7 @@ fn inline_at(c: &[char], i: usize) -> Option<(String, usize)> {
             if !nonspace_after(i + 2) {
                 return None;
             }
-            let k = find_end(c, i + 2, "``")?;
+            let k = find_end(c, i + 2, "``", true)?;
             Some((text(i + 2, k), k + 2))
         }
         '`' => interpreted(c, i, None),
@@ -641,14 +868,14 @@ fn inline_at(c: &[char], i: usize) -> Option<(String, usize)> {
             if !nonspace_after(i + 2) {
                 return None;
             }
-            let k = find_end(c, i + 2, "**")?;
+            let k = find_end(c, i + 2, "**", false)?;
             Some((text(i + 2, k), k + 2))
         }
         '*' => {
             if !nonspace_after(i + 1) {
                 return None;
             }
-            let k = find_end(c, i + 1, "*")?;
+            let k = find_end(c, i + 1, "*", false)?;
             Some((text(i + 1, k), k + 1))
         }
         '|' => {
@@ -662,8 +889,12 @@ fn inline_at(c: &[char], i: usize) -> Option<(String, usize)> {
             // Footnote and citation references `[1]_`, `[#note]_`: dropped.
             let close = (i + 1..c.len()).find(|&k| c[k] == ']')?;
             let label = &c[i + 1..close];
-            let ok = !label.is_empty() && label.iter().all(|ch| ch.is_alphanumeric() || "#*-_.".contains(*ch));
-            (ok && at(close + 1) == Some('_') && end_ok(c, close + 2)).then(|| (String::new(), close + 2))
+            let ok = !label.is_empty()
+                && label
+                    .iter()
+                    .all(|ch| ch.is_alphanumeric() || "#*-_.".contains(*ch));
+            (ok && at(close + 1) == Some('_') && end_ok(c, close + 2))
+                .then(|| (String::new(), close + 2))
         }
         '_' if at(i + 1) == Some('`') => interpreted(c, i + 1, Some("target")),
         _ => None,
@@ -743,23 +974,49 @@ mod tests {
     use BlockKind::*;
 
     fn kinds(blocks: &[Block]) -> Vec<(BlockKind, &str, u32)> {
-        blocks.iter().map(|b| (b.kind, b.text.as_str(), b.line)).collect()
+        blocks
+            .iter()
+            .map(|b| (b.kind, b.text.as_str(), b.line))
+            .collect()
     }
 
     #[test]
     fn inline_markup() {
-        assert_eq!(strip_inline("Use :func:`len` and :meth:`~list.append`."), "Use len and list.append.");
-        assert_eq!(strip_inline(":ref:`the FAQ <faq-label>` says"), "the FAQ says");
+        assert_eq!(
+            strip_inline("Use :func:`len` and :meth:`~list.append`."),
+            "Use len and list.append."
+        );
+        assert_eq!(
+            strip_inline(":ref:`the FAQ <faq-label>` says"),
+            "the FAQ says"
+        );
         assert_eq!(strip_inline("a ``literal *x*`` b"), "a literal *x* b");
         assert_eq!(strip_inline("*emph* and **strong**!"), "emph and strong!");
-        assert_eq!(strip_inline("`Python <https://python.org>`_ site"), "Python site");
-        assert_eq!(strip_inline("see `Section`_ and `anon`__."), "see Section and anon.");
-        assert_eq!(strip_inline("def f(*args, **kwargs): pass"), "def f(*args, **kwargs): pass");
+        assert_eq!(
+            strip_inline("`Python <https://python.org>`_ site"),
+            "Python site"
+        );
+        assert_eq!(
+            strip_inline("see `Section`_ and `anon`__."),
+            "see Section and anon."
+        );
+        assert_eq!(
+            strip_inline("def f(*args, **kwargs): pass"),
+            "def f(*args, **kwargs): pass"
+        );
         assert_eq!(strip_inline("a '*' b '*' c"), "a '*' b '*' c");
         assert_eq!(strip_inline("2 * 3 * 4"), "2 * 3 * 4");
         assert_eq!(strip_inline("word\\ [#]_ end, :pep:`8`"), "word end, PEP 8");
-        assert_eq!(strip_inline("|version| and :py:class:`int`"), "version and int");
+        assert_eq!(
+            strip_inline("|version| and :py:class:`int`"),
+            "version and int"
+        );
         assert_eq!(strip_inline("escaped \\*star\\*"), "escaped *star*");
+        assert_eq!(
+            strip_inline("a backslash (``\\``) here"),
+            "a backslash (\\) here"
+        );
+        assert_eq!(strip_inline("pass ``y``—and “*this*”"), "pass y—and “this”");
     }
 
     #[test]
@@ -886,7 +1143,11 @@ After.
                 (Aside, "Note: Notes are asides.", 13),
                 (Aside, "Changed in version 3.2: Added foo.", 16),
                 (Aside, "New in version 3.11.", 19),
-                (Definition, "spam(a, b); spam(a): Return spam.\nNew in version 3.1.", 21),
+                (
+                    Definition,
+                    "spam(a, b); spam(a): Return spam.\nNew in version 3.1.",
+                    21
+                ),
                 (Definition, "class Eggs(x): An egg.", 29),
                 (Definition, "fry(): Fry it.", 33),
                 (Definition, "stmt: expr NEWLINE\n    : | other", 40),
@@ -935,9 +1196,21 @@ col 1  col 2
                 (ListItem, "alpha", 8),
                 (Definition, "term: The definition.", 10),
                 (Paragraph, "Author: Someone", 13),
-                (Table, "+---+---+\n| a | b |\n+===+===+\n| 1 | 2 |\n+---+---+", 15),
-                (Table, "=====  =====\ncol 1  col 2\n=====  =====\n1      2\n=====  =====", 21),
-                (Paragraph, "1995 was a year. This sentence starts with a number.", 27),
+                (
+                    Table,
+                    "+---+---+\n| a | b |\n+===+===+\n| 1 | 2 |\n+---+---+",
+                    15
+                ),
+                (
+                    Table,
+                    "=====  =====\ncol 1  col 2\n=====  =====\n1      2\n=====  =====",
+                    21
+                ),
+                (
+                    Paragraph,
+                    "1995 was a year. This sentence starts with a number.",
+                    27
+                ),
             ]
         );
     }
@@ -945,7 +1218,14 @@ col 1  col 2
     #[test]
     fn nested_list_with_code() {
         let src = "- outer::\n\n      code here\n\n  - inner\n";
-        assert_eq!(kinds(&parse(src)), vec![(ListItem, "outer:", 1), (Code, "code here", 3), (ListItem, "inner", 5)]);
+        assert_eq!(
+            kinds(&parse(src)),
+            vec![
+                (ListItem, "outer:", 1),
+                (Code, "code here", 3),
+                (ListItem, "inner", 5)
+            ]
+        );
     }
 
     #[test]
@@ -966,7 +1246,9 @@ col 1  col 2
     fn sniffing() {
         assert!(looks_like_rst("Title\n=====\n\nText.\n"));
         assert!(looks_like_rst("Text.\n\n.. note:: hi\n"));
-        assert!(!looks_like_rst("Just some notes.\n\nMore notes -- with dashes.\n"));
+        assert!(!looks_like_rst(
+            "Just some notes.\n\nMore notes -- with dashes.\n"
+        ));
         assert!(!looks_like_rst("A long title line\n---\n"));
     }
 
@@ -980,17 +1262,41 @@ col 1  col 2
         };
         let blocks = parse(&source);
         let heading = |text: &str| {
-            blocks.iter().find(|b| b.text == text).unwrap_or_else(|| panic!("no block {text:?}"))
+            blocks
+                .iter()
+                .find(|b| b.text == text)
+                .unwrap_or_else(|| panic!("no block {text:?}"))
         };
         assert_eq!(heading("Programming FAQ").kind, Heading(1));
         assert_eq!(heading("General Questions").kind, Heading(2));
-        let debugger = heading("Is there a source code level debugger with breakpoints, single-stepping, etc.?");
-        assert_eq!((debugger.kind, debugger.line), (Heading(3), 15));
-        assert_eq!(heading("How do I get int literal attribute instead of SyntaxError?").kind, Heading(3));
+        let debugger = heading(
+            "Is there a source code level debugger with breakpoints, single-stepping, etc.?",
+        );
+        assert_eq!((debugger.kind, debugger.line), (Heading(3), 14));
+        assert_eq!(
+            heading("How do I get int literal attribute instead of SyntaxError?").kind,
+            Heading(3)
+        );
         // Inline markup is gone from prose; code blocks keep their indentation.
-        assert!(blocks.iter().any(|b| b.kind == Paragraph && b.text.contains("the built-in function breakpoint allows")));
-        assert!(blocks.iter().filter(|b| b.kind != Code).all(|b| !b.text.contains(":func:`")));
-        assert!(blocks.iter().any(|b| b.kind == Code && b.text.contains("\n    ")));
-        assert!(blocks.iter().any(|b| b.kind == Code && b.text.starts_with(">>> 1.__class__")));
+        assert!(
+            blocks.iter().any(|b| b.kind == Paragraph
+                && b.text.contains("the built-in function breakpoint allows"))
+        );
+        assert!(
+            blocks
+                .iter()
+                .filter(|b| b.kind != Code)
+                .all(|b| !b.text.contains(":func:`"))
+        );
+        assert!(
+            blocks
+                .iter()
+                .any(|b| b.kind == Code && b.text.contains("\n    "))
+        );
+        assert!(
+            blocks
+                .iter()
+                .any(|b| b.kind == Code && b.text.starts_with(">>> 1.__class__"))
+        );
     }
 }

@@ -28,25 +28,33 @@ pub fn parse(source: &str) -> Vec<Block> {
 /// Classifies one blank-line-separated group of lines starting at line `no`.
 fn push_paragraph(group: &[&str], no: u32, blocks: &mut Vec<Block>) {
     // Underlined titles may be glued to the text after them: `Title\n=====\nText...`.
-    if let [title, underline, rest @ ..] = group {
-        if let Some(level) = underline_level(title, underline) {
-            blocks.push(Block::new(BlockKind::Heading(level), collapse_ws(title), no));
-            if !rest.is_empty() {
-                push_paragraph(rest, no + 2, blocks);
-            }
-            return;
+    if let [title, underline, rest @ ..] = group
+        && let Some(level) = underline_level(title, underline)
+    {
+        blocks.push(Block::new(
+            BlockKind::Heading(level),
+            collapse_ws(title),
+            no,
+        ));
+        if !rest.is_empty() {
+            push_paragraph(rest, no + 2, blocks);
         }
+        return;
     }
-    if let [line] = group {
-        if let Some(level) = numbered_heading_level(line) {
-            blocks.push(Block::new(BlockKind::Heading(level), collapse_ws(line), no));
-            return;
-        }
+    if let [line] = group
+        && let Some(level) = numbered_heading_level(line)
+    {
+        blocks.push(Block::new(BlockKind::Heading(level), collapse_ws(line), no));
+        return;
     }
     let indent = |l: &&str| l.len() - l.trim_start().len();
     if group.iter().all(|l| indent(l) >= 4) {
         let min = group.iter().map(indent).min().unwrap_or(0);
-        let code = group.iter().map(|l| &l[min..]).collect::<Vec<_>>().join("\n");
+        let code = group
+            .iter()
+            .map(|l| &l[min..])
+            .collect::<Vec<_>>()
+            .join("\n");
         blocks.push(Block::new(BlockKind::Code, code, no));
         return;
     }
@@ -62,7 +70,9 @@ fn underline_level(title: &str, underline: &str) -> Option<u8> {
         return None;
     }
     // At least half the title's length: combining marks make scripts like Bengali look longer.
-    if title.starts_with(char::is_whitespace) || u.chars().count() * 2 < title.trim().chars().count() {
+    if title.starts_with(char::is_whitespace)
+        || u.chars().count() * 2 < title.trim().chars().count()
+    {
         return None;
     }
     Some(match c {
@@ -78,7 +88,10 @@ mod tests {
     use BlockKind::*;
 
     fn kinds(blocks: &[Block]) -> Vec<(BlockKind, &str, u32)> {
-        blocks.iter().map(|b| (b.kind, b.text.as_str(), b.line)).collect()
+        blocks
+            .iter()
+            .map(|b| (b.kind, b.text.as_str(), b.line))
+            .collect()
     }
 
     #[test]

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Retrieval quality on the shared dev sets: recall@5 and MRR per configuration, and abstain rates.
+
+    python3 tests/eval/retrieval_eval.py --bundle python-docs.bundle [--dev ../shared/eval/dev] \
+        [--index-builder $CARGO_TARGET_DIR/release/index-builder] [--configs default,bm25,...] [--json]
+
+It runs `index-builder search --queries Q.jsonl --top 5 --json` once per configuration and scores
+the results. A result is a hit when it comes from the gold file and one heading of its heading
+path equals the gold heading after stripping reST inline markup and folding whitespace
+(the rule in shared/eval/README.md).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+CONFIGS = {
+    # name: extra search flags
+    "bm25": ["--mode", "bm25", "--no-rerank"],
+    "dense": ["--mode", "dense", "--no-rerank"],
+    "hybrid-union": ["--fusion", "union", "--no-rerank"],
+    "hybrid-rrf": ["--fusion", "rrf", "--no-rerank"],
+    "hybrid-rrf+rerank (default)": [],
+}
+
+
+def norm_heading(h):
+    h = re.sub(r":[\w:+-]+:`([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", h)  # :role:`text <target>` → text
+    h = h.replace("``", "")
+    h = re.sub(r"`([^`]*)`_*", r"\1", h)
+    h = re.sub(r"\*\*?([^*]+)\*\*?", r"\1", h)
+    return " ".join(h.split())
+
+
+def load_jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def run_search(binary, bundle, queries, flags, top):
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as f:
+        for q in queries:
+            f.write(json.dumps({"id": q["id"], "question": q["question"]}) + "\n")
+        qpath = f.name
+    try:
+        out = subprocess.run(
+            [binary, "search", "--bundle", bundle, "--queries", qpath, "--top", str(top), "--json", *flags],
+            check=True, capture_output=True, text=True,
+        ).stdout
+    finally:
+        os.unlink(qpath)
+    return {r["id"]: r for r in map(json.loads, out.splitlines())}
+
+
+def is_hit(result, q):
+    gold = norm_heading(q["gold_heading"])
+    return result["file"] == q["gold_file"] and any(norm_heading(h) == gold for h in result["heading_path"])
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.dirname(os.path.dirname(here))
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/pathshala/target"))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bundle", required=True)
+    ap.add_argument("--dev", default=os.path.join(repo, "..", "shared", "eval", "dev"))
+    ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
+    ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--top", type=int, default=5)
+    ap.add_argument("--extra", default="", help="extra flags for every search, space-separated")
+    ap.add_argument("--show-misses", action="store_true")
+    args = ap.parse_args()
+
+    qa = load_jsonl(os.path.join(args.dev, "qa_python_faq.jsonl")) + load_jsonl(os.path.join(args.dev, "qa_python_tutorial.jsonl"))
+    ooc = load_jsonl(os.path.join(args.dev, "out_of_corpus.jsonl"))
+    print(f"| configuration | recall@{args.top} | MRR | abstain in-corpus | abstain out-of-corpus |")
+    print("|---|---|---|---|---|")
+    for name in args.configs.split(","):
+        flags = CONFIGS[name] + (args.extra.split() if args.extra else [])
+        res = run_search(args.index_builder, args.bundle, qa + ooc, flags, args.top)
+        hits, rr, abst_in = 0, 0.0, 0
+        for q in qa:
+            r = res[q["id"]]
+            abst_in += r["abstained"]
+            ranks = [i for i, x in enumerate(r["results"]) if is_hit(x, q)]
+            if ranks:
+                hits += 1
+                rr += 1.0 / (ranks[0] + 1)
+            elif args.show_misses:
+                got = [" > ".join(x["heading_path"][-2:]) for x in r["results"][:3]]
+                print(f"  miss {q['id']}: gold {q['gold_file']} :: {q['gold_heading']!r}; got {got}", file=sys.stderr)
+        abst_out = sum(res[q["id"]]["abstained"] for q in ooc)
+        if args.show_misses:
+            for q in qa + ooc:
+                r = res[q["id"]]
+                print(f"  {q['id']}: abstained={r['abstained']} cov={r['coverage']:.2f} dense={r['best_dense']} missing={r['missing_terms']}", file=sys.stderr)
+        n = len(qa)
+        print(f"| {name} | {hits / n:.2f} ({hits}/{n}) | {rr / n:.3f} | {abst_in}/{n} | {abst_out}/{len(ooc)} |")
+
+
+if __name__ == "__main__":
+    main()
