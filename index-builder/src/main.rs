@@ -2,6 +2,7 @@
 //! terminal. The binary stays thin: parsing lives in `ingest`, everything else in `inference`.
 
 mod cmd;
+mod embed_cache;
 mod encoder;
 mod ingest;
 

@@ -67,6 +67,12 @@ impl SentenceEncoder {
         self.id.dim
     }
 
+    /// Whether `word` is one whole token of the tokenizer's vocabulary (an everyday word for a
+    /// WordPiece English vocabulary; rare names split into pieces).
+    pub fn is_whole_word(&self, word: &str) -> bool {
+        self.tokenizer.token_to_id(&word.to_lowercase()).is_some()
+    }
+
     /// Token ids of one text, with special tokens, truncated as the encoder sees it.
     pub fn token_ids(&self, text: &str) -> Result<Vec<u32>, EncoderError> {
         let enc = self.tokenizer.encode(text, true).map_err(|e| EncoderError::Tokenizer(e.to_string()))?;

@@ -23,12 +23,28 @@ fn stemmer() -> &'static Stemmer {
 
 /// Raw words of `text` in order: NFC, lower-cased, UAX #29 boundaries, no punctuation.
 pub fn words(text: &str) -> Vec<String> {
-    let text = nfc(text);
+    let text = nfc(text).replace('\u{2019}', "'");
     text.unicode_words()
         .map(|w| w.trim_matches(|c: char| c == '.' || c == '\''))
         .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
+        .map(|w| strip_contraction(&w.to_lowercase()))
         .collect()
+}
+
+/// `what's` → `what`, `variable's` → `variable`, `doesn't` → `does`, `can't` → `can`.
+fn strip_contraction(word: &str) -> String {
+    match word {
+        "can't" => return "can".into(),
+        "won't" => return "will".into(),
+        _ => {}
+    }
+    if let Some(stem) = word.strip_suffix("n't") {
+        return stem.to_string();
+    }
+    match word.rsplit_once('\'') {
+        Some((stem, "s" | "ve" | "re" | "d" | "ll" | "m")) if !stem.is_empty() => stem.to_string(),
+        _ => word.to_string(),
+    }
 }
 
 /// Index terms of `text`: [`words`] plus identifier parts, stemmed when Latin.
@@ -53,13 +69,24 @@ pub fn query_terms(text: &str) -> Vec<String> {
 }
 
 fn push_word_terms(word: &str, out: &mut Vec<String>) {
-    let is_compound = word.contains('.') || word.trim_matches('_').contains('_');
-    let is_dunder = word.starts_with("__") && word.ends_with("__") && word.len() > 4;
     out.push(stem(word));
-    if is_compound || is_dunder {
-        for part in word.split(['.', '_']).filter(|p| !p.is_empty()) {
-            if !is_stopword(part) {
-                out.push(stem(part));
+    // `os.path.join` → `os`, `path`, `join`; `safe_substitute` → `safe_substitute`, `safe`,
+    // `substitute`; `__init__` → `init`.
+    let dotted: Vec<&str> = word.split('.').filter(|p| !p.is_empty()).collect();
+    for part in &dotted {
+        if dotted.len() > 1 && !is_stopword(part) {
+            out.push(stem(part));
+        }
+        let pieces: Vec<&str> = part.split('_').filter(|p| !p.is_empty()).collect();
+        let has_underscore = part.contains('_');
+        if has_underscore {
+            if dotted.len() > 1 && pieces.len() == 1 {
+                continue; // already pushed as the dotted part
+            }
+            for piece in pieces {
+                if !is_stopword(piece) {
+                    out.push(stem(piece));
+                }
             }
         }
     }
@@ -114,6 +141,9 @@ mod tests {
         assert!(t.contains(&"init".to_string()), "{t:?}");
         assert!(t.contains(&"os.path.join".to_string()), "{t:?}");
         assert!(t.contains(&"join".to_string()), "{t:?}");
+        let t = terms("string.Template.safe_substitute");
+        assert!(t.contains(&"safe_substitute".to_string()), "{t:?}");
+        assert!(t.contains(&"substitut".to_string()), "{t:?}");
         assert!(t.contains(&"defin".to_string()), "{t:?}");
     }
 
@@ -129,6 +159,19 @@ mod tests {
         // Bengali "ো" written as one code point vs. e-kar + aa-kar.
         assert_eq!(words("কো"), words("কে\u{09BE}"));
         assert_eq!(words("café"), words("cafe\u{301}"));
+    }
+
+    #[test]
+    fn contractions_lose_their_suffix() {
+        assert_eq!(words("What's a variable's type? It doesn't matter, I've seen it"), vec!["what", "a", "variable", "type", "it", "does", "matter", "i", "seen", "it"]);
+    }
+
+    #[test]
+    fn contractions_lose_their_suffix() {
+        assert_eq!(
+            words("What's a variable's type? It doesn't matter, I've seen it"),
+            vec!["what", "a", "variable", "type", "it", "does", "matter", "i", "seen", "it"]
+        );
     }
 
     #[test]

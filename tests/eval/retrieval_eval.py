@@ -72,12 +72,14 @@ def main():
     ap.add_argument("--top", type=int, default=5)
     ap.add_argument("--extra", default="", help="extra flags for every search, space-separated")
     ap.add_argument("--show-misses", action="store_true")
+    ap.add_argument("--min-recall", type=float, default=None, help="exit 1 if the default configuration's recall is lower")
     args = ap.parse_args()
 
     qa = load_jsonl(os.path.join(args.dev, "qa_python_faq.jsonl")) + load_jsonl(os.path.join(args.dev, "qa_python_tutorial.jsonl"))
     ooc = load_jsonl(os.path.join(args.dev, "out_of_corpus.jsonl"))
     print(f"| configuration | recall@{args.top} | MRR | abstain in-corpus | abstain out-of-corpus |")
     print("|---|---|---|---|---|")
+    default_recall = None
     for name in args.configs.split(","):
         flags = CONFIGS[name] + (args.extra.split() if args.extra else [])
         res = run_search(args.index_builder, args.bundle, qa + ooc, flags, args.top)
@@ -96,9 +98,14 @@ def main():
         if args.show_misses:
             for q in qa + ooc:
                 r = res[q["id"]]
-                print(f"  {q['id']}: abstained={r['abstained']} cov={r['coverage']:.2f} dense={r['best_dense']} missing={r['missing_terms']}", file=sys.stderr)
+                print(f"  {q['id']}: abstained={r['abstained']} cov={r['coverage']:.2f} dense={r['best_dense']} missing={r['missing_terms']} unknown={r.get('unknown_terms')} jargon={r.get('jargon_terms')}", file=sys.stderr)
         n = len(qa)
         print(f"| {name} | {hits / n:.2f} ({hits}/{n}) | {rr / n:.3f} | {abst_in}/{n} | {abst_out}/{len(ooc)} |")
+        if "default" in name:
+            default_recall = hits / n
+    if args.min_recall is not None and default_recall is not None and default_recall < args.min_recall:
+        print(f"FAIL: default recall@{args.top} {default_recall:.2f} < {args.min_recall}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 use crate::ingest;
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use inference::index::build::{BuildOptions, EmbedMode, build};
+use inference::embed::SentenceEncoder;
+use inference::index::build::{BuildOptions, EmbedMode, Embeddings, finish, prepare};
 use inference::index::{ChunkConfig, TierWindow};
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
@@ -30,9 +31,16 @@ pub struct Args {
     meso_window: TierWindow,
     #[arg(long, default_value = "1100/180", value_parser = parse_window)]
     micro_window: TierWindow,
+    /// Do not reuse or store chunk embeddings in the embedding cache.
+    #[arg(long)]
+    no_cache: bool,
     /// Chunks per encoder batch.
     #[arg(long, default_value_t = 32)]
     batch_size: usize,
+    /// Name files relative to this folder (default: the input folder, or the common folder of
+    /// several inputs).
+    #[arg(long)]
+    root: Option<PathBuf>,
     /// Files or folders to ingest.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
@@ -52,7 +60,7 @@ pub fn run(a: Args) -> Result<()> {
     let Some(embed_mode) = EmbedMode::parse(&a.embed_mode) else {
         bail!("unknown --embed-mode `{}`; use `contextual` or `plain`", a.embed_mode);
     };
-    let files = ingest::collect(&a.paths);
+    let files = ingest::collect(&a.paths, a.root.as_deref());
     if files.is_empty() {
         bail!("no course files found under {:?}; supported: .md .rst .txt .html .pdf", a.paths);
     }
@@ -88,12 +96,16 @@ pub fn run(a: Args) -> Result<()> {
         corpus_checksum: inference::embed::hex(&hasher.finalize()),
     };
     let start = std::time::Instant::now();
-    let bar = ProgressBar::new(0).with_style(ProgressStyle::with_template("embedding {bar:40} {pos}/{len} chunks {per_sec} eta {eta}").expect("template"));
-    let bundle = build(&documents, encoder.as_ref(), &opts, |done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    })?;
-    bar.finish_and_clear();
+    let prepared = prepare(&documents, &opts);
+    let vectors = match &encoder {
+        Some(enc) => Some(Embeddings {
+            encoder: enc.id().clone(),
+            chunks: embed_with_cache(enc, &prepared.embed_texts, a.batch_size, a.no_cache)?,
+            headings: embed_with_cache(enc, &prepared.heading_texts, a.batch_size, a.no_cache)?,
+        }),
+        None => None,
+    };
+    let bundle = finish(prepared, vectors, &opts);
     let bytes = bundle.to_bytes()?;
     std::fs::write(&a.out, &bytes).with_context(|| format!("cannot write {}", a.out.display()))?;
     eprintln!(
@@ -106,4 +118,45 @@ pub fn run(a: Args) -> Result<()> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Embed every text, reusing cached vectors for texts embedded before by the same encoder.
+fn embed_with_cache(enc: &SentenceEncoder, texts: &[String], batch_size: usize, no_cache: bool) -> Result<Vec<Vec<f32>>> {
+    let mut cache = if no_cache { None } else { Some(crate::embed_cache::EmbedCache::open(enc.id())) };
+    let missing: Vec<&str> = texts
+        .iter()
+        .filter(|t| cache.as_ref().is_none_or(|c| c.get(t).is_none()))
+        .map(String::as_str)
+        .collect();
+    let bar = ProgressBar::new(missing.len() as u64)
+        .with_style(ProgressStyle::with_template("embedding {bar:40} {pos}/{len} chunks {per_sec} eta {eta}").expect("template"));
+    let t0 = std::time::Instant::now();
+    let fresh = enc.embed_many(&missing, batch_size, |n| bar.inc(n as u64))?;
+    bar.finish_and_clear();
+    if !missing.is_empty() {
+        let secs = t0.elapsed().as_secs_f64();
+        eprintln!("embedded {} chunks in {secs:.1}s ({:.1} chunks/s); {} from cache", missing.len(), missing.len() as f64 / secs, texts.len() - missing.len());
+    }
+    let mut fresh_map: std::collections::HashMap<&str, Vec<f32>> = missing.iter().copied().zip(fresh).collect();
+    let mut out = Vec::with_capacity(texts.len());
+    for t in texts {
+        let v = match fresh_map.remove(t.as_str()) {
+            Some(v) => {
+                if let Some(c) = cache.as_mut() {
+                    c.insert(t, v.clone());
+                }
+                v
+            }
+            None => match cache.as_ref().and_then(|c| c.get(t)) {
+                Some(v) => v.clone(),
+                // The same text twice: embedded once, cached on first use.
+                None => enc.embed(&[t.as_str()])?.remove(0),
+            },
+        };
+        out.push(v);
+    }
+    if let Some(c) = cache {
+        c.save()?;
+    }
+    Ok(out)
 }

@@ -28,9 +28,15 @@ pub struct Args {
     /// `rrf` (weighted reciprocal rank fusion) or `union`.
     #[arg(long, default_value = "rrf")]
     fusion: String,
-    /// RRF weight of the dense list (the BM25 list has weight 1).
+    /// Fusion weight of the BM25 list.
     #[arg(long, default_value_t = 1.0)]
-    dense_weight: f32,
+    w_lexical: f32,
+    /// Fusion weight of the chunk-vector list.
+    #[arg(long, default_value_t = 1.0)]
+    w_dense: f32,
+    /// Fusion weight of the heading-vector list.
+    #[arg(long, default_value_t = 1.0)]
+    w_heading: f32,
     /// Candidates per list before fusion.
     #[arg(long, default_value_t = 20)]
     k: usize,
@@ -61,6 +67,8 @@ struct ResultLine<'a> {
     coverage: f32,
     best_dense: Option<f32>,
     missing_terms: &'a [String],
+    unknown_terms: &'a [String],
+    jargon_terms: &'a [String],
     results: Vec<Hit<'a>>,
 }
 
@@ -83,11 +91,21 @@ pub fn run(a: Args) -> Result<()> {
         m => bail!("unknown --mode `{m}`; use hybrid, bm25 or dense"),
     };
     let fusion = match a.fusion.as_str() {
-        "rrf" => Fusion::Rrf { k: 60.0, w_lexical: 1.0, w_dense: a.dense_weight },
+        "rrf" => Fusion::Rrf { k: 60.0 },
         "union" => Fusion::Union,
         f => bail!("unknown --fusion `{f}`; use rrf or union"),
     };
-    let mut cfg = RetrievalConfig { mode, fusion, k: a.k, top_n: a.top, rerank: !a.no_rerank, ..Default::default() };
+    let mut cfg = RetrievalConfig {
+        mode,
+        fusion,
+        k: a.k,
+        top_n: a.top,
+        rerank: !a.no_rerank,
+        w_lexical: a.w_lexical,
+        w_dense: a.w_dense,
+        w_heading: a.w_heading,
+        ..Default::default()
+    };
     if let Some(c) = a.min_coverage {
         cfg.min_coverage = c;
     }
@@ -127,7 +145,12 @@ pub fn run(a: Args) -> Result<()> {
             Some(e) => Some(e.embed(&[q.question.as_str()])?.remove(0)),
             None => None,
         };
-        let query = Query { text: &q.question, vector: vector.as_deref() };
+        let common = |w: &str| encoder.as_ref().is_some_and(|e| e.is_whole_word(w));
+        let query = Query {
+            text: &q.question,
+            vector: vector.as_deref(),
+            is_common_word: encoder.as_ref().map(|_| &common as &dyn Fn(&str) -> bool),
+        };
         let r = retrieve(&bundle, &cfg, &query, Some(&reranker as &dyn Reranker));
         if a.json {
             let line = ResultLine {
@@ -136,6 +159,8 @@ pub fn run(a: Args) -> Result<()> {
                 coverage: r.coverage.score,
                 best_dense: r.best_dense,
                 missing_terms: &r.coverage.missing,
+                unknown_terms: &r.coverage.unknown,
+                jargon_terms: &r.coverage.jargon,
                 results: r
                     .evidence
                     .iter()
@@ -155,7 +180,8 @@ fn print_text(out: &mut impl Write, bundle: &Bundle, question: &str, r: &inferen
     let dense = r.best_dense.map(|d| format!(", best cosine {d:.2}")).unwrap_or_default();
     writeln!(out, "coverage {:.2}{dense}", r.coverage.score)?;
     if r.abstained {
-        writeln!(out, "→ the course does not cover this (missing: {}). Nearest sections:", r.coverage.missing.join(", "))?;
+        let why = if r.coverage.jargon.is_empty() { r.coverage.missing.join(", ") } else { format!("never mentions {}", r.coverage.jargon.join(", ")) };
+        writeln!(out, "→ the course does not cover this ({why}). Nearest sections:")?;
         for &s in &r.nearest_sections {
             let s = &bundle.sections[s as usize];
             writeln!(out, "   {} ({})", s.heading_path.join(" ▸ "), s.file)?;

@@ -87,28 +87,50 @@ pub fn load(root: &Path, path: &Path) -> Result<Document> {
     })
 }
 
-/// Expands `paths` into `(root, file)` pairs for [`load`]: a directory contributes every
-/// supported file below it (sorted by path, hidden entries skipped) with itself as root; a file
-/// contributes itself with its parent directory as root. Unsupported files are skipped.
-pub fn collect(paths: &[PathBuf]) -> Vec<(PathBuf, PathBuf)> {
+/// Expands `paths` into `(root, file)` pairs for [`load`]; `file`'s name in the bundle is its path
+/// relative to `root`. With `root` given, that is every file's root. Otherwise one input keeps its
+/// own root (a directory is its own root, a file's root is its folder), and several inputs share
+/// their deepest common folder, so `build docs/tutorial docs/faq` names files `tutorial/…` and
+/// `faq/…` and two `index.md` files never collide. Directories contribute every supported file
+/// below them (sorted, hidden entries skipped); unsupported files are skipped.
+pub fn collect(paths: &[PathBuf], root: Option<&Path>) -> Vec<(PathBuf, PathBuf)> {
+    let own_root = |p: &Path| -> PathBuf {
+        if p.is_dir() { p.to_path_buf() } else { p.parent().map(Path::to_path_buf).unwrap_or_default() }
+    };
+    let shared_root: Option<PathBuf> = match (root, paths) {
+        (Some(r), _) => Some(r.to_path_buf()),
+        (None, [_]) | (None, []) => None,
+        (None, many) => {
+            let absolute: Vec<PathBuf> = many.iter().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())).collect();
+            let mut common = absolute[0].parent().map(Path::to_path_buf).unwrap_or_default();
+            while !absolute.iter().all(|p| p.starts_with(&common)) {
+                if !common.pop() {
+                    break;
+                }
+            }
+            Some(common)
+        }
+    };
     let mut out = Vec::new();
     for path in paths {
+        let path = match &shared_root {
+            Some(_) => std::path::absolute(path).unwrap_or_else(|_| path.clone()),
+            None => path.clone(),
+        };
+        let root = shared_root.clone().unwrap_or_else(|| own_root(&path));
         if path.is_dir() {
-            let walker = walkdir::WalkDir::new(path)
+            let walker = walkdir::WalkDir::new(&path)
                 .follow_links(true)
                 .sort_by_file_name()
                 .into_iter()
-                .filter_entry(|e| {
-                    e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.')
-                });
+                .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
             for entry in walker.filter_map(|e| e.ok()) {
                 if entry.file_type().is_file() && is_supported(entry.path()) {
-                    out.push((path.clone(), entry.into_path()));
+                    out.push((root.clone(), entry.into_path()));
                 }
             }
-        } else if is_supported(path) {
-            let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            out.push((root, path.clone()));
+        } else if is_supported(&path) {
+            out.push((root, path));
         }
     }
     out
@@ -319,7 +341,7 @@ mod tests {
         std::fs::write(dir.join("a.txt"), "Title\n=====\n\nBody.\n").unwrap();
         std::fs::write(dir.join("c.png"), b"\x89PNG").unwrap();
         std::fs::write(dir.join(".hidden.md"), "# no").unwrap();
-        let found = collect(std::slice::from_ref(&dir));
+        let found = collect(std::slice::from_ref(&dir), None);
         let names: Vec<String> = found.iter().map(|(r, f)| relative_name(r, f)).collect();
         assert_eq!(names, ["a.txt", "sub/b.md"]);
         let doc = load(&found[1].0, &found[1].1).unwrap();

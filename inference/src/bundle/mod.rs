@@ -54,6 +54,8 @@ pub struct BundleBody {
     pub chunks: Vec<Chunk>,
     pub bm25: Bm25Index,
     pub vectors: Option<VectorIndex>,
+    /// One unit vector per section heading (flattened, sections × dim), when embedded.
+    pub heading_vectors: Option<Vec<f32>>,
 }
 
 /// A loaded course: header plus index, ready for retrieval.
@@ -64,6 +66,8 @@ pub struct Bundle {
     pub chunks: Vec<Chunk>,
     pub bm25: Bm25Index,
     pub vectors: Option<VectorIndex>,
+    /// One unit vector per section heading (flattened, sections × dim), when embedded.
+    pub heading_vectors: Option<Vec<f32>>,
 }
 
 impl Bundle {
@@ -74,13 +78,21 @@ impl Bundle {
             chunks: &self.chunks,
             bm25: &self.bm25,
             vectors: self.vectors.as_ref(),
+            heading_vectors: self.heading_vectors.as_deref(),
         })
     }
 
     /// Parse and validate a bundle. Never panics on bad input.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, BundleError> {
         let (header, body) = format::read(bytes)?;
-        let mut bundle = Bundle { header, sections: body.sections, chunks: body.chunks, bm25: body.bm25, vectors: body.vectors };
+        let mut bundle = Bundle {
+            header,
+            sections: body.sections,
+            chunks: body.chunks,
+            bm25: body.bm25,
+            vectors: body.vectors,
+            heading_vectors: body.heading_vectors,
+        };
         bundle.bm25.rebuild_lookup();
         if let Some(v) = bundle.vectors.as_mut() {
             v.rebuild_lookup();
@@ -99,6 +111,13 @@ impl Bundle {
             }),
             None => Err(BundleError::NoVectors),
         }
+    }
+
+    /// The embedding of a section's heading, when the bundle has them.
+    pub fn heading_vector(&self, section: u32) -> Option<&[f32]> {
+        let dim = self.vectors.as_ref()?.dim;
+        let start = section as usize * dim;
+        self.heading_vectors.as_ref()?.get(start..start + dim)
     }
 
     pub fn chunk_text(&self, chunk: u32) -> &str {
@@ -157,10 +176,18 @@ impl Bundle {
             return bad(format!("BM25 indexes {} documents for {nc} chunks", self.bm25.num_docs()));
         }
         self.bm25.validate().map_err(BundleError::Invalid)?;
+        if self.vectors.is_none() && self.heading_vectors.is_some() {
+            return bad("heading vectors without chunk vectors".into());
+        }
         if let Some(v) = &self.vectors {
             v.validate(nc).map_err(BundleError::Invalid)?;
             if self.header.encoder.as_ref().is_some_and(|e| e.dim != v.dim) {
                 return bad("vector size differs from the encoder's".into());
+            }
+            if let Some(h) = &self.heading_vectors {
+                if h.len() != ns * v.dim || h.iter().any(|x| !x.is_finite()) {
+                    return bad("heading vectors do not match the sections".into());
+                }
             }
         }
         Ok(())
@@ -174,4 +201,5 @@ struct BodyRef<'a> {
     chunks: &'a [Chunk],
     bm25: &'a Bm25Index,
     vectors: Option<&'a VectorIndex>,
+    heading_vectors: Option<&'a [f32]>,
 }

@@ -5,7 +5,7 @@ use super::outline::{Section, outline};
 use crate::bm25::{Bm25Index, Bm25Params};
 use crate::bundle::{Bundle, BundleHeader};
 use crate::corpus::Document;
-use crate::embed::{EncoderError, SentenceEncoder};
+use crate::embed::{EncoderError, EncoderId, SentenceEncoder};
 use crate::index::Chunk;
 use crate::vector::VectorIndex;
 
@@ -59,8 +59,20 @@ pub fn embed_text(section: &Section, chunk: &Chunk, mode: EmbedMode) -> String {
     }
 }
 
-/// Build the whole index. `progress(done, total)` is called as chunks are embedded.
-pub fn build(documents: &[Document], encoder: Option<&SentenceEncoder>, opts: &BuildOptions, mut progress: impl FnMut(usize, usize)) -> Result<Bundle, EncoderError> {
+/// Everything but the vectors: the part of a build that needs no model.
+pub struct Prepared {
+    pub sections: Vec<Section>,
+    pub chunks: Vec<Chunk>,
+    pub bm25: Bm25Index,
+    /// What the encoder should embed for each chunk, in chunk order.
+    pub embed_texts: Vec<String>,
+    /// What the encoder should embed for each section's heading, in section order.
+    pub heading_texts: Vec<String>,
+    pub files: u32,
+}
+
+/// Outline, chunk and index the documents.
+pub fn prepare(documents: &[Document], opts: &BuildOptions) -> Prepared {
     let sections = outline(documents);
     let chunks = chunk_sections(&sections, &opts.chunk_config);
     let docs: Vec<Vec<String>> = chunks
@@ -68,29 +80,68 @@ pub fn build(documents: &[Document], encoder: Option<&SentenceEncoder>, opts: &B
         .map(|c| crate::text::terms(&chunk_document(&sections[c.section as usize], c)))
         .collect();
     let bm25 = Bm25Index::build(&docs, opts.bm25);
+    let embed_texts = chunks.iter().map(|c| embed_text(&sections[c.section as usize], c, opts.embed_mode)).collect();
+    let heading_texts = sections.iter().map(heading_text).collect();
+    Prepared { sections, chunks, bm25, embed_texts, heading_texts, files: documents.len() as u32 }
+}
+
+/// A section's heading as the encoder sees it: the heading, then the path above it for context.
+pub fn heading_text(section: &Section) -> String {
+    let mut path = section.heading_path.iter().rev();
+    let leaf = path.next().map(String::as_str).unwrap_or("");
+    let above: Vec<&str> = path.map(String::as_str).collect();
+    if above.is_empty() { leaf.to_string() } else { format!("{leaf} ({})", above.join(" › ")) }
+}
+
+/// Vectors from one encoder: one per chunk and one per section heading.
+pub struct Embeddings {
+    pub encoder: EncoderId,
+    pub chunks: Vec<Vec<f32>>,
+    pub headings: Vec<Vec<f32>>,
+}
+
+/// Attach the vectors and make the bundle.
+pub fn finish(prepared: Prepared, embeddings: Option<Embeddings>, opts: &BuildOptions) -> Bundle {
+    let Prepared { sections, chunks, bm25, files, .. } = prepared;
+    let (encoder, vectors, heading_vectors) = match embeddings {
+        Some(Embeddings { encoder, chunks: vecs, headings }) => {
+            assert_eq!(vecs.len(), chunks.len(), "one vector per chunk");
+            assert_eq!(headings.len(), sections.len(), "one vector per section");
+            let dim = encoder.dim;
+            (Some(encoder), Some(VectorIndex::build(vecs, dim)), Some(headings.concat()))
+        }
+        None => (None, None, None),
+    };
+    let header = BundleHeader {
+        title: opts.title.clone(),
+        builder_version: opts.builder_version.clone(),
+        encoder,
+        corpus_checksum: opts.corpus_checksum.clone(),
+        embed_mode: opts.embed_mode.name().to_string(),
+        chunk_config: opts.chunk_config,
+        files,
+        sections: sections.len() as u32,
+        chunks: chunks.len() as u32,
+    };
+    Bundle { header, sections, chunks, bm25, vectors, heading_vectors }
+}
+
+/// Build the whole index, embedding every chunk. `progress(done, total)` follows the embedding.
+pub fn build(documents: &[Document], encoder: Option<&SentenceEncoder>, opts: &BuildOptions, mut progress: impl FnMut(usize, usize)) -> Result<Bundle, EncoderError> {
+    let prepared = prepare(documents, opts);
     let vectors = match encoder {
         Some(enc) => {
-            let texts: Vec<String> = chunks.iter().map(|c| embed_text(&sections[c.section as usize], c, opts.embed_mode)).collect();
-            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let refs: Vec<&str> = prepared.embed_texts.iter().map(String::as_str).collect();
             let mut done = 0;
             let vecs = enc.embed_many(&refs, opts.batch_size, |n| {
                 done += n;
                 progress(done, refs.len());
             })?;
-            Some(VectorIndex::build(vecs, enc.dim()))
+            let heads: Vec<&str> = prepared.heading_texts.iter().map(String::as_str).collect();
+            let headings = enc.embed_many(&heads, opts.batch_size, |_| {})?;
+            Some(Embeddings { encoder: enc.id().clone(), chunks: vecs, headings })
         }
         None => None,
     };
-    let header = BundleHeader {
-        title: opts.title.clone(),
-        builder_version: opts.builder_version.clone(),
-        encoder: encoder.map(|e| e.id().clone()),
-        corpus_checksum: opts.corpus_checksum.clone(),
-        embed_mode: opts.embed_mode.name().to_string(),
-        chunk_config: opts.chunk_config,
-        files: documents.len() as u32,
-        sections: sections.len() as u32,
-        chunks: chunks.len() as u32,
-    };
-    Ok(Bundle { header, sections, chunks, bm25, vectors })
+    Ok(finish(prepared, vectors, opts))
 }

@@ -32,13 +32,16 @@ pub fn near_duplicate(a: &str, b: &str) -> f32 {
 /// CCR: walk `ranked` best first and keep a chunk only if it neither overlaps a kept chunk of
 /// the same section by more than `max_overlap` of the smaller span nor nearly repeats a kept
 /// chunk's text (Jaccard ≥ `max_similarity`). Stops after `limit` kept.
-pub fn dedupe(bundle: &Bundle, ranked: &[(u32, f32)], max_overlap: f32, max_similarity: f32, limit: usize) -> Vec<(u32, f32)> {
+/// At most `per_section` chunks come from one section.
+pub fn dedupe(bundle: &Bundle, ranked: &[(u32, f32)], max_overlap: f32, max_similarity: f32, per_section: usize, limit: usize) -> Vec<(u32, f32)> {
     let mut kept: Vec<(u32, f32)> = Vec::new();
     for &(c, s) in ranked {
         if kept.len() >= limit {
             break;
         }
-        let redundant = kept.iter().any(|&(k, _)| {
+        let section = bundle.chunks[c as usize].section;
+        let same_section = kept.iter().filter(|&&(k, _)| bundle.chunks[k as usize].section == section).count();
+        let redundant = same_section >= per_section.max(1) || kept.iter().any(|&(k, _)| {
             span_overlap(bundle, c, k) > max_overlap || near_duplicate(bundle.chunk_text(c), bundle.chunk_text(k)) >= max_similarity
         });
         if !redundant {

@@ -19,15 +19,22 @@ pub struct Coverage {
     pub missing: Vec<String>,
     /// Missing terms that occur nowhere in the course.
     pub unknown: Vec<String>,
+    /// Unknown terms that are not everyday words either (per the vocabulary given): names of
+    /// libraries, APIs or topics the course never mentions, e.g. `pandas`, `slugify`, `Kotlin`.
+    pub jargon: Vec<String>,
 }
 
-/// Coverage of `question_terms` (from [`crate::text::query_terms`]) by the evidence texts.
-pub fn coverage(question_terms: &[String], evidence: &[&str], bm25: &Bm25Index) -> Coverage {
+/// Coverage of `question`'s key terms by the evidence texts. `is_common_word` tells everyday
+/// words (e.g. a tokenizer's whole-word vocabulary) from jargon; without it there is no jargon.
+pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, is_common_word: Option<&dyn Fn(&str) -> bool>) -> Coverage {
+    let question_terms = crate::text::query_terms(question);
+    let surface: std::collections::HashMap<String, String> =
+        crate::text::words(question).into_iter().map(|w| (crate::text::stem(&w), w)).collect();
     let evidence_terms: HashSet<String> = evidence.iter().flat_map(|t| crate::text::terms(t)).collect();
     let mut seen = HashSet::new();
     let (mut total, mut covered) = (0.0f32, 0.0f32);
-    let mut out = Coverage { score: 1.0, supported: vec![], missing: vec![], unknown: vec![] };
-    for t in question_terms {
+    let mut out = Coverage { score: 1.0, supported: vec![], missing: vec![], unknown: vec![], jargon: vec![] };
+    for t in &question_terms {
         if !seen.insert(t) {
             continue;
         }
@@ -39,6 +46,16 @@ pub fn coverage(question_terms: &[String], evidence: &[&str], bm25: &Bm25Index) 
         } else {
             if bm25.doc_freq(t) == 0 {
                 out.unknown.push(t.clone());
+                // Compound identifiers count through their parts, which are terms too.
+                let simple = !t.contains(['.', '_']);
+                let word = surface.get(t).map(String::as_str).unwrap_or(t);
+                // The vocabulary speaks for Latin-script words only.
+                let latin = word.chars().all(|c| c.is_ascii_alphanumeric());
+                if let Some(common) = is_common_word {
+                    if simple && latin && word.chars().count() >= 3 && !common(word) {
+                        out.jargon.push(t.clone());
+                    }
+                }
             }
             out.missing.push(t.clone());
         }
@@ -53,7 +70,7 @@ pub fn coverage(question_terms: &[String], evidence: &[&str], bm25: &Bm25Index) 
 mod tests {
     use super::*;
     use crate::bm25::Bm25Params;
-    use crate::text::{query_terms, terms};
+    use crate::text::terms;
 
     #[test]
     fn unknown_terms_weigh_most() {
@@ -62,12 +79,13 @@ mod tests {
             .map(|d| terms(d))
             .collect();
         let bm25 = Bm25Index::build(&docs, Bm25Params::default());
-        let q = query_terms("How do I merge two pandas DataFrames?");
-        let c = coverage(&q, &["merge two sorted lists"], &bm25);
+        let common = |w: &str| ["merge", "two", "lists", "pandas"].contains(&w);
+        let c = coverage("How do I merge two pandas DataFrames?", &["merge two sorted lists"], &bm25, Some(&common));
         assert!(c.unknown.contains(&"panda".to_string()), "{c:?}");
+        assert_eq!(c.jargon, vec!["datafram".to_string()], "{c:?}");
         assert!(c.score < 0.5, "{c:?}");
-        let q = query_terms("What does a dictionary map?");
-        let c = coverage(&q, &["a dictionary maps keys to values"], &bm25);
+        let c = coverage("What does a dictionary map?", &["a dictionary maps keys to values"], &bm25, None);
         assert_eq!(c.score, 1.0, "{c:?}");
+        assert!(c.jargon.is_empty());
     }
 }

@@ -31,6 +31,10 @@ pub struct RetrievalConfig {
     /// Candidates taken from each list.
     pub k: usize,
     pub fusion: Fusion,
+    /// Fusion weights of the BM25, chunk-vector and heading-vector lists.
+    pub w_lexical: f32,
+    pub w_dense: f32,
+    pub w_heading: f32,
     pub rerank: bool,
     /// Evidence items returned.
     pub top_n: usize,
@@ -40,6 +44,8 @@ pub struct RetrievalConfig {
     pub max_overlap: f32,
     /// CCR: drop a chunk whose word 3-shingles are this similar to a better one.
     pub max_similarity: f32,
+    /// CCR: at most this many evidence items from one section.
+    pub max_per_section: usize,
     /// Fail closed below this coverage.
     pub min_coverage: f32,
     /// Fail closed when the best dense cosine is below this (only with a query vector).
@@ -52,13 +58,17 @@ impl Default for RetrievalConfig {
             mode: Mode::Hybrid,
             k: 20,
             fusion: Fusion::default(),
+            w_lexical: 1.0,
+            w_dense: 1.0,
+            w_heading: 1.0,
             rerank: true,
             top_n: 5,
             context_budget: 300,
             max_overlap: 0.5,
             max_similarity: 0.8,
-            min_coverage: 0.5,
-            min_dense: 0.25,
+            max_per_section: 1,
+            min_coverage: 0.35,
+            min_dense: 0.3,
         }
     }
 }
@@ -96,6 +106,9 @@ pub struct Query<'a> {
     pub text: &'a str,
     /// Unit-length embedding from the bundle's encoder; `None` limits search to BM25.
     pub vector: Option<&'a [f32]>,
+    /// Everyday words (e.g. [`crate::embed::SentenceEncoder::is_whole_word`]); lets the coverage
+    /// gate tell a course-foreign name (`pandas`) from an everyday word the book does not use.
+    pub is_common_word: Option<&'a dyn Fn(&str) -> bool>,
 }
 
 /// Ranked candidates before CCR/CCI: fused lists, reranked when configured.
@@ -107,11 +120,15 @@ pub fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, rer
         (_, Some(q), Some(v)) => v.search(q, cfg.k),
     };
     let best_dense = dense.first().map(|d| d.1);
+    let headings = match (cfg.mode, query.vector) {
+        (Mode::Lexical, _) | (_, None) => Vec::new(),
+        (_, Some(q)) => heading_search(bundle, q, cfg.k),
+    };
     let mut ranked = match cfg.mode {
         Mode::Lexical => lexical,
-        Mode::Dense => dense,
-        Mode::Hybrid if dense.is_empty() => lexical,
-        Mode::Hybrid => fusion::fuse(&lexical, &dense, cfg.fusion),
+        Mode::Dense if headings.is_empty() => dense,
+        Mode::Dense => fusion::fuse(&[(&dense, cfg.w_dense), (&headings, cfg.w_heading)], cfg.fusion),
+        Mode::Hybrid => fusion::fuse(&[(&lexical, cfg.w_lexical), (&dense, cfg.w_dense), (&headings, cfg.w_heading)], cfg.fusion),
     };
     if let (true, Some(r)) = (cfg.rerank, reranker) {
         let cands: Vec<Candidate> = ranked.iter().map(|&(chunk, score)| Candidate { chunk, score }).collect();
@@ -123,17 +140,42 @@ pub fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, rer
     (ranked, best_dense)
 }
 
+/// Sections whose heading is nearest the query, each standing for its chunk nearest the query.
+fn heading_search(bundle: &Bundle, q: &[f32], k: usize) -> Vec<(u32, f32)> {
+    let (Some(vectors), Some(_)) = (bundle.vectors.as_ref(), bundle.heading_vectors.as_ref()) else { return Vec::new() };
+    let mut by_section: Vec<Vec<u32>> = vec![Vec::new(); bundle.sections.len()];
+    for c in &bundle.chunks {
+        by_section[c.section as usize].push(c.id);
+    }
+    let scores: Vec<f32> = (0..bundle.sections.len() as u32)
+        .map(|s| match (bundle.heading_vector(s), by_section[s as usize].is_empty()) {
+            (Some(h), false) => crate::embed::dot(q, h).max(1e-6),
+            _ => 0.0,
+        })
+        .collect();
+    crate::bm25::top_k(&scores, k)
+        .into_iter()
+        .map(|(s, score)| {
+            let best = by_section[s as usize]
+                .iter()
+                .copied()
+                .max_by(|&a, &b| crate::embed::dot(q, vectors.vector(a)).total_cmp(&crate::embed::dot(q, vectors.vector(b))).then(b.cmp(&a)))
+                .expect("sections without chunks score 0");
+            (best, score)
+        })
+        .collect()
+}
+
 /// Evidence for answering a question, or an abstention.
 pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reranker: Option<&dyn Reranker>) -> Retrieval {
     let (ranked, best_dense) = candidates(bundle, cfg, query, reranker);
-    let kept = context::dedupe(bundle, &ranked, cfg.max_overlap, cfg.max_similarity, cfg.top_n);
+    let kept = context::dedupe(bundle, &ranked, cfg.max_overlap, cfg.max_similarity, cfg.max_per_section, cfg.top_n);
     let evidence: Vec<Evidence> = kept.iter().map(|&(c, s)| evidence(bundle, c, s, cfg.context_budget)).collect();
     let docs: Vec<String> = evidence.iter().map(|e| format!("{}\n{}", e.heading_path.join(" "), e.text)).collect();
     let doc_refs: Vec<&str> = docs.iter().map(String::as_str).collect();
-    let terms = crate::text::query_terms(query.text);
-    let coverage = coverage::coverage(&terms, &doc_refs, &bundle.bm25);
+    let coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, query.is_common_word);
     let too_far = best_dense.is_some_and(|d| d < cfg.min_dense);
-    let abstained = evidence.is_empty() || coverage.score < cfg.min_coverage || too_far;
+    let abstained = evidence.is_empty() || !coverage.jargon.is_empty() || coverage.score < cfg.min_coverage || too_far;
     let mut nearest_sections = Vec::new();
     for &(c, _) in &ranked {
         let s = bundle.chunks[c as usize].section;

@@ -37,6 +37,8 @@ pub trait Reranker {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FeatureReranker {
     pub w_dense: f32,
+    /// Cosine between the question and the section heading (when the bundle has heading vectors).
+    pub w_heading_dense: f32,
     pub w_lexical: f32,
     pub w_heading: f32,
     pub w_terms: f32,
@@ -44,7 +46,7 @@ pub struct FeatureReranker {
 
 impl Default for FeatureReranker {
     fn default() -> Self {
-        FeatureReranker { w_dense: 0.4, w_lexical: 0.2, w_heading: 0.25, w_terms: 0.15 }
+        FeatureReranker { w_dense: 0.4, w_heading_dense: 0.3, w_lexical: 0.1, w_heading: 0.1, w_terms: 0.1 }
     }
 }
 
@@ -78,13 +80,17 @@ impl Reranker for FeatureReranker {
                     (Some(q), Some(v)) => crate::embed::dot(q, v.vector(c.chunk)).max(0.0),
                     _ => 0.0,
                 };
+                let heading_dense = match (query.vector, bundle.heading_vector(chunk.section)) {
+                    (Some(q), Some(h)) => crate::embed::dot(q, h).max(0.0),
+                    _ => 0.0,
+                };
                 let lexical = bm25_all[c.chunk as usize] / bm25_max;
                 let heading_terms: HashSet<String> = crate::text::terms(section.heading()).into_iter().collect();
                 let path_terms: HashSet<String> = crate::text::terms(&section.heading_path.join(" ")).into_iter().collect();
                 let heading = 0.7 * weighted_share(query.terms, &heading_terms, bundle) + 0.3 * weighted_share(query.terms, &path_terms, bundle);
                 let doc_terms: HashSet<String> = crate::text::terms(&chunk_document(section, chunk)).into_iter().collect();
                 let terms = weighted_share(query.terms, &doc_terms, bundle);
-                self.w_dense * dense + self.w_lexical * lexical + self.w_heading * heading + self.w_terms * terms
+                self.w_dense * dense + self.w_heading_dense * heading_dense + self.w_lexical * lexical + self.w_heading * heading + self.w_terms * terms
             })
             .collect()
     }

@@ -1,0 +1,89 @@
+//! End to end through the CLI: build the shipped demo course with the real encoder, then search it.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_index-builder"));
+    c.current_dir(repo());
+    c
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The demo bundle, built once for all tests in this file.
+fn bundle() -> &'static PathBuf {
+    static BUNDLE: OnceLock<PathBuf> = OnceLock::new();
+    BUNDLE.get_or_init(|| {
+        let out = std::env::temp_dir().join(format!("pathshala-demo-{}.bundle", std::process::id()));
+        let status = bin()
+            .args(["build", "--title", "Demo", "--out"])
+            .arg(&out)
+            .arg("index-builder/demo-course")
+            .status()
+            .expect("index-builder runs");
+        assert!(status.success(), "build failed (fetch the encoder with `models/fetch.sh encoder`)");
+        out
+    })
+}
+
+fn search_json(question: &str) -> serde_json::Value {
+    let dir = std::env::temp_dir().join(format!("pathshala-q-{}-{}", std::process::id(), question.len()));
+    std::fs::write(&dir, serde_json::json!({"id": "q1", "question": question}).to_string() + "\n").unwrap();
+    let out = bin().args(["search", "--json", "--top", "5", "--bundle"]).arg(bundle()).arg("--queries").arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let line = String::from_utf8(out.stdout).unwrap();
+    serde_json::from_str(line.lines().next().expect("one line per query")).unwrap()
+}
+
+#[test]
+fn finds_the_section_that_answers() {
+    let r = search_json("How do default values for parameters work when I call a function without that argument?");
+    assert_eq!(r["id"], "q1");
+    assert_eq!(r["abstained"], false, "{r}");
+    let top = &r["results"][0];
+    assert_eq!(top["file"], "python/04-functions.md", "{r}");
+    let path: Vec<&str> = top["heading_path"].as_array().unwrap().iter().map(|h| h.as_str().unwrap()).collect();
+    assert!(path.iter().any(|h| h.contains("Default")), "{path:?}");
+    for key in ["tier", "score", "text"] {
+        assert!(!top[key].is_null(), "missing {key}");
+    }
+}
+
+#[test]
+fn answers_in_bengali_from_the_bengali_chapter() {
+    let r = search_json("ক্লোরোফিল কোথায় থাকে এবং এর কাজ কী?");
+    assert_eq!(r["abstained"], false, "{r}");
+    assert_eq!(r["results"][0]["file"], "science-bn/08-photosynthesis.md", "{r}");
+}
+
+#[test]
+fn abstains_when_the_course_does_not_cover_it() {
+    for q in ["Who painted the Mona Lisa?", "How do I configure Kubernetes ingress controllers?"] {
+        let r = search_json(q);
+        assert_eq!(r["abstained"], true, "{q}: {r}");
+    }
+}
+
+#[test]
+fn info_reads_the_header() {
+    let out = bin().args(["info", "--bundle"]).arg(bundle()).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("all-MiniLM-L6-v2"), "{text}");
+    assert!(text.contains("files        7"), "{text}");
+}
+
+#[test]
+fn a_corrupt_bundle_is_a_clear_error() {
+    let bad = std::env::temp_dir().join(format!("pathshala-bad-{}.bundle", std::process::id()));
+    let mut bytes = std::fs::read(bundle()).unwrap();
+    bytes.truncate(bytes.len() / 2);
+    std::fs::write(&bad, bytes).unwrap();
+    let out = bin().args(["search", "--bundle"]).arg(&bad).arg("loops").output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("truncated") && err.contains("again"), "{err}");
+}
