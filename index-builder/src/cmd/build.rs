@@ -31,6 +31,10 @@ pub struct Args {
     meso_window: TierWindow,
     #[arg(long, default_value = "1100/180", value_parser = parse_window)]
     micro_window: TierWindow,
+    /// Also write the text embedded for each chunk to this JSONL file (field `text`), e.g. to
+    /// measure another encoder on exactly the same input.
+    #[arg(long)]
+    dump_embed_texts: Option<PathBuf>,
     /// Do not reuse or store chunk embeddings in the embedding cache.
     #[arg(long)]
     no_cache: bool,
@@ -97,6 +101,10 @@ pub fn run(a: Args) -> Result<()> {
     };
     let start = std::time::Instant::now();
     let prepared = prepare(&documents, &opts);
+    if let Some(path) = &a.dump_embed_texts {
+        let lines: Vec<String> = prepared.embed_texts.iter().map(|t| serde_json::json!({ "text": t }).to_string()).collect();
+        std::fs::write(path, lines.join("\n") + "\n").with_context(|| format!("cannot write {}", path.display()))?;
+    }
     let vectors = match &encoder {
         Some(enc) => Some(Embeddings {
             encoder: enc.id().clone(),

@@ -66,6 +66,8 @@ struct ResultLine<'a> {
     abstained: bool,
     coverage: f32,
     best_dense: Option<f32>,
+    /// Wall time of this query (embedding + retrieval), milliseconds.
+    ms: f64,
     missing_terms: &'a [String],
     unknown_terms: &'a [String],
     jargon_terms: &'a [String],
@@ -141,6 +143,7 @@ pub fn run(a: Args) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for q in &questions {
+        let t0 = std::time::Instant::now();
         let vector = match &encoder {
             Some(e) => Some(e.embed(&[q.question.as_str()])?.remove(0)),
             None => None,
@@ -152,12 +155,14 @@ pub fn run(a: Args) -> Result<()> {
             is_common_word: encoder.as_ref().map(|_| &common as &dyn Fn(&str) -> bool),
         };
         let r = retrieve(&bundle, &cfg, &query, Some(&reranker as &dyn Reranker));
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
         if a.json {
             let line = ResultLine {
                 id: &q.id,
                 abstained: r.abstained,
                 coverage: r.coverage.score,
                 best_dense: r.best_dense,
+                ms,
                 missing_terms: &r.coverage.missing,
                 unknown_terms: &r.coverage.unknown,
                 jargon_terms: &r.coverage.jargon,

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Serve the demo: fetch the encoder (sha256-checked), build the demo course bundle, build the web
+# app with Trunk and serve it on http://127.0.0.1:${PORT:-8080}/ .
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pathshala/target}"
+WASM_TARGET_DIR="${WASM_TARGET_DIR:-$HOME/.cache/pathshala/target-wasm}"
+
+models/fetch.sh encoder
+cargo build --release -p index-builder
+"$CARGO_TARGET_DIR/release/index-builder" build --title "Pathshala demo course" \
+  --out "$CARGO_TARGET_DIR/demo.bundle" index-builder/demo-course
+
+scripts/install-web-tools.sh
+CARGO_TARGET_DIR="$WASM_TARGET_DIR" trunk build
+mkdir -p dist/models/all-MiniLM-L6-v2
+cp models/cache/all-MiniLM-L6-v2/{config.json,model.safetensors,tokenizer.json} dist/models/all-MiniLM-L6-v2/
+cp "$CARGO_TARGET_DIR/demo.bundle" dist/course.bundle
+echo "serving dist/ on http://127.0.0.1:${PORT:-8080}/"
+exec python3 -m http.server --bind 127.0.0.1 --directory dist "${PORT:-8080}"

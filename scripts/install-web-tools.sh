@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Install what building the web app needs, at the versions the workspace pins.
+set -euo pipefail
+rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
+bindgen_version="$(grep -A1 '^name = "wasm-bindgen"$' "$(dirname "$0")/../Cargo.lock" | sed -n 's/version = "\(.*\)"/\1/p')"
+if ! trunk --version 2>/dev/null | grep -q "0.21.14"; then
+  cargo install trunk --version 0.21.14 --locked
+fi
+if ! wasm-bindgen --version 2>/dev/null | grep -q "$bindgen_version"; then
+  cargo install wasm-bindgen-cli --version "$bindgen_version"
+fi
