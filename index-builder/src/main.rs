@@ -23,6 +23,8 @@ enum Command {
     Search(cmd::search::Args),
     /// Show what a bundle holds.
     Info(cmd::info::Args),
+    /// Measure the HNSW index's recall against exact search on the bundle's own vectors.
+    HnswRecall(cmd::hnsw_recall::Args),
 }
 
 fn main() {
@@ -31,6 +33,7 @@ fn main() {
         Command::Build(a) => cmd::build::run(a),
         Command::Search(a) => cmd::search::run(a),
         Command::Info(a) => cmd::info::run(a),
+        Command::HnswRecall(a) => cmd::hnsw_recall::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

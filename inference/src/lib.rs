@@ -7,6 +7,7 @@ pub mod bundle;
 pub mod corpus;
 pub mod device;
 pub mod embed;
+pub mod gguf;
 pub mod index;
 pub mod model;
 pub mod retrieve;

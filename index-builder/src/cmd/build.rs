@@ -21,8 +21,9 @@ pub struct Args {
     /// Skip embeddings: a lexical-only bundle (fast, small, no dense search).
     #[arg(long)]
     no_embed: bool,
-    /// Text embedded per chunk: `contextual` (heading path + text) or `plain`.
-    #[arg(long, default_value = "contextual")]
+    /// Text embedded per chunk: `plain` (the chunk; its heading is embedded separately) or
+    /// `contextual` (heading path + chunk). Plain scored higher on the dev set (docs/EVALUATION.md).
+    #[arg(long, default_value = "plain")]
     embed_mode: String,
     /// Macro tier window/overlap in characters.
     #[arg(long, default_value = "3600/650", value_parser = parse_window)]

@@ -1,3 +1,4 @@
 pub mod build;
+pub mod hnsw_recall;
 pub mod info;
 pub mod search;
