@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run all tests, as CI does: fetch the real encoder (sha256-checked), native tests of every
-# default crate, a wasm32 build of the inference library, and the demo retrieval evaluation.
+# default crate, a wasm32 build of the inference library, the web app in headless Chromium, and
+# the retrieval evaluation on the Python docs (fails under a recall floor).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pathshala/target}"
@@ -14,6 +15,9 @@ cargo test --release
 echo "== wasm32 build of inference (the bundle reader and retrieval run in the browser)"
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
 cargo build --release -p inference --target wasm32-unknown-unknown
+
+echo "== browser end-to-end (headless Chromium, wasm)"
+scripts/browser-test.sh
 
 if [ -d /usr/share/doc/python3.11/html/_sources/faq ]; then
   echo "== retrieval evaluation on the Python 3.11 docs (shared dev set)"

@@ -21,8 +21,8 @@ pub struct Engine {
 impl Engine {
     async fn search(&self, question: &str) -> Result<Retrieval, String> {
         let vector = match &self.encoder {
-            Some(e) => Some(e.embed_async(&[question]).await.map_err(|e| e.to_string())?.remove(0)),
-            None => None,
+            Some(e) if e.can_read(question) => Some(e.embed_async(&[question]).await.map_err(|e| e.to_string())?.remove(0)),
+            _ => None,
         };
         let common = |w: &str| self.encoder.as_ref().is_some_and(|e| e.is_whole_word(w));
         let query = Query { text: question, vector: vector.as_deref(), is_common_word: self.encoder.as_ref().map(|_| &common as &dyn Fn(&str) -> bool) };

@@ -73,6 +73,19 @@ impl SentenceEncoder {
         self.tokenizer.token_to_id(&word.to_lowercase()).is_some()
     }
 
+    /// Whether the encoder can read `text`: its vocabulary covers the words (on average at most
+    /// three word pieces a word, none of them mostly unknown). An English-only encoder shreds
+    /// Bengali into letters, and its vectors for such text are noise, so callers search that text
+    /// lexically instead.
+    pub fn can_read(&self, text: &str) -> bool {
+        let words = crate::text::words(text).len();
+        let Ok(enc) = self.tokenizer.encode(text, false) else { return false };
+        let ids = enc.get_ids();
+        let unk = self.tokenizer.token_to_id("[UNK]");
+        let unknown = ids.iter().filter(|&&i| Some(i) == unk).count();
+        words == 0 || (ids.len() <= 3 * words && unknown * 4 <= ids.len())
+    }
+
     /// Token ids of one text, with special tokens, truncated as the encoder sees it.
     pub fn token_ids(&self, text: &str) -> Result<Vec<u32>, EncoderError> {
         let enc = self.tokenizer.encode(text, true).map_err(|e| EncoderError::Tokenizer(e.to_string()))?;

@@ -92,13 +92,41 @@ fn push_word_terms(word: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Snowball English stem for plain ASCII-letter words; other tokens pass through unchanged.
+/// Snowball English stem for plain ASCII-letter words, a light inflection stripper for Bengali
+/// words; other tokens pass through unchanged.
 pub fn stem(word: &str) -> String {
     if word.len() > 2 && word.bytes().all(|b| b.is_ascii_lowercase()) {
         stemmer().stem(word).into_owned()
+    } else if word.chars().next().is_some_and(is_bengali) {
+        bengali_stem(word)
     } else {
         word.to_string()
     }
+}
+
+fn is_bengali(c: char) -> bool {
+    ('\u{0980}'..='\u{09FF}').contains(&c)
+}
+
+/// Case and number endings (বিভক্তি, নির্দেশক, বহুবচন) of Bengali nouns, longest first, NFC.
+/// `ক্লোরোফিলের` → `ক্লোরোফিল`, `পাতাগুলো` → `পাতা`, `উদ্ভিদকে` → `উদ্ভিদ`.
+const BENGALI_SUFFIXES: &[&str] = &[
+    "গুলোতে", "গুলিতে", "দেরকে", "গুলোর", "গুলির", "গুলো", "গুলি", "দের", "েরা", "কে", "তে", "টির", "টার", "টি", "টা", "ের", "রা", "য়", "র", "ে",
+];
+
+fn bengali_stem(word: &str) -> String {
+    static NFC_SUFFIXES: OnceLock<Vec<String>> = OnceLock::new();
+    let suffixes = NFC_SUFFIXES.get_or_init(|| BENGALI_SUFFIXES.iter().map(|s| nfc(s)).collect());
+    for suffix in suffixes {
+        if let Some(stem) = word.strip_suffix(suffix.as_str()) {
+            // Keep at least two letters, and never leave a dangling virama.
+            let dangling = stem.ends_with('\u{09CD}');
+            if stem.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !dangling {
+                return stem.to_string();
+            }
+        }
+    }
+    word.to_string()
 }
 
 /// Function words of English and Bengali that a query's evidence need not contain.
@@ -148,10 +176,14 @@ mod tests {
     }
 
     #[test]
-    fn bengali_words_are_whole_and_unstemmed() {
+    fn bengali_words_are_whole_and_lightly_stemmed() {
         let t = terms("সালোকসংশ্লেষণ প্রক্রিয়ায় উদ্ভিদ খাদ্য তৈরি করে।");
         assert_eq!(t[0], "সালোকসংশ্লেষণ");
         assert_eq!(t.len(), 6, "{t:?}");
+        assert_eq!(stem(&nfc("ক্লোরোফিলের")), nfc("ক্লোরোফিল"));
+        assert_eq!(stem(&nfc("পাতাগুলো")), nfc("পাতা"));
+        assert_eq!(stem(&nfc("উদ্ভিদকে")), nfc("উদ্ভিদ"));
+        assert_eq!(stem(&nfc("পানি")), nfc("পানি"));
     }
 
     #[test]

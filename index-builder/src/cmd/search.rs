@@ -145,8 +145,8 @@ pub fn run(a: Args) -> Result<()> {
     for q in &questions {
         let t0 = std::time::Instant::now();
         let vector = match &encoder {
-            Some(e) => Some(e.embed(&[q.question.as_str()])?.remove(0)),
-            None => None,
+            Some(e) if e.can_read(&q.question) => Some(e.embed(&[q.question.as_str()])?.remove(0)),
+            _ => None,
         };
         let common = |w: &str| encoder.as_ref().is_some_and(|e| e.is_whole_word(w));
         let query = Query {

@@ -1,0 +1,137 @@
+//! The retrieval pipeline on a small course embedded with the real encoder.
+
+mod common;
+use inference::bundle::Bundle;
+use inference::corpus::{Block, BlockKind, Document};
+use inference::index::build::{BuildOptions, EmbedMode, build};
+use inference::retrieve::{FeatureReranker, Fusion, Query, Reranker, RetrievalConfig, quiz_evidence, retrieve};
+use std::sync::OnceLock;
+
+fn para(text: &str, line: u32) -> Block {
+    Block::new(BlockKind::Paragraph, text, line)
+}
+
+fn course() -> Vec<Document> {
+    let mut loops = vec![
+        Block::new(BlockKind::Heading(1), "Loops", 1),
+        para("Loops repeat a block of code. Python has two loop statements: for and while.", 2),
+        Block::new(BlockKind::Heading(2), "The for statement", 3),
+    ];
+    for i in 0..12 {
+        loops.push(para(&format!("A for loop takes each item of a sequence in turn, example {i}: the loop variable names the current item and the body runs once per item."), 4 + i));
+    }
+    loops.push(Block::new(BlockKind::Code, "for fruit in ['apple', 'pear']:\n    print(fruit)", 20));
+    loops.push(Block::new(BlockKind::Heading(2), "Leaving a loop early", 21));
+    loops.push(para("The break statement ends the innermost loop at once; continue skips to the next iteration.", 22));
+    let dicts = vec![
+        Block::new(BlockKind::Heading(1), "Dictionaries", 1),
+        para("A dictionary maps keys to values. Keys must be hashable, for example strings or numbers.", 2),
+        Block::new(BlockKind::Heading(2), "Looking up values", 3),
+        para("Use d[key] to read a value; it raises KeyError when the key is missing. d.get(key, default) returns the default instead.", 4),
+    ];
+    let files = vec![
+        Block::new(BlockKind::Heading(1), "Files", 1),
+        para("open() returns a file object. Use a with statement so the file is closed even if an error happens.", 2),
+    ];
+    vec![
+        Document { file: "loops.md".into(), blocks: loops },
+        Document { file: "dicts.md".into(), blocks: dicts },
+        Document { file: "files.md".into(), blocks: files },
+    ]
+}
+
+struct Fixture {
+    bundle: Bundle,
+    encoder: inference::embed::SentenceEncoder,
+}
+
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let encoder = common::encoder();
+        let opts = BuildOptions {
+            title: "t".into(),
+            chunk_config: inference::index::ChunkConfig {
+                macro_: inference::index::TierWindow { window: 900, overlap: 150 },
+                meso: inference::index::TierWindow { window: 500, overlap: 80 },
+                micro: inference::index::TierWindow { window: 250, overlap: 40 },
+            },
+            bm25: Default::default(),
+            embed_mode: EmbedMode::Plain,
+            batch_size: 16,
+            builder_version: "test".into(),
+            corpus_checksum: "x".into(),
+        };
+        let bundle = build(&course(), Some(&encoder), &opts, |_, _| {}).unwrap();
+        // Through the file format, as the app sees it.
+        let bundle = Bundle::from_bytes(&bundle.to_bytes().unwrap()).unwrap();
+        bundle.check_encoder(encoder.id()).unwrap();
+        Fixture { bundle, encoder }
+    })
+}
+
+fn ask(question: &str, cfg: &RetrievalConfig) -> inference::retrieve::Retrieval {
+    let f = fixture();
+    let v = f.encoder.embed(&[question]).unwrap().remove(0);
+    let common = |w: &str| f.encoder.is_whole_word(w);
+    let q = Query { text: question, vector: Some(&v), is_common_word: Some(&common) };
+    retrieve(&f.bundle, cfg, &q, Some(&FeatureReranker::default() as &dyn Reranker))
+}
+
+#[test]
+fn finds_the_answering_section_with_its_heading_path() {
+    let r = ask("How do I stop a loop before it finishes?", &RetrievalConfig::default());
+    assert!(!r.abstained, "{:?}", r.coverage);
+    assert_eq!(r.evidence[0].heading_path, vec!["Loops", "Leaving a loop early"]);
+    assert_eq!(r.evidence[0].file, "loops.md");
+}
+
+#[test]
+fn both_fusions_work_and_evidence_never_overlaps() {
+    for fusion in [Fusion::Union, Fusion::default()] {
+        let cfg = RetrievalConfig { fusion, max_per_section: 3, ..Default::default() };
+        let r = ask("What does a for loop do with each item of a list?", &cfg);
+        assert_eq!(r.evidence[0].heading_path.last().unwrap(), "The for statement", "{fusion:?}");
+        let b = &fixture().bundle;
+        for (i, a) in r.evidence.iter().enumerate() {
+            for e in &r.evidence[i + 1..] {
+                let overlap = inference::retrieve::context::span_overlap(b, a.chunk, e.chunk);
+                assert!(overlap <= 0.5, "CCR kept overlapping chunks {} and {}", a.chunk, e.chunk);
+            }
+        }
+    }
+}
+
+#[test]
+fn cci_gives_a_subsection_its_parent_context() {
+    let r = ask("What error do I get reading a missing key from a dictionary?", &RetrievalConfig::default());
+    let e = &r.evidence[0];
+    assert_eq!(e.heading_path, vec!["Dictionaries", "Looking up values"]);
+    let ctx = e.context.as_deref().expect("parent context");
+    assert!(ctx.starts_with("Dictionaries:") && ctx.contains("maps keys to values"), "{ctx}");
+}
+
+#[test]
+fn abstains_on_what_the_course_does_not_cover() {
+    for q in ["How do I merge two pandas DataFrames?", "Who painted the Mona Lisa?"] {
+        let r = ask(q, &RetrievalConfig::default());
+        assert!(r.abstained, "{q}: {:?} best {:?}", r.coverage, r.best_dense);
+        assert!(!r.nearest_sections.is_empty());
+    }
+}
+
+#[test]
+fn quiz_evidence_is_diverse() {
+    let f = fixture();
+    let q = "loops";
+    let v = f.encoder.embed(&[q]).unwrap().remove(0);
+    let picked = quiz_evidence(&f.bundle, &Query { text: q, vector: Some(&v), is_common_word: None });
+    assert!(!picked.is_empty() && picked.len() <= 25);
+    let mut ids: Vec<u32> = picked.iter().map(|e| e.chunk).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), picked.len(), "MMR picks each chunk once");
+    // Diversity: with λ = 0.7 the picks span more than one chapter.
+    let files: std::collections::HashSet<&str> = picked.iter().map(|e| e.file.as_str()).collect();
+    assert!(files.len() >= 2, "{files:?}");
+}
