@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pathshala/target}"
+# wasm32 builds get their own target dir (other RUSTFLAGS; no lock contention with native builds).
+export WASM_TARGET_DIR="${WASM_TARGET_DIR:-$HOME/.cache/pathshala/target-wasm}"
 
 echo "== models"
 models/fetch.sh encoder
@@ -14,7 +16,7 @@ cargo test --release
 
 echo "== wasm32 build of inference (the bundle reader and retrieval run in the browser)"
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
-cargo build --release -p inference --target wasm32-unknown-unknown
+CARGO_TARGET_DIR="$WASM_TARGET_DIR" cargo build --release -p inference --target wasm32-unknown-unknown
 
 echo "== browser end-to-end (headless Chromium, wasm)"
 scripts/browser-test.sh
