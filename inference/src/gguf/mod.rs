@@ -183,7 +183,7 @@ impl<'a> Gguf<'a> {
         let data_start = (r.pos() as u64).next_multiple_of(alignment);
         let len = bytes.len() as u64;
         for t in &tensors {
-            if t.offset % alignment != 0 {
+            if !t.offset.is_multiple_of(alignment) {
                 return Err(GgufError::Corrupt {
                     what: format!("tensor {} starts at data offset {}, not a multiple of the alignment {alignment}", t.name, t.offset),
                 });
@@ -368,7 +368,7 @@ fn read_tensor_info(r: &mut Reader<'_>, i: u64) -> Result<TensorInfo, GgufError>
 
     let row_len = dims.first().copied().unwrap_or(1);
     let block = ty.block_size() as u64;
-    if row_len % block != 0 {
+    if !row_len.is_multiple_of(block) {
         return Err(GgufError::Corrupt { what: format!("tensor {name} has rows of {row_len} values, not a multiple of the {ty} block size {block}") });
     }
     let n_bytes = dims

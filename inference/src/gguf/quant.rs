@@ -204,7 +204,7 @@ impl fmt::Display for GgmlType {
 /// number of blocks; anything else, or an unsupported type, is an error, not a panic.
 pub fn dequantize_row(ty: GgmlType, bytes: &[u8], out: &mut [f32]) -> Result<(), GgufError> {
     let (bs, ts) = (ty.block_size(), ty.type_size());
-    if out.len() % bs != 0 || bytes.len() != out.len() / bs * ts {
+    if !out.len().is_multiple_of(bs) || bytes.len() != out.len() / bs * ts {
         return Err(GgufError::RowSize { ty, bytes: bytes.len(), outputs: out.len() });
     }
     match ty {

@@ -100,8 +100,8 @@ impl<'a> Reader<'a> {
         let min_size = match ty {
             0 | 1 | 7 => 1,
             2 | 3 => 2,
-            4 | 5 | 6 => 4,
-            8 | 10 | 11 | 12 => 8,
+            4..=6 => 4,
+            8 | 10..=12 => 8,
             9 => 12,
             id => return Err(unknown_type(id, what)),
         };

@@ -50,6 +50,9 @@ pub struct RetrievalConfig {
     pub min_coverage: f32,
     /// Fail closed when the best dense cosine is below this (only with a query vector).
     pub min_dense: f32,
+    /// A best cosine at least this high overrides low coverage: the question is a paraphrase of
+    /// a passage in words the book does not use.
+    pub strong_dense: f32,
 }
 
 impl Default for RetrievalConfig {
@@ -69,6 +72,7 @@ impl Default for RetrievalConfig {
             max_per_section: 1,
             min_coverage: 0.35,
             min_dense: 0.3,
+            strong_dense: 0.5,
         }
     }
 }
@@ -175,7 +179,9 @@ pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reran
     let doc_refs: Vec<&str> = docs.iter().map(String::as_str).collect();
     let coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, query.is_common_word);
     let too_far = best_dense.is_some_and(|d| d < cfg.min_dense);
-    let abstained = evidence.is_empty() || !coverage.jargon.is_empty() || coverage.score < cfg.min_coverage || too_far;
+    let paraphrase = best_dense.is_some_and(|d| d >= cfg.strong_dense);
+    let uncovered = coverage.score < cfg.min_coverage && !paraphrase;
+    let abstained = evidence.is_empty() || !coverage.jargon.is_empty() || uncovered || too_far;
     let mut nearest_sections = Vec::new();
     for &(c, _) in &ranked {
         let s = bundle.chunks[c as usize].section;
