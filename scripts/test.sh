@@ -9,7 +9,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pathshala/target}"
 export WASM_TARGET_DIR="${WASM_TARGET_DIR:-$HOME/.cache/pathshala/target-wasm}"
 
 echo "== models"
-models/fetch.sh encoder
+models/fetch.sh all
 
 echo "== native tests"
 cargo test --release

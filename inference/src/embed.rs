@@ -133,19 +133,56 @@ impl SentenceEncoder {
     }
 
     /// Embed many texts in batches of similar length (less padding), keeping input order.
-    pub fn embed_many(&self, texts: &[&str], batch_size: usize, mut progress: impl FnMut(usize)) -> Result<Vec<Vec<f32>>, EncoderError> {
+    ///
+    /// Natively the batches are shared among the CPU's threads: Burn's CPU GEMM alone keeps
+    /// only part of the machine busy on matrices this small.
+    pub fn embed_many(&self, texts: &[&str], batch_size: usize, progress: impl FnMut(usize) + Send) -> Result<Vec<Vec<f32>>, EncoderError> {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
+        let batches: Vec<&[usize]> = order.chunks(batch_size.max(1)).collect();
         let mut out = vec![Vec::new(); texts.len()];
-        for group in order.chunks(batch_size.max(1)) {
-            let batch: Vec<&str> = group.iter().map(|&i| texts[i]).collect();
-            for (&i, v) in group.iter().zip(self.embed(&batch)?) {
+        let progress = std::sync::Mutex::new(progress);
+        let run = |batch: &[usize]| -> Result<Vec<(usize, Vec<f32>)>, EncoderError> {
+            let strs: Vec<&str> = batch.iter().map(|&i| texts[i]).collect();
+            let vecs = self.embed(&strs)?;
+            (progress.lock().expect("progress lock"))(batch.len());
+            Ok(batch.iter().copied().zip(vecs).collect())
+        };
+        let workers = worker_count().min(batches.len()).max(1);
+        let results: Vec<Result<Vec<(usize, Vec<f32>)>, EncoderError>> = if workers == 1 {
+            batches.iter().map(|b| run(b)).collect()
+        } else {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let done = std::sync::Mutex::new(Vec::new());
+            std::thread::scope(|scope| {
+                for _ in 0..workers {
+                    scope.spawn(|| loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(batch) = batches.get(i) else { break };
+                        let r = run(batch);
+                        done.lock().expect("results lock").push(r);
+                    });
+                }
+            });
+            done.into_inner().expect("results lock")
+        };
+        for r in results {
+            for (i, v) in r? {
                 out[i] = v;
             }
-            progress(group.len());
         }
         Ok(out)
     }
+}
+
+#[cfg(not(target_family = "wasm"))]
+fn worker_count() -> usize {
+    std::thread::available_parallelism().map(usize::from).unwrap_or(1)
+}
+
+#[cfg(target_family = "wasm")]
+fn worker_count() -> usize {
+    1
 }
 
 pub fn hex(bytes: &[u8]) -> String {

@@ -127,7 +127,7 @@ pub fn finish(prepared: Prepared, embeddings: Option<Embeddings>, opts: &BuildOp
 }
 
 /// Build the whole index, embedding every chunk. `progress(done, total)` follows the embedding.
-pub fn build(documents: &[Document], encoder: Option<&SentenceEncoder>, opts: &BuildOptions, mut progress: impl FnMut(usize, usize)) -> Result<Bundle, EncoderError> {
+pub fn build(documents: &[Document], encoder: Option<&SentenceEncoder>, opts: &BuildOptions, mut progress: impl FnMut(usize, usize) + Send) -> Result<Bundle, EncoderError> {
     let prepared = prepare(documents, opts);
     let vectors = match encoder {
         Some(enc) => {
