@@ -25,6 +25,8 @@ enum Command {
     Info(cmd::info::Args),
     /// Measure the HNSW index's recall against exact search on the bundle's own vectors.
     HnswRecall(cmd::hnsw_recall::Args),
+    /// Run or check a learner's Python program in the sandbox.
+    Sandbox(cmd::sandbox::Args),
 }
 
 fn main() {
@@ -34,6 +36,7 @@ fn main() {
         Command::Search(a) => cmd::search::run(a),
         Command::Info(a) => cmd::info::run(a),
         Command::HnswRecall(a) => cmd::hnsw_recall::run(a),
+        Command::Sandbox(a) => cmd::sandbox::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -11,5 +11,7 @@ pub mod gguf;
 pub mod index;
 pub mod model;
 pub mod retrieve;
+#[cfg(feature = "sandbox")]
+pub mod sandbox;
 pub mod text;
 pub mod vector;
