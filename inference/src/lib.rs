@@ -9,6 +9,7 @@ pub mod device;
 pub mod embed;
 pub mod gguf;
 pub mod index;
+pub mod llm;
 pub mod model;
 pub mod retrieve;
 #[cfg(feature = "sandbox")]

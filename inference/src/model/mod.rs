@@ -1,4 +1,5 @@
 //! Model architectures, one file each. Model code takes a `&Device` and never names a backend.
 
 pub mod bert;
+pub mod llama;
 pub mod weights;

@@ -1,0 +1,104 @@
+//! Decoding loop: batched prefill, then one token at a time, greedy or sampled.
+//!
+//! Logits are read back synchronously: native only for now.
+
+use crate::model::llama::{Llama, LlamaCache, LlamaError};
+use burn::tensor::Device;
+
+/// How the next token is chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Sampling {
+    /// Argmax of the logits (llama.cpp with temperature 0).
+    Greedy,
+    /// Softmax at `temperature` over the `top_k` most likely tokens, drawn with a seeded xorshift.
+    TopK { temperature: f32, top_k: usize, seed: u64 },
+}
+
+/// Options of [`generate`].
+#[derive(Clone, Debug)]
+pub struct GenerateOptions {
+    pub max_new_tokens: usize,
+    /// Generation stops after any of these (not included in the output).
+    pub stop_ids: Vec<u32>,
+    pub sampling: Sampling,
+}
+
+/// Index of the largest value; the first one on ties, as llama.cpp's greedy sampler.
+pub fn argmax(logits: &[f32]) -> u32 {
+    let mut best = 0;
+    for (i, &v) in logits.iter().enumerate() {
+        if v > logits[best] {
+            best = i;
+        }
+    }
+    best as u32
+}
+
+struct XorShift(u64);
+
+impl XorShift {
+    fn next_f32(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+fn sample_top_k(logits: &[f32], temperature: f32, top_k: usize, rng: &mut XorShift) -> u32 {
+    let mut idx: Vec<usize> = (0..logits.len()).collect();
+    let k = top_k.clamp(1, logits.len());
+    idx.select_nth_unstable_by(k - 1, |&a, &b| logits[b].total_cmp(&logits[a]));
+    idx.truncate(k);
+    let t = temperature.max(1e-6);
+    let max = idx.iter().map(|&i| logits[i]).fold(f32::NEG_INFINITY, f32::max);
+    let w: Vec<f32> = idx.iter().map(|&i| ((logits[i] - max) / t).exp()).collect();
+    let mut r = rng.next_f32() * w.iter().sum::<f32>();
+    for (&i, &wi) in idx.iter().zip(&w) {
+        if r < wi {
+            return i as u32;
+        }
+        r -= wi;
+    }
+    idx[k - 1] as u32
+}
+
+/// Generates after `prompt_ids` (the cache is cleared first); returns the new token ids.
+///
+/// `on_token` sees each id as it is chosen; return `false` from it to stop early.
+pub fn generate(
+    model: &Llama,
+    cache: &mut LlamaCache,
+    prompt_ids: &[u32],
+    opts: &GenerateOptions,
+    device: &Device,
+    mut on_token: impl FnMut(u32) -> bool,
+) -> Result<Vec<u32>, LlamaError> {
+    cache.clear();
+    let mut rng = XorShift(match opts.sampling {
+        Sampling::TopK { seed, .. } => seed | 1,
+        Sampling::Greedy => 1,
+    });
+    let mut out = Vec::new();
+    let mut logits = model.forward(prompt_ids, cache, device)?;
+    while out.len() < opts.max_new_tokens {
+        let values: Vec<f32> = logits
+            .try_into_data()
+            .map_err(|e| LlamaError::Readback(format!("{e:?}")))?
+            .try_to_vec::<f32>()
+            .map_err(|e| LlamaError::Readback(format!("{e:?}")))?;
+        let next = match opts.sampling {
+            Sampling::Greedy => argmax(&values),
+            Sampling::TopK { temperature, top_k, .. } => sample_top_k(&values, temperature, top_k, &mut rng),
+        };
+        if opts.stop_ids.contains(&next) {
+            break;
+        }
+        out.push(next);
+        if !on_token(next) || out.len() == opts.max_new_tokens {
+            break;
+        }
+        logits = model.forward(&[next], cache, device)?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,9 @@
+//! The on-device LLM runtime: GGUF tokenizer, chat prompt and the generation loop.
+//!
+//! Model code lives in `model/` (`model::llama`); this module holds what surrounds it.
+
+pub mod generate;
+pub mod tokenizer;
+
+pub use generate::{GenerateOptions, Sampling, generate};
+pub use tokenizer::{ChatMessage, GgufTokenizer, TokenizerError, chatml_prompt};

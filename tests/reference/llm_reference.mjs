@@ -1,0 +1,57 @@
+// Greedy reference tokens for SmolLM2-135M-Instruct (Q4_1) from llama.cpp, via node-llama-cpp.
+//
+// Setup (CPU prebuilt binary only, nothing compiled or downloaded at run time):
+//   mkdir -p /tmp/nlc && cd /tmp/nlc && npm install node-llama-cpp@3.21.1 --ignore-scripts
+// Run from the repository root:
+//   NODE_PATH=/tmp/nlc/node_modules node tests/reference/llm_reference.mjs
+// Writes inference/tests/fixtures/llm/smollm2_greedy.json: for each chat prompt, the prompt token
+// ids from llama.cpp's tokenizer (special tokens parsed) and 32 greedy (argmax) continuation ids.
+import { createRequire } from "node:module";
+import { writeFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
+
+const require = createRequire(path.join(process.env.NODE_PATH ?? "/tmp/nlc/node_modules", "x.js"));
+const { getLlama } = await import(require.resolve("node-llama-cpp"));
+
+const MODEL = "models/cache/SmolLM2-135M-Instruct.Q4_1.gguf";
+const OUT = "inference/tests/fixtures/llm/smollm2_greedy.json";
+const N_TOKENS = 32;
+const SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face";
+const USERS = [
+  "What is the capital of France?",
+  "Explain what a Python list comprehension is, with an example.",
+  "Write a haiku about the number 42 and rain.",
+];
+
+// SmolLM2's ChatML, rendered by hand exactly as inference::llm::chatml_prompt does.
+const chatml = (user) =>
+  `<|im_start|>system\n${SYSTEM}<|im_end|>\n<|im_start|>user\n${user}<|im_end|>\n<|im_start|>assistant\n`;
+
+const llama = await getLlama({ gpu: false, build: "never" });
+const model = await llama.loadModel({ modelPath: MODEL, gpuLayers: 0 });
+const cases = [];
+for (const user of USERS) {
+  const prompt = chatml(user);
+  const promptIds = Array.from(model.tokenize(prompt, true));
+  const context = await model.createContext({ contextSize: 512, threads: 2, batchSize: 512 });
+  const seq = context.getSequence();
+  const out = [];
+  // temperature 0: llama.cpp's greedy sampler (argmax of the logits); no repeat penalty.
+  for await (const tok of seq.evaluate(promptIds, { temperature: 0 })) {
+    out.push(tok);
+    if (out.length >= N_TOKENS) break;
+  }
+  await context.dispose();
+  cases.push({ user, prompt, prompt_ids: promptIds, greedy_ids: out, text: model.detokenize(out, true) });
+  console.log(JSON.stringify({ user, n_prompt: promptIds.length, text: model.detokenize(out, true) }));
+}
+mkdirSync(path.dirname(OUT), { recursive: true });
+writeFileSync(
+  OUT,
+  JSON.stringify(
+    { model: path.basename(MODEL), generator: "node-llama-cpp@3.21.1 (llama.cpp CPU), greedy", system: SYSTEM, n_tokens: N_TOKENS, cases },
+    null,
+    1,
+  ) + "\n",
+);
+await model.dispose();
