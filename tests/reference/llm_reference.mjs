@@ -42,7 +42,16 @@ for (const user of USERS) {
     if (out.length >= N_TOKENS) break;
   }
   await context.dispose();
-  cases.push({ user, prompt, prompt_ids: promptIds, greedy_ids: out, text: model.detokenize(out, true) });
+  // The five most likely first tokens with llama.cpp's probabilities (softmax at temperature 1),
+  // to tell a near-tie (quantized activations) from a real divergence.
+  const ctx2 = await model.createContext({ contextSize: 512, threads: 2, batchSize: 512 });
+  let firstTop5 = [];
+  for await (const { probabilities } of ctx2.getSequence().evaluateWithMetadata(promptIds, { probabilities: true }, { temperature: 1, topK: 0, topP: 1, seed: 1 })) {
+    firstTop5 = [...probabilities.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([id, p]) => ({ id, p }));
+    break;
+  }
+  await ctx2.dispose();
+  cases.push({ user, prompt, prompt_ids: promptIds, greedy_ids: out, text: model.detokenize(out, true), first_top5: firstTop5 });
   console.log(JSON.stringify({ user, n_prompt: promptIds.length, text: model.detokenize(out, true) }));
 }
 mkdirSync(path.dirname(OUT), { recursive: true });

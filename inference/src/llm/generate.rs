@@ -102,3 +102,27 @@ pub fn generate(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argmax_takes_the_first_of_ties() {
+        assert_eq!(argmax(&[0.0, 2.0, 1.0, 2.0]), 1);
+    }
+
+    #[test]
+    fn top_k_one_is_greedy_and_seeds_repeat() {
+        let logits = [0.1, 3.0, 2.9, -1.0, 0.5];
+        let mut rng = XorShift(7);
+        assert!((0..20).all(|_| sample_top_k(&logits, 1.0, 1, &mut rng) == 1));
+        let draw = |seed| {
+            let mut rng = XorShift(seed);
+            (0..50).map(|_| sample_top_k(&logits, 1.0, 3, &mut rng)).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(42), draw(42));
+        assert!(draw(42).iter().all(|&t| [1, 2, 4].contains(&t)), "only the top 3 are drawn");
+        assert!(draw(42).contains(&2), "the runner-up is drawn sometimes");
+    }
+}

@@ -79,13 +79,16 @@ impl RotaryEmbedding {
     fn new(cfg: &LlamaConfig, device: &Device) -> Self {
         let half = cfg.head_dim() / 2;
         let max = cfg.max_position_embeddings;
-        let inv: Vec<f32> = (0..half).map(|i| cfg.rope_theta.powf(-2.0 * i as f32 / cfg.head_dim() as f32)).collect();
+        // As ggml's rope cache: theta starts at the position and is multiplied by
+        // base^(-2/head_dim) once per pair, in f32.
+        let scale = cfg.rope_theta.powf(-2.0 / cfg.head_dim() as f32);
         let (mut cos, mut sin) = (Vec::with_capacity(max * half), Vec::with_capacity(max * half));
         for p in 0..max {
-            for &f in &inv {
-                let a = p as f32 * f;
-                cos.push(a.cos());
-                sin.push(a.sin());
+            let mut theta = p as f32;
+            for _ in 0..half {
+                cos.push(theta.cos());
+                sin.push(theta.sin());
+                theta *= scale;
             }
         }
         RotaryEmbedding {
