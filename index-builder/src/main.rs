@@ -25,6 +25,8 @@ enum Command {
     Info(cmd::info::Args),
     /// Measure the HNSW index's recall against exact search on the bundle's own vectors.
     HnswRecall(cmd::hnsw_recall::Args),
+    /// Generate text with a GGUF model, streaming (`--bench` prints speed).
+    Generate(cmd::generate::Args),
     /// Run or check a learner's Python program in the sandbox.
     Sandbox(cmd::sandbox::Args),
 }
@@ -37,6 +39,7 @@ fn main() {
         Command::Info(a) => cmd::info::run(a),
         Command::HnswRecall(a) => cmd::hnsw_recall::run(a),
         Command::Sandbox(a) => cmd::sandbox::run(a),
+        Command::Generate(a) => cmd::generate::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

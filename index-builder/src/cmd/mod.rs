@@ -1,4 +1,5 @@
 pub mod build;
+pub mod generate;
 pub mod hnsw_recall;
 pub mod info;
 pub mod sandbox;

@@ -1,0 +1,112 @@
+use anyhow::{Context, Result, bail};
+use inference::gguf::Gguf;
+use inference::llm::{ChatMessage, GenerateOptions, GgufTokenizer, Sampling, chatml_prompt, generate};
+use inference::model::llama::{Llama, LlamaCache, LlamaConfig};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Generate text with a GGUF model (llama architecture for now), streaming tokens.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The GGUF model file (e.g. models/cache/SmolLM2-135M-Instruct.Q4_1.gguf).
+    #[arg(long)]
+    model: PathBuf,
+    #[arg(long)]
+    prompt: String,
+    /// Wrap the prompt as one user turn of the chat template (ChatML).
+    #[arg(long)]
+    chat: bool,
+    /// System message for --chat.
+    #[arg(long)]
+    system: Option<String>,
+    #[arg(long, default_value_t = 64)]
+    max_tokens: usize,
+    /// 0 is greedy (deterministic).
+    #[arg(long, default_value_t = 0.0)]
+    temperature: f32,
+    #[arg(long, default_value_t = 40)]
+    top_k: usize,
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Print load time, prefill and decode speed after the text.
+    #[arg(long)]
+    bench: bool,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let t0 = Instant::now();
+    let bytes = std::fs::read(&a.model).with_context(|| format!("cannot read {} — fetch models with `models/fetch.sh llm`", a.model.display()))?;
+    let gguf = Gguf::parse(&bytes)?;
+    let arch = gguf.architecture().unwrap_or("unknown");
+    if arch != "llama" {
+        bail!("architecture `{arch}` is not supported yet; this runtime runs `llama` models (e.g. SmolLM2) so far");
+    }
+    let device = inference::device::default_device();
+    let cfg = LlamaConfig::from_gguf(&gguf)?;
+    let model = Llama::from_gguf(&cfg, &gguf, &device)?;
+    let tok = GgufTokenizer::from_gguf(&gguf)?;
+    let load_s = t0.elapsed().as_secs_f64();
+
+    let text = if a.chat {
+        let mut msgs = Vec::new();
+        if let Some(s) = &a.system {
+            msgs.push(ChatMessage { role: "system", content: s });
+        }
+        msgs.push(ChatMessage { role: "user", content: &a.prompt });
+        chatml_prompt(&msgs)
+    } else {
+        a.prompt.clone()
+    };
+    let prompt_ids = tok.encode(&text)?;
+    let mut stop_ids = Vec::new();
+    stop_ids.extend(tok.eos_id);
+    stop_ids.extend(tok.token_id("<|im_end|>"));
+    let sampling = if a.temperature <= 0.0 { Sampling::Greedy } else { Sampling::TopK { temperature: a.temperature, top_k: a.top_k, seed: a.seed } };
+    let opts = GenerateOptions { max_new_tokens: a.max_tokens, stop_ids, sampling };
+    let mut cache = LlamaCache::new(&cfg);
+    let mut shown = String::new();
+    let mut ids: Vec<u32> = Vec::new();
+    let mut first_token_s = None;
+    let t1 = Instant::now();
+    let stdout = std::io::stdout();
+    generate(&model, &mut cache, &prompt_ids, &opts, &device, |id| {
+        first_token_s.get_or_insert_with(|| t1.elapsed().as_secs_f64());
+        ids.push(id);
+        // Print the newly completed text (byte-level BPE can split a character across tokens).
+        if let Ok(full) = tok.decode(&ids, true) {
+            if full.len() > shown.len() && full.is_char_boundary(shown.len()) {
+                let mut out = stdout.lock();
+                let _ = write!(out, "{}", &full[shown.len()..]);
+                let _ = out.flush();
+                shown = full;
+            }
+        }
+        true
+    })?;
+    println!();
+    let total_s = t1.elapsed().as_secs_f64();
+    if a.bench {
+        let prefill_s = first_token_s.unwrap_or(total_s);
+        let decoded = ids.len().saturating_sub(1);
+        let decode_s = (total_s - prefill_s).max(1e-9);
+        eprintln!(
+            "{{\"model\": {:?}, \"load_s\": {load_s:.2}, \"prompt_tokens\": {}, \"prefill_tok_s\": {:.1}, \"generated\": {}, \"decode_tok_s\": {:.1}, \"peak_rss_mb\": {}}}",
+            a.model.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            prompt_ids.len(),
+            prompt_ids.len() as f64 / prefill_s,
+            ids.len(),
+            decoded as f64 / decode_s,
+            peak_rss_mb().map_or("null".into(), |m| m.to_string()),
+        );
+    }
+    Ok(())
+}
+
+/// Peak resident memory from /proc (Linux), in MiB.
+fn peak_rss_mb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
