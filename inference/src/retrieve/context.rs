@@ -15,18 +15,31 @@ pub fn span_overlap(bundle: &Bundle, a: u32, b: u32) -> f32 {
     inter / smaller
 }
 
-fn shingles(text: &str) -> HashSet<(String, String, String)> {
-    let w = crate::text::words(text);
-    w.windows(3).map(|s| (s[0].clone(), s[1].clone(), s[2].clone())).collect()
+/// A text with its word 3-shingles, computed once for repeated comparisons.
+struct Shingled<'a> {
+    text: &'a str,
+    set: HashSet<(String, String, String)>,
+}
+
+impl<'a> Shingled<'a> {
+    fn new(text: &'a str) -> Self {
+        let w = crate::text::words(text);
+        Shingled { text, set: w.windows(3).map(|s| (s[0].clone(), s[1].clone(), s[2].clone())).collect() }
+    }
+
+    /// Jaccard similarity of the shingle sets (texts too short to shingle: equal or not).
+    fn similarity(&self, other: &Shingled<'_>) -> f32 {
+        let (x, y) = (&self.set, &other.set);
+        if x.is_empty() || y.is_empty() {
+            return if self.text.trim() == other.text.trim() { 1.0 } else { 0.0 };
+        }
+        x.intersection(y).count() as f32 / x.union(y).count() as f32
+    }
 }
 
 /// Jaccard similarity of word 3-shingles.
 pub fn near_duplicate(a: &str, b: &str) -> f32 {
-    let (x, y) = (shingles(a), shingles(b));
-    if x.is_empty() || y.is_empty() {
-        return if a.trim() == b.trim() { 1.0 } else { 0.0 };
-    }
-    x.intersection(&y).count() as f32 / x.union(&y).count() as f32
+    Shingled::new(a).similarity(&Shingled::new(b))
 }
 
 /// CCR: walk `ranked` best first and keep a chunk only if it neither overlaps a kept chunk of
@@ -34,21 +47,23 @@ pub fn near_duplicate(a: &str, b: &str) -> f32 {
 /// chunk's text (Jaccard ≥ `max_similarity`). Stops after `limit` kept.
 /// At most `per_section` chunks come from one section.
 pub fn dedupe(bundle: &Bundle, ranked: &[(u32, f32)], max_overlap: f32, max_similarity: f32, per_section: usize, limit: usize) -> Vec<(u32, f32)> {
-    let mut kept: Vec<(u32, f32)> = Vec::new();
+    // Kept chunks with their shingles, so each text is analysed once.
+    let mut kept: Vec<(u32, f32, Shingled<'_>)> = Vec::new();
     for &(c, s) in ranked {
         if kept.len() >= limit {
             break;
         }
         let section = bundle.chunks[c as usize].section;
-        let same_section = kept.iter().filter(|&&(k, _)| bundle.chunks[k as usize].section == section).count();
-        let redundant = same_section >= per_section.max(1) || kept.iter().any(|&(k, _)| {
-            span_overlap(bundle, c, k) > max_overlap || near_duplicate(bundle.chunk_text(c), bundle.chunk_text(k)) >= max_similarity
-        });
-        if !redundant {
-            kept.push((c, s));
+        let same_section = kept.iter().filter(|k| bundle.chunks[k.0 as usize].section == section).count();
+        if same_section >= per_section.max(1) || kept.iter().any(|k| span_overlap(bundle, c, k.0) > max_overlap) {
+            continue;
+        }
+        let candidate = Shingled::new(bundle.chunk_text(c));
+        if kept.iter().all(|k| candidate.similarity(&k.2) < max_similarity) {
+            kept.push((c, s, candidate));
         }
     }
-    kept
+    kept.into_iter().map(|(c, s, _)| (c, s)).collect()
 }
 
 /// CCI: context for a chunk from its section's ancestors: the nearest enclosing section that has

@@ -15,7 +15,6 @@ pub use fusion::Fusion;
 pub use rerank::{Candidate, FeatureReranker, RerankQuery, Reranker};
 
 use crate::bundle::Bundle;
-use crate::index::Tier;
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,10 +224,4 @@ pub fn quiz_evidence(bundle: &Bundle, query: &Query<'_>) -> Vec<Evidence> {
     let picked = mmr::mmr(&ranked, 25, 0.7, sim);
     let score = |c: u32| ranked.iter().find(|r| r.0 == c).map_or(0.0, |r| r.1);
     picked.into_iter().map(|c| evidence(bundle, c, score(c), 0)).collect()
-}
-
-impl Tier {
-    pub fn parse(s: &str) -> Option<Tier> {
-        Tier::ALL.into_iter().find(|t| t.name() == s)
-    }
 }
