@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use inference::device::default_device;
 use inference::gguf::Gguf;
-use inference::llm::{ChatMessage, GenerateOptions, GgufTokenizer, Sampling, chatml_prompt, generate};
+use inference::llm::{BurnLm, ChatMessage, GenerateOptions, GgufTokenizer, LanguageModel, Sampling, chatml_prompt, generate};
 use inference::model::llama::{Llama, LlamaCache, LlamaConfig};
 use serde_json::Value as Json;
 
@@ -79,14 +79,14 @@ fn greedy_matches_llama_cpp() {
     let mut stop_ids: Vec<u32> = tok.eos_id.into_iter().collect();
     stop_ids.extend(tok.token_id("<|im_end|>"));
     let opts = GenerateOptions { max_new_tokens: n, stop_ids, sampling: Sampling::Greedy };
-    let mut cache = LlamaCache::new(&cfg);
+    let mut lm = BurnLm::new(model, cfg, device);
     let (mut failures, mut exact) = (Vec::new(), 0);
     for case in fx["cases"].as_array().unwrap() {
         let prompt = ids(&case["prompt_ids"]);
         let expected = ids(&case["greedy_ids"]);
         let start = Instant::now();
         let mut first = None;
-        let got = generate(&model, &mut cache, &prompt, &opts, &device, |_| {
+        let got = generate(&mut lm, &prompt, &opts, |_| {
             first.get_or_insert_with(Instant::now);
             true
         })
@@ -111,8 +111,8 @@ fn greedy_matches_llama_cpp() {
         let at = got.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(got.len().min(expected.len()));
         let mut ctx = prompt.clone();
         ctx.extend_from_slice(&expected[..at]);
-        cache.clear();
-        let logits: Vec<f32> = model.forward(&ctx, &mut cache, &device).unwrap().into_data().try_to_vec().unwrap();
+        lm.truncate(0);
+        let logits = lm.eval(&ctx, false).unwrap();
         let want = expected.get(at).copied();
         let ours = got.get(at).copied();
         let gap = match (ours, want) {

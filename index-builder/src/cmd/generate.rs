@@ -1,7 +1,7 @@
 use anyhow::{Context, Result, bail};
 use inference::gguf::Gguf;
 use inference::llm::{ChatMessage, GenerateOptions, GgufTokenizer, Sampling, chatml_prompt, generate};
-use inference::model::llama::{Llama, LlamaCache, LlamaConfig};
+use inference::model::llama::{Llama, LlamaConfig};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -64,13 +64,13 @@ pub fn run(a: Args) -> Result<()> {
     stop_ids.extend(tok.token_id("<|im_end|>"));
     let sampling = if a.temperature <= 0.0 { Sampling::Greedy } else { Sampling::TopK { temperature: a.temperature, top_k: a.top_k, seed: a.seed } };
     let opts = GenerateOptions { max_new_tokens: a.max_tokens, stop_ids, sampling };
-    let mut cache = LlamaCache::new(&cfg);
+    let mut lm = inference::llm::BurnLm::new(model, cfg, device);
     let mut shown = String::new();
     let mut ids: Vec<u32> = Vec::new();
     let mut first_token_s = None;
     let t1 = Instant::now();
     let stdout = std::io::stdout();
-    generate(&model, &mut cache, &prompt_ids, &opts, &device, |id| {
+    generate(&mut lm, &prompt_ids, &opts, |id| {
         first_token_s.get_or_insert_with(|| t1.elapsed().as_secs_f64());
         ids.push(id);
         // Print the newly completed text (byte-level BPE can split a character across tokens).

@@ -1,9 +1,6 @@
 //! Decoding loop: batched prefill, then one token at a time, greedy or sampled.
 //!
-//! Logits are read back synchronously: native only for now.
-
-use crate::model::llama::{Llama, LlamaCache, LlamaError};
-use burn::tensor::Device;
+use super::lm::{LanguageModel, LmError};
 
 /// How the next token is chosen.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,26 +64,19 @@ fn sample_top_k(logits: &[f32], temperature: f32, top_k: usize, rng: &mut XorShi
 ///
 /// `on_token` sees each id as it is chosen; return `false` from it to stop early.
 pub fn generate(
-    model: &Llama,
-    cache: &mut LlamaCache,
+    lm: &mut dyn LanguageModel,
     prompt_ids: &[u32],
     opts: &GenerateOptions,
-    device: &Device,
     mut on_token: impl FnMut(u32) -> bool,
-) -> Result<Vec<u32>, LlamaError> {
-    cache.clear();
+) -> Result<Vec<u32>, LmError> {
+    lm.truncate(0);
     let mut rng = XorShift(match opts.sampling {
         Sampling::TopK { seed, .. } => seed | 1,
         Sampling::Greedy => 1,
     });
     let mut out = Vec::new();
-    let mut logits = model.forward(prompt_ids, cache, device)?;
+    let mut values = lm.eval(prompt_ids, false)?;
     while out.len() < opts.max_new_tokens {
-        let values: Vec<f32> = logits
-            .try_into_data()
-            .map_err(|e| LlamaError::Readback(format!("{e:?}")))?
-            .try_to_vec::<f32>()
-            .map_err(|e| LlamaError::Readback(format!("{e:?}")))?;
         let next = match opts.sampling {
             Sampling::Greedy => argmax(&values),
             Sampling::TopK { temperature, top_k, .. } => sample_top_k(&values, temperature, top_k, &mut rng),
@@ -98,7 +88,7 @@ pub fn generate(
         if !on_token(next) || out.len() == opts.max_new_tokens {
             break;
         }
-        logits = model.forward(&[next], cache, device)?;
+        values = lm.eval(&[next], false)?;
     }
     Ok(out)
 }

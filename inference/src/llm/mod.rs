@@ -2,8 +2,13 @@
 //!
 //! Model code lives in `model/` (`model::llama`); this module holds what surrounds it.
 
+pub mod burn_lm;
 pub mod generate;
+pub mod lm;
 pub mod tokenizer;
+
+pub use burn_lm::BurnLm;
+pub use lm::{LanguageModel, LmError};
 
 pub use generate::{GenerateOptions, Sampling, generate};
 pub use tokenizer::{ChatMessage, GgufTokenizer, TokenizerError, chatml_prompt};

@@ -64,6 +64,10 @@ pub enum LlamaError {
     Readback(String),
     #[error("position {pos} is past the context length {max}; clear the cache or shorten the prompt")]
     ContextFull { pos: usize, max: usize },
+    #[error("token id {id} is outside the vocabulary of {vocab} tokens")]
+    BadToken { id: u32, vocab: usize },
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// Cos/sin tables for rotary embeddings over consecutive pairs.
@@ -183,6 +187,22 @@ impl LlamaCache {
     pub fn clear(&mut self) {
         self.kv.iter_mut().for_each(|e| *e = None);
         self.pos = 0;
+    }
+
+    /// Forgets positions `len..` (a no-op when `len >= self.len()`).
+    pub fn truncate(&mut self, len: usize) {
+        if len == 0 {
+            return self.clear();
+        }
+        if len >= self.pos {
+            return;
+        }
+        for (k, v) in self.kv.iter_mut().flatten() {
+            let [b, h, _, d] = k.dims();
+            *k = k.clone().slice([0..b, 0..h, 0..len, 0..d]);
+            *v = v.clone().slice([0..b, 0..h, 0..len, 0..d]);
+        }
+        self.pos = len;
     }
 }
 
@@ -326,6 +346,20 @@ impl Llama {
     /// # Shapes
     /// - output: `[1, vocab]`
     pub fn forward(&self, tokens: &[u32], cache: &mut LlamaCache, device: &Device) -> Result<Tensor<2>, LlamaError> {
+        self.forward_rows(tokens, cache, device, false)
+    }
+
+    /// As [`Llama::forward`], with the logits of every token when `all`.
+    ///
+    /// # Shapes
+    /// - output: `[tokens.len(), vocab]` when `all`, else `[1, vocab]`
+    pub fn forward_rows(
+        &self,
+        tokens: &[u32],
+        cache: &mut LlamaCache,
+        device: &Device,
+        all: bool,
+    ) -> Result<Tensor<2>, LlamaError> {
         let s = tokens.len();
         let start = cache.pos;
         if start + s > self.max_seq {
@@ -351,8 +385,8 @@ impl Llama {
         }
         cache.pos += s;
         let [_, _, d] = x.dims();
-        let last = x.slice([0..1, s - 1..s, 0..d]).reshape([1, d]);
-        let last = self.norm.forward(last.reshape([1, 1, d])).reshape([1, d]);
-        Ok(self.lm_head.forward(last))
+        let from = if all { 0 } else { s - 1 };
+        let rows = self.norm.forward(x.slice([0..1, from..s, 0..d])).reshape([s - from, d]);
+        Ok(self.lm_head.forward(rows))
     }
 }
