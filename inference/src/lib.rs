@@ -2,6 +2,7 @@
 //!
 //! See ARCHITECTURE.md at the repository root for the map.
 
+pub mod agent;
 pub mod bm25;
 pub mod bundle;
 pub mod corpus;

@@ -1,0 +1,426 @@
+//! Ask: grounded conceptual Q&A (ACE-TA).
+//!
+//! Retrieval's top passages become numbered evidence in a structured prompt (system: the tutor's
+//! role; developer: the rules and the evidence; user: the question). The model answers at
+//! temperature 0 and cites passages as `[n]`; [`citations`] maps those back to the passages.
+//! When retrieval abstains there is no prompt at all: [`plan`] returns [`Plan::Abstain`] with the
+//! nearest sections, and the caller says the course book does not cover the question.
+
+use crate::llm::{ChatMessage, chatml_prompt};
+use crate::retrieve::Retrieval;
+
+/// How much evidence goes into the prompt and how long the answer may be.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AskConfig {
+    /// Passages given to the model (retrieval's top ones, in rank order).
+    pub passages: usize,
+    /// Characters of each passage, cut at a word boundary (small models read slowly).
+    pub passage_chars: usize,
+    /// Longest prompt in tokens: [`plan`] shortens passages, then drops the lowest-ranked ones,
+    /// until the prompt fits (scripts the tokenizer splits into bytes, such as Bengali for
+    /// SmolLM2, cost several tokens a character).
+    pub max_prompt_tokens: usize,
+    pub max_new_tokens: usize,
+}
+
+impl Default for AskConfig {
+    fn default() -> Self {
+        AskConfig { passages: 5, passage_chars: 300, max_prompt_tokens: 640, max_new_tokens: 48 }
+    }
+}
+
+/// Passages are never cut shorter than this while fitting a prompt.
+const MIN_PASSAGE_CHARS: usize = 120;
+
+/// One numbered passage of evidence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Source {
+    /// The number the model cites, from 1.
+    pub n: usize,
+    pub chunk: u32,
+    pub section: u32,
+    /// Chapter ▸ section ▸ subsection.
+    pub heading_path: Vec<String>,
+    /// The passage as the model saw it (clipped).
+    pub text: String,
+}
+
+impl Source {
+    /// The cited section's own heading.
+    pub fn heading(&self) -> &str {
+        self.heading_path.last().map(String::as_str).unwrap_or("")
+    }
+}
+
+/// The prompt for one question, with the passages it numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AskPrompt {
+    pub system: String,
+    pub developer: String,
+    pub user: String,
+    pub sources: Vec<Source>,
+}
+
+/// What to do with a question after retrieval.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Plan {
+    /// Ask the model with this prompt.
+    Answer(AskPrompt),
+    /// The coverage gate failed: no model call; show these sections instead.
+    Abstain { nearest_sections: Vec<u32> },
+}
+
+/// Decides between answering and abstaining, and builds the prompt, fitted to
+/// `cfg.max_prompt_tokens` as counted by `count_tokens` over [`AskPrompt::chatml`].
+pub fn plan(course_title: &str, question: &str, retrieval: &Retrieval, cfg: &AskConfig, count_tokens: &dyn Fn(&str) -> usize) -> Plan {
+    if retrieval.abstained || retrieval.evidence.is_empty() {
+        return Plan::Abstain { nearest_sections: retrieval.nearest_sections.clone() };
+    }
+    let mut fit = cfg.clone();
+    loop {
+        let p = prompt(course_title, question, retrieval, &fit);
+        if count_tokens(&p.chatml()) <= cfg.max_prompt_tokens {
+            return Plan::Answer(p);
+        }
+        if fit.passage_chars > MIN_PASSAGE_CHARS {
+            fit.passage_chars = (fit.passage_chars * 2 / 3).max(MIN_PASSAGE_CHARS);
+        } else if fit.passages > 1 {
+            fit.passages -= 1;
+        } else {
+            // One short passage is the least evidence worth asking with; the model reports a
+            // context overflow itself if even that does not fit.
+            return Plan::Answer(p);
+        }
+    }
+}
+
+/// The structured prompt over retrieval's top `cfg.passages` evidence items.
+pub fn prompt(course_title: &str, question: &str, retrieval: &Retrieval, cfg: &AskConfig) -> AskPrompt {
+    let mut sources = Vec::new();
+    let mut evidence = String::new();
+    for (i, e) in retrieval.evidence.iter().take(cfg.passages).enumerate() {
+        let n = i + 1;
+        let text = clip(&e.text, cfg.passage_chars);
+        evidence.push_str(&format!("[{n}] {}\n{text}\n\n", e.heading_path.join(" > ")));
+        sources.push(Source { n, chunk: e.chunk, section: e.section, heading_path: e.heading_path.clone(), text });
+    }
+    let system = format!(
+        "You are Pathshala, a patient tutor for the course \"{course_title}\". You explain ideas from the course book to a student in plain words."
+    );
+    let developer = format!(
+        "Answer only from the numbered evidence below, taken from the course book.\n\
+         Cite the evidence you use as [n], for example [1].\n\
+         If the evidence does not answer the question, say that the course book does not cover it.\n\
+         Answer in two or three short sentences.\n\nEvidence:\n\n{}",
+        evidence.trim_end()
+    );
+    AskPrompt { system, developer, user: question.trim().to_string(), sources }
+}
+
+impl AskPrompt {
+    /// System, developer and user turns, for chat templates with a developer role.
+    pub fn messages(&self) -> Vec<ChatMessage<'_>> {
+        vec![
+            ChatMessage { role: "system", content: &self.system },
+            ChatMessage { role: "developer", content: &self.developer },
+            ChatMessage { role: "user", content: &self.user },
+        ]
+    }
+
+    /// The same with the developer turn folded into the system turn, for templates (SmolLM2's
+    /// ChatML) that know only system, user and assistant.
+    pub fn folded(&self) -> String {
+        format!("{}\n\n{}", self.system, self.developer)
+    }
+
+    /// The prompt text in ChatML, ending with the assistant's turn opened.
+    pub fn chatml(&self) -> String {
+        let system = self.folded();
+        chatml_prompt(&[ChatMessage { role: "system", content: &system }, ChatMessage { role: "user", content: &self.user }])
+    }
+}
+
+/// Cuts `text` to at most `max` characters at a word boundary, marking the cut with "…".
+fn clip(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
+    let cut = text[..end].rfind(char::is_whitespace).filter(|&i| i > end / 2).unwrap_or(end);
+    format!("{}…", text[..cut].trim_end())
+}
+
+/// One `[n]` in an answer: which passage it cites and where it stands (byte range of the
+/// bracket group, e.g. `[1, 3]` yields two citations over the same range).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Citation {
+    pub n: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Finds `[n]`, `[n, m]` and `[n][m]` in an answer. Numbers outside `1..=max` are not citations
+/// (the model invented them); neither is a group with anything but digits, commas and spaces.
+pub fn citations(answer: &str, max: usize) -> Vec<Citation> {
+    let mut out = Vec::new();
+    let bytes = answer.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'[' {
+            i += 1;
+            continue;
+        }
+        let Some(len) = answer[i + 1..].find(']') else { break };
+        let inner = &answer[i + 1..i + 1 + len];
+        let end = i + len + 2;
+        let nums: Option<Vec<usize>> = if inner.trim().is_empty() || inner.len() > 16 {
+            None
+        } else {
+            inner.split(',').map(|p| p.trim().parse::<usize>().ok().filter(|&n| (1..=max).contains(&n))).collect()
+        };
+        match nums {
+            Some(nums) => {
+                out.extend(nums.into_iter().map(|n| Citation { n, start: i, end }));
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+/// The passages an answer cites, each once, in order of first mention.
+pub fn cited_sources<'a>(answer: &str, sources: &'a [Source]) -> Vec<&'a Source> {
+    let mut out: Vec<&Source> = Vec::new();
+    for c in citations(answer, sources.len()) {
+        let s = &sources[c.n - 1];
+        if !out.iter().any(|o| o.n == s.n) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// An answer whose citations the app added (see [`attribute`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attributed {
+    pub text: String,
+    /// True when citations were added; false when the model cited (or nothing matched).
+    pub matched: bool,
+}
+
+/// Least IDF-weighted overlap between a sentence and a passage for [`attribute`] to cite it.
+pub const MIN_ATTRIBUTION: f32 = 2.0;
+
+/// Cites an answer that cites nothing itself (small models often do not follow the rule): each
+/// sentence gets the passage it shares the most evidence terms with, weighted by `idf`, when that
+/// weight reaches [`MIN_ATTRIBUTION`]; ties go to the higher-ranked passage. Code blocks are left
+/// alone. An answer with at least one valid citation is returned unchanged.
+pub fn attribute(answer: &str, sources: &[Source], idf: &dyn Fn(&str) -> f32) -> Attributed {
+    if !citations(answer, sources.len()).is_empty() || sources.is_empty() {
+        return Attributed { text: answer.to_string(), matched: false };
+    }
+    let passages: Vec<std::collections::HashSet<String>> =
+        sources.iter().map(|s| crate::text::query_terms(&format!("{} {}", s.heading_path.join(" "), s.text)).into_iter().collect()).collect();
+    let mut out = String::with_capacity(answer.len() + 16);
+    let mut matched = false;
+    let mut in_code = false;
+    for line in answer.split_inclusive('\n') {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            out.push_str(line);
+            continue;
+        }
+        if in_code {
+            out.push_str(line);
+            continue;
+        }
+        for sentence in sentences(line) {
+            let terms: std::collections::HashSet<String> = crate::text::query_terms(sentence).into_iter().collect();
+            let best = passages
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (i, terms.iter().filter(|t| p.contains(*t)).map(|t| idf(t)).sum::<f32>()))
+                .fold(None::<(usize, f32)>, |best, (i, w)| match best {
+                    Some((_, bw)) if bw >= w => best,
+                    _ => Some((i, w)),
+                });
+            match best {
+                Some((i, w)) if w >= MIN_ATTRIBUTION => {
+                    let body = sentence.trim_end();
+                    let (head, stop) = match body.char_indices().last() {
+                        Some((at, c)) if matches!(c, '.' | '!' | '?' | ':' | ';') => (&body[..at], &body[at..]),
+                        _ => (body, ""),
+                    };
+                    out.push_str(head);
+                    out.push_str(&format!(" [{}]", sources[i].n));
+                    out.push_str(stop);
+                    out.push_str(&sentence[body.len()..]);
+                    matched = true;
+                }
+                _ => out.push_str(sentence),
+            }
+        }
+    }
+    Attributed { text: out, matched }
+}
+
+/// Splits a line into sentences, each keeping its trailing punctuation and spaces.
+fn sentences(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if matches!(c, '.' | '!' | '?' | '।') && chars.peek().is_none_or(|&(_, n)| n.is_whitespace()) {
+            let mut end = i + c.len_utf8();
+            while let Some(&(j, n)) = chars.peek() {
+                if !n.is_whitespace() {
+                    break;
+                }
+                end = j + n.len_utf8();
+                chars.next();
+            }
+            out.push(&line[start..end]);
+            start = end;
+        }
+    }
+    if start < line.len() {
+        out.push(&line[start..]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::retrieve::{Coverage, Evidence};
+
+    fn evidence(section: u32, path: &[&str], text: &str) -> Evidence {
+        Evidence {
+            chunk: section * 10,
+            section,
+            score: 1.0,
+            tier: "meso",
+            file: "f.md".into(),
+            heading_path: path.iter().map(|s| s.to_string()).collect(),
+            text: text.into(),
+            context: None,
+            line_start: 1,
+            line_end: 2,
+        }
+    }
+
+    fn retrieval(abstained: bool) -> Retrieval {
+        Retrieval {
+            evidence: vec![
+                evidence(3, &["Functions", "Default Argument Values"], "A default value is used when the argument is left out."),
+                evidence(5, &["Functions", "Keyword Arguments"], "Arguments can be passed by name."),
+            ],
+            coverage: Coverage { score: 0.9, supported: vec![], missing: vec![], unknown: vec![], jargon: vec![] },
+            best_dense: Some(0.6),
+            abstained,
+            nearest_sections: vec![3, 5],
+        }
+    }
+
+    #[test]
+    fn prompt_numbers_the_evidence_with_heading_paths() {
+        let p = prompt("Python", " How do defaults work? ", &retrieval(false), &AskConfig::default());
+        assert!(p.system.contains("tutor") && p.system.contains("\"Python\""));
+        assert!(p.developer.contains("only from the numbered evidence"));
+        assert!(p.developer.contains("[n]"));
+        assert!(p.developer.contains("does not cover"));
+        assert!(p.developer.contains("[1] Functions > Default Argument Values\nA default value"));
+        assert!(p.developer.contains("[2] Functions > Keyword Arguments\n"));
+        assert_eq!(p.user, "How do defaults work?");
+        assert_eq!(p.sources.iter().map(|s| (s.n, s.section)).collect::<Vec<_>>(), [(1, 3), (2, 5)]);
+        let roles: Vec<&str> = p.messages().iter().map(|m| m.role).collect();
+        assert_eq!(roles, ["system", "developer", "user"]);
+        let chatml = p.chatml();
+        assert!(chatml.starts_with("<|im_start|>system\nYou are Pathshala"));
+        assert!(chatml.contains("Evidence:"));
+        assert!(chatml.ends_with("<|im_start|>user\nHow do defaults work?<|im_end|>\n<|im_start|>assistant\n"));
+    }
+
+    #[test]
+    fn passages_are_limited_and_clipped() {
+        let mut r = retrieval(false);
+        r.evidence[0].text = "word ".repeat(200);
+        let cfg = AskConfig { passages: 1, passage_chars: 50, ..AskConfig::default() };
+        let p = prompt("C", "q", &r, &cfg);
+        assert_eq!(p.sources.len(), 1);
+        assert!(!p.developer.contains("[2]"));
+        let body = p.developer.split("[1] ").nth(1).unwrap().lines().nth(1).unwrap();
+        assert!(body.ends_with("word…") && body.chars().count() <= 51, "{body:?}");
+    }
+
+    #[test]
+    fn abstaining_retrieval_plans_no_model_call() {
+        let cfg = AskConfig::default();
+        let chars = |s: &str| s.chars().count();
+        assert_eq!(plan("C", "q", &retrieval(true), &cfg, &chars), Plan::Abstain { nearest_sections: vec![3, 5] });
+        let mut empty = retrieval(false);
+        empty.evidence.clear();
+        assert!(matches!(plan("C", "q", &empty, &cfg, &chars), Plan::Abstain { .. }));
+        assert!(matches!(plan("C", "q", &retrieval(false), &cfg, &chars), Plan::Answer(p) if p.sources.len() == 2));
+    }
+
+    #[test]
+    fn plan_fits_the_prompt_to_the_token_budget() {
+        let mut r = retrieval(false);
+        for e in &mut r.evidence {
+            e.text = "evidence ".repeat(100);
+        }
+        let chars = |s: &str| s.chars().count();
+        let full = prompt("C", "q", &r, &AskConfig::default());
+        let budget = chars(&full.chatml()) - 200;
+        let cfg = AskConfig { max_prompt_tokens: budget, ..AskConfig::default() };
+        let Plan::Answer(p) = plan("C", "q", &r, &cfg, &chars) else { panic!("abstained") };
+        assert!(chars(&p.chatml()) <= budget);
+        assert_eq!(p.sources.len(), 2, "passages are shortened before any is dropped");
+        let tiny = AskConfig { max_prompt_tokens: 10, ..AskConfig::default() };
+        let Plan::Answer(p) = plan("C", "q", &r, &tiny, &chars) else { panic!("abstained") };
+        assert_eq!(p.sources.len(), 1, "at least one passage is kept");
+    }
+
+    #[test]
+    fn citations_are_parsed_and_bounded() {
+        let a = "Defaults fill in [1]. Names work too [2, 1][2]. Not [7], not [x], not [], a list [1 2].";
+        let c = citations(a, 2);
+        let ns: Vec<usize> = c.iter().map(|c| c.n).collect();
+        assert_eq!(ns, [1, 2, 1, 2]);
+        assert_eq!(&a[c[0].start..c[0].end], "[1]");
+        assert_eq!(&a[c[1].start..c[1].end], "[2, 1]");
+        assert_eq!(&a[c[3].start..c[3].end], "[2]");
+        assert!(citations("[", 3).is_empty());
+        assert!(citations("a [ 1 ] b", 3).len() == 1);
+        assert!(citations("ক [১]", 3).is_empty(), "Bengali digits are not parsed as numbers");
+    }
+
+    #[test]
+    fn attribution_cites_the_passage_a_sentence_draws_on() {
+        let p = prompt("C", "q", &retrieval(false), &AskConfig::default());
+        let idf = |_: &str| 1.0;
+        let a = attribute("A default value is used when you leave the argument out. Hello there!\n```\ndefault argument value\n```\nYou can pass arguments by name", &p.sources, &idf);
+        assert!(a.matched);
+        assert_eq!(
+            a.text,
+            "A default value is used when you leave the argument out [1]. Hello there!\n```\ndefault argument value\n```\nYou can pass arguments by name [2]"
+        );
+        let cited = attribute("Defaults fill in [2].", &p.sources, &idf);
+        assert_eq!((cited.text.as_str(), cited.matched), ("Defaults fill in [2].", false), "the model's own citations win");
+        let unrelated = attribute("Paris is in France.", &p.sources, &idf);
+        assert!(!unrelated.matched);
+        assert_eq!(sentences("One. Two?  Three"), ["One. ", "Two?  ", "Three"]);
+        assert_eq!(sentences("v1.2 is out."), ["v1.2 is out."]);
+    }
+
+    #[test]
+    fn cited_sources_map_numbers_to_sections_once() {
+        let p = prompt("C", "q", &retrieval(false), &AskConfig::default());
+        let cited = cited_sources("See [2] and [1], again [2].", &p.sources);
+        assert_eq!(cited.iter().map(|s| s.heading()).collect::<Vec<_>>(), ["Keyword Arguments", "Default Argument Values"]);
+        assert!(cited_sources("no citations", &p.sources).is_empty());
+    }
+}
