@@ -3,6 +3,7 @@
 #
 #   models/fetch.sh encoder     # all-MiniLM-L6-v2 → models/cache/all-MiniLM-L6-v2/
 #   models/fetch.sh llm         # SmolLM2-135M-Instruct Q4_1 and Qwen2.5-Coder-0.5B-Instruct Q4_K_M (GGUF)
+#   models/fetch.sh tokenizer-vectors   # llama.cpp's tokenizer test vectors → models/cache/llama-vocab/
 #
 # The destination root is $PATHSHALA_MODELS (default: models/cache next to this script).
 # Already-present files with the right checksum are not fetched again.
@@ -72,6 +73,7 @@ fetch_llm() {
 case "${1:-all}" in
   encoder) fetch_encoder ;;
   llm) fetch_llm ;;
-  all) fetch_encoder; fetch_llm ;;
-  *) echo "usage: models/fetch.sh [encoder|llm|all]" >&2; exit 2 ;;
+  tokenizer-vectors) PATHSHALA_MODELS="$dest_root" "$here/../tests/reference/tokenizer_vectors_fetch.sh" ;;
+  all) fetch_encoder; fetch_llm; PATHSHALA_MODELS="$dest_root" "$here/../tests/reference/tokenizer_vectors_fetch.sh" ;;
+  *) echo "usage: models/fetch.sh [encoder|llm|tokenizer-vectors|all]" >&2; exit 2 ;;
 esac

@@ -3,6 +3,7 @@
 //! Model code lives in `model/` (`model::llama`); this module holds what surrounds it.
 
 pub mod burn_lm;
+pub mod chat;
 pub mod generate;
 pub mod lm;
 pub mod tokenizer;
@@ -11,4 +12,5 @@ pub use burn_lm::BurnLm;
 pub use lm::{LanguageModel, LmError};
 
 pub use generate::{GenerateOptions, Sampling, generate};
-pub use tokenizer::{ChatMessage, GgufTokenizer, TokenizerError, chatml_prompt};
+pub use chat::{ChatMessage, chatml_prompt};
+pub use tokenizer::{GgufTokenizer, TokenizerError};
