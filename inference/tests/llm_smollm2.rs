@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use inference::device::default_device;
 use inference::gguf::Gguf;
-use inference::llm::{BurnLm, ChatMessage, GenerateOptions, GgufTokenizer, LanguageModel, Sampling, chatml_prompt, generate};
+use inference::llm::{BurnLm, ChatMessage, GenerateOptions, GgufTokenizer, LanguageModel, chatml_prompt, generate};
 use inference::model::llama::{Llama, LlamaCache, LlamaConfig};
 use serde_json::Value as Json;
 
@@ -78,7 +78,7 @@ fn greedy_matches_llama_cpp() {
     let n = fx["n_tokens"].as_u64().unwrap() as usize;
     let mut stop_ids: Vec<u32> = tok.eos_id.into_iter().collect();
     stop_ids.extend(tok.token_id("<|im_end|>"));
-    let opts = GenerateOptions { max_new_tokens: n, stop_ids, sampling: Sampling::Greedy };
+    let opts = GenerateOptions { max_new_tokens: n, stop_ids, ..Default::default() };
     let mut lm = BurnLm::new(model, cfg, device);
     let (mut failures, mut exact) = (Vec::new(), 0);
     for case in fx["cases"].as_array().unwrap() {

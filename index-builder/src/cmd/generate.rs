@@ -1,6 +1,6 @@
 use anyhow::{Context, Result, bail};
 use inference::gguf::Gguf;
-use inference::llm::{ChatMessage, GenerateOptions, GgufTokenizer, Sampling, chatml_prompt, generate};
+use inference::llm::{ChatMessage, GenerateOptions, GgufTokenizer, JsonDecoder, Sampling, Schema, TokenBytes, chatml_prompt, generate_text};
 use inference::model::llama::{Llama, LlamaConfig};
 use std::io::Write;
 use std::path::PathBuf;
@@ -25,8 +25,26 @@ pub struct Args {
     /// 0 is greedy (deterministic).
     #[arg(long, default_value_t = 0.0)]
     temperature: f32,
+    /// Sample among the k most likely tokens (0: all).
     #[arg(long, default_value_t = 40)]
     top_k: usize,
+    /// Nucleus sampling: the most likely tokens up to this total probability (1: off).
+    #[arg(long, default_value_t = 0.95)]
+    top_p: f32,
+    /// Drop tokens below this fraction of the most likely one's probability (0: off).
+    #[arg(long, default_value_t = 0.05)]
+    min_p: f32,
+    /// llama.cpp's repetition penalty over the last --repeat-last-n tokens (1: off).
+    #[arg(long, default_value_t = 1.0)]
+    repeat_penalty: f32,
+    #[arg(long, default_value_t = 64)]
+    repeat_last_n: usize,
+    /// Stop when the text contains this (not printed); repeatable.
+    #[arg(long = "stop", value_name = "TEXT")]
+    stop: Vec<String>,
+    /// Constrain the output to JSON of this schema (a JSON Schema subset; see `inference::llm::constrain`).
+    #[arg(long, value_name = "S.json")]
+    json_schema: Option<PathBuf>,
     #[arg(long, default_value_t = 42)]
     seed: u64,
     /// Print load time, prefill and decode speed after the text.
@@ -62,28 +80,48 @@ pub fn run(a: Args) -> Result<()> {
     let mut stop_ids = Vec::new();
     stop_ids.extend(tok.eos_id);
     stop_ids.extend(tok.token_id("<|im_end|>"));
-    let sampling = if a.temperature <= 0.0 { Sampling::Greedy } else { Sampling::TopK { temperature: a.temperature, top_k: a.top_k, seed: a.seed } };
-    let opts = GenerateOptions { max_new_tokens: a.max_tokens, stop_ids, sampling };
+    let sampling = Sampling {
+        temperature: a.temperature,
+        top_k: a.top_k,
+        top_p: a.top_p,
+        min_p: a.min_p,
+        repeat_penalty: a.repeat_penalty,
+        repeat_last_n: a.repeat_last_n,
+        seed: a.seed,
+    };
+    let opts = GenerateOptions { max_new_tokens: a.max_tokens, stop_ids, stop_strings: a.stop.clone(), sampling };
+    let vocab = TokenBytes::from_gguf(&gguf)?;
+    let schema = match &a.json_schema {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the schema {}", path.display()))?;
+            Some(Schema::parse(&text)?)
+        }
+        None => None,
+    };
     let mut lm = inference::llm::BurnLm::new(model, cfg, device);
-    let mut shown = String::new();
     let mut ids: Vec<u32> = Vec::new();
     let mut first_token_s = None;
     let t1 = Instant::now();
     let stdout = std::io::stdout();
-    generate(&mut lm, &prompt_ids, &opts, |id| {
-        first_token_s.get_or_insert_with(|| t1.elapsed().as_secs_f64());
-        ids.push(id);
-        // Print the newly completed text (byte-level BPE can split a character across tokens).
-        if let Ok(full) = tok.decode(&ids, true) {
-            if full.len() > shown.len() && full.is_char_boundary(shown.len()) {
-                let mut out = stdout.lock();
-                let _ = write!(out, "{}", &full[shown.len()..]);
-                let _ = out.flush();
-                shown = full;
-            }
+    // Text arrives whole: characters split across tokens and possible stop strings are held back.
+    let on_text = |id: Option<u32>, piece: &str| {
+        if let Some(id) = id {
+            first_token_s.get_or_insert_with(|| t1.elapsed().as_secs_f64());
+            ids.push(id);
         }
+        let mut out = stdout.lock();
+        let _ = write!(out, "{piece}");
+        let _ = out.flush();
         true
-    })?;
+    };
+    match &schema {
+        Some(schema) => {
+            JsonDecoder::new(&vocab)?.generate(&mut lm, schema, &prompt_ids, &opts, on_text)?;
+        }
+        None => {
+            generate_text(&mut lm, &vocab, &prompt_ids, &opts, on_text)?;
+        }
+    }
     println!();
     let total_s = t1.elapsed().as_secs_f64();
     if a.bench {

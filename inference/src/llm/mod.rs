@@ -1,16 +1,26 @@
-//! The on-device LLM runtime: GGUF tokenizer, chat prompt and the generation loop.
+//! The on-device LLM runtime: GGUF tokenizer, chat prompt, sampling, the generation loop, label
+//! scoring and schema-constrained decoding, all over the [`LanguageModel`] trait.
 //!
 //! Model code lives in `model/` (`model::llama`); this module holds what surrounds it.
 
 pub mod burn_lm;
 pub mod chat;
+pub mod constrain;
 pub mod generate;
 pub mod lm;
+pub mod sample;
+pub mod score;
+pub mod stream;
+pub mod token_bytes;
 pub mod tokenizer;
 
 pub use burn_lm::BurnLm;
 pub use lm::{LanguageModel, LmError};
 
-pub use generate::{GenerateOptions, Sampling, generate};
 pub use chat::{ChatMessage, chatml_prompt};
+pub use constrain::{JsonDecoder, JsonError, JsonOutput, Schema, SchemaError};
+pub use generate::{Finish, GenerateOptions, Generation, TokenConstraint, generate, generate_text};
+pub use sample::{Sampler, Sampling};
+pub use score::{LabelChoice, LabelScore, choose_label, choose_label_calibrated, score_labels};
+pub use token_bytes::TokenBytes;
 pub use tokenizer::{GgufTokenizer, TokenizerError};
