@@ -10,6 +10,7 @@ pub mod device;
 pub mod embed;
 pub mod gguf;
 pub mod index;
+pub mod kernels;
 pub mod llm;
 pub mod model;
 pub mod retrieve;

@@ -14,6 +14,7 @@ pub mod stream;
 pub mod token_bytes;
 pub mod tokenizer;
 
+pub use crate::model::decoder::{CpuLm, QuantDecoder};
 pub use burn_lm::BurnLm;
 pub use lm::{LanguageModel, LmError};
 

@@ -1,5 +1,6 @@
 //! Model architectures, one file each. Model code takes a `&Device` and never names a backend.
 
 pub mod bert;
+pub mod decoder;
 pub mod llama;
 pub mod weights;

@@ -1,0 +1,148 @@
+//! Activations quantized for integer dot products, bit for bit as llama.cpp's x86 CPU backend
+//! does before every quantized matmul (`quantize_row_q8_0`, `quantize_row_q8_1`,
+//! `quantize_row_q8_K`): the same scales, rounding (to nearest, ties to even) and f16 storage.
+//! This is what makes our logits equal llama.cpp's, not merely close.
+
+use half::f16;
+
+use crate::gguf::quant::{QK, QK_K};
+
+/// Rounds an f32 through f16, as ggml stores `d` and `s` of Q8_0/Q8_1 blocks.
+#[inline(always)]
+pub fn round_f16(x: f32) -> f32 {
+    f16::from_f32(x).to_f32()
+}
+
+/// 32 activations as signed bytes with one scale (`block_q8_0`).
+#[derive(Clone, Copy, Debug)]
+pub struct BlockQ8_0 {
+    /// Scale, already rounded through f16.
+    pub d: f32,
+    pub qs: [i8; QK],
+}
+
+/// 32 activations as signed bytes, scale and `d * Σq` (`block_q8_1`), for Q4_1/Q5_1 weights.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockQ8_1 {
+    pub d: f32,
+    /// `d * Σ qs`, rounded through f16.
+    pub s: f32,
+    pub qs: [i8; QK],
+}
+
+/// 256 activations as signed bytes with an f32 scale and sums of each 16 (`block_q8_K`).
+#[derive(Clone, Copy, Debug)]
+pub struct BlockQ8K {
+    pub d: f32,
+    pub qs: [i8; QK_K],
+    pub bsums: [i16; QK_K / 16],
+}
+
+fn amax(x: &[f32]) -> f32 {
+    x.iter().fold(0.0f32, |m, v| m.max(v.abs()))
+}
+
+/// `quantize_row_q8_0` (AVX2 path): `d = amax / 127`, `q = round(x * 127 / amax)`.
+pub fn quantize_q8_0(x: &[f32], out: &mut Vec<BlockQ8_0>) {
+    out.clear();
+    for x in x.chunks_exact(QK) {
+        let m = amax(x);
+        let id = if m != 0.0 { 127.0 / m } else { 0.0 };
+        let mut qs = [0i8; QK];
+        for (q, &v) in qs.iter_mut().zip(x) {
+            *q = (v * id).round_ties_even() as i8;
+        }
+        out.push(BlockQ8_0 { d: round_f16(m / 127.0), qs });
+    }
+}
+
+/// `quantize_row_q8_1` (AVX2 path): as Q8_0, plus `s = d * Σq` with the unrounded `d`.
+pub fn quantize_q8_1(x: &[f32], out: &mut Vec<BlockQ8_1>) {
+    out.clear();
+    for x in x.chunks_exact(QK) {
+        let m = amax(x);
+        let d = m / 127.0;
+        let id = if m != 0.0 { 127.0 / m } else { 0.0 };
+        let mut qs = [0i8; QK];
+        let mut sum = 0i32;
+        for (q, &v) in qs.iter_mut().zip(x) {
+            *q = (v * id).round_ties_even() as i8;
+            sum += *q as i32;
+        }
+        out.push(BlockQ8_1 { d: round_f16(d), s: round_f16(d * sum as f32), qs });
+    }
+}
+
+/// `quantize_row_q8_K_ref`: the scale is set by the value of largest magnitude, with its sign
+/// (`iscale = -127 / max`), values are clamped to 127, `d = 1 / iscale` stays f32.
+pub fn quantize_q8_k(x: &[f32], out: &mut Vec<BlockQ8K>) {
+    out.clear();
+    for x in x.chunks_exact(QK_K) {
+        let (mut max, mut amax) = (0.0f32, 0.0f32);
+        for &v in x {
+            if v.abs() > amax {
+                amax = v.abs();
+                max = v;
+            }
+        }
+        let mut b = BlockQ8K { d: 0.0, qs: [0; QK_K], bsums: [0; QK_K / 16] };
+        if amax != 0.0 {
+            let iscale = -127.0 / max;
+            for (q, &v) in b.qs.iter_mut().zip(x) {
+                *q = ((iscale * v).round_ties_even() as i32).min(127) as i8;
+            }
+            for (s, q) in b.bsums.iter_mut().zip(b.qs.chunks_exact(16)) {
+                *s = q.iter().map(|&v| v as i16).sum();
+            }
+            b.d = 1.0 / iscale;
+        }
+        out.push(b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn q8_0_scales_by_the_largest_magnitude_and_rounds_ties_to_even() {
+        let mut x = [0.0f32; 32];
+        x[0] = -2.0;
+        x[1] = 1.0;
+        x[2] = 2.0 * 0.5 / 127.0 * 1.0; // 0.5 steps: ties go to even
+        x[3] = 2.0 * 1.5 / 127.0;
+        let mut out = Vec::new();
+        quantize_q8_0(&x, &mut out);
+        assert_eq!(out[0].qs[..4], [-127, 64, 0, 2]);
+        assert_eq!(out[0].d, round_f16(2.0 / 127.0));
+    }
+
+    #[test]
+    fn q8_1_sum_uses_the_unrounded_scale() {
+        let x: Vec<f32> = (0..32).map(|i| i as f32 / 7.0).collect();
+        let mut out = Vec::new();
+        quantize_q8_1(&x, &mut out);
+        let sum: i32 = out[0].qs.iter().map(|&q| q as i32).sum();
+        let d = (31.0f32 / 7.0) / 127.0;
+        assert_eq!(out[0].s, round_f16(d * sum as f32));
+        assert_eq!(out[0].qs[31], 127);
+    }
+
+    #[test]
+    fn q8_k_keeps_the_sign_of_the_largest_value() {
+        let mut x = vec![0.25f32; 256];
+        x[5] = -4.0;
+        let mut out = Vec::new();
+        quantize_q8_k(&x, &mut out);
+        let b = &out[0];
+        // iscale = -127 / -4 = 31.75: -4 → -127, 0.25 → 7.9375 → 8.
+        assert_eq!((b.qs[5], b.qs[0]), (-127, 8));
+        assert_eq!(b.d, 1.0 / 31.75);
+        assert_eq!(b.bsums[0], 15 * 8 - 127);
+        // A positive maximum flips the sign of iscale; 127 is the clamp.
+        let mut out = Vec::new();
+        quantize_q8_k(&[1.0f32; 256], &mut out);
+        assert_eq!(out[0].qs[0], -127);
+        assert_eq!(out[0].d, -1.0 / 127.0);
+    }
+}

@@ -1,0 +1,238 @@
+//! CPU kernels over GGUF blocks: weights stay quantized in memory (the file's own bytes) and
+//! every matmul quantizes its activations as llama.cpp does, then sums in integers.
+//!
+//! - [`act`]: activation quantizers (Q8_0, Q8_1, Q8_K), bit-exact with ggml's x86 backend.
+//! - [`dot`]: one weight row · one activation row, per weight type.
+//! - [`QMatrix::matmul`]: all rows × a batch of tokens, over threads natively (rayon), on one
+//!   thread in wasm; compiled a second time with AVX2 and picked at run time on x86-64.
+
+pub mod act;
+pub mod dot;
+
+use std::sync::Arc;
+
+use act::{BlockQ8_0, BlockQ8_1, BlockQ8K, quantize_q8_0, quantize_q8_1, quantize_q8_k, round_f16};
+
+use crate::gguf::{GgmlType, dequantize_row};
+
+/// What this runtime can multiply without dequantizing first.
+pub const MATMUL_TYPES: &str = "F32, F16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K";
+
+/// A weight matrix of `rows` rows of `cols` values, stored as ggml blocks of type `ty`.
+#[derive(Clone)]
+pub struct QMatrix {
+    pub ty: GgmlType,
+    pub rows: usize,
+    pub cols: usize,
+    bytes: Arc<[u8]>,
+    start: usize,
+    row_bytes: usize,
+}
+
+impl std::fmt::Debug for QMatrix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "QMatrix({:?}, {}x{})", self.ty, self.rows, self.cols)
+    }
+}
+
+/// Activations of `n` rows, quantized for one weight type's dot product.
+enum Acts {
+    Q8_0(Vec<BlockQ8_0>),
+    Q8_1(Vec<BlockQ8_1>),
+    Q8K(Vec<BlockQ8K>),
+    F32(Vec<f32>),
+}
+
+impl QMatrix {
+    /// Wraps `bytes[start..]` as `rows` rows of `cols` values of type `ty`; `None` when the type
+    /// has no kernel here (see [`MATMUL_TYPES`]), `cols` is not whole blocks, or bytes are missing.
+    pub fn new(ty: GgmlType, rows: usize, cols: usize, bytes: Arc<[u8]>, start: usize) -> Option<Self> {
+        use GgmlType::*;
+        if !matches!(ty, F32 | F16 | Q4_0 | Q4_1 | Q5_0 | Q5_1 | Q8_0 | Q4_K | Q5_K | Q6_K) {
+            return None;
+        }
+        if cols == 0 || !cols.is_multiple_of(ty.block_size()) {
+            return None;
+        }
+        let row_bytes = cols / ty.block_size() * ty.type_size();
+        let end = start.checked_add(row_bytes.checked_mul(rows)?)?;
+        (end <= bytes.len()).then_some(QMatrix { ty, rows, cols, bytes, start, row_bytes })
+    }
+
+    /// Bytes of row `r`.
+    #[inline(always)]
+    pub fn row_bytes(&self, r: usize) -> &[u8] {
+        let at = self.start + r * self.row_bytes;
+        &self.bytes[at..at + self.row_bytes]
+    }
+
+    /// Bytes the weights take.
+    pub fn size_bytes(&self) -> usize {
+        self.rows * self.row_bytes
+    }
+
+    /// Row `r` as f32 (an embedding lookup).
+    pub fn dequantize_row_into(&self, r: usize, out: &mut [f32]) {
+        dequantize_row(self.ty, self.row_bytes(r), out).expect("QMatrix::new checked type and size");
+    }
+
+    /// `out[t][r] = Σ_c W[r][c] · x[t][c]` for `n` rows of `x` (`n × cols`, row-major);
+    /// `out` is `n × rows`.
+    pub fn matmul(&self, x: &[f32], n: usize, out: &mut [f32]) {
+        assert_eq!(x.len(), n * self.cols, "activations are n × cols");
+        assert_eq!(out.len(), n * self.rows, "output is n × rows");
+        let acts = self.quantize(x);
+        let bpr = self.cols / self.ty.block_size();
+        if n == 1 {
+            for_row_chunks(out, self.rows, 1, |r0, chunk| rows(self, &acts, bpr, 1, r0, chunk));
+        } else {
+            let mut out_t = vec![0.0f32; n * self.rows];
+            for_row_chunks(&mut out_t, self.rows, n, |r0, chunk| rows(self, &acts, bpr, n, r0, chunk));
+            for r in 0..self.rows {
+                for t in 0..n {
+                    out[t * self.rows + r] = out_t[r * n + t];
+                }
+            }
+        }
+    }
+
+    /// Activations in the form this weight type's kernel reads (ggml's `vec_dot_type`).
+    fn quantize(&self, x: &[f32]) -> Acts {
+        use GgmlType::*;
+        match self.ty {
+            Q4_0 | Q5_0 | Q8_0 => {
+                let mut v = Vec::new();
+                quantize_q8_0(x, &mut v);
+                Acts::Q8_0(v)
+            }
+            Q4_1 | Q5_1 => {
+                let mut v = Vec::new();
+                quantize_q8_1(x, &mut v);
+                Acts::Q8_1(v)
+            }
+            Q4_K | Q5_K | Q6_K => {
+                let mut v = Vec::new();
+                quantize_q8_k(x, &mut v);
+                Acts::Q8K(v)
+            }
+            F16 => Acts::F32(x.iter().map(|&v| round_f16(v)).collect()),
+            _ => Acts::F32(x.to_vec()),
+        }
+    }
+}
+
+/// Splits `out` (`rows × n`) into chunks of whole rows and runs `f(first_row, chunk)` on each,
+/// over rayon's pool natively.
+fn for_row_chunks(out: &mut [f32], rows: usize, n: usize, f: impl Fn(usize, &mut [f32]) + Sync + Send) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        let threads = rayon::current_num_threads().max(1);
+        let per = rows.div_ceil(threads * 4).max(16);
+        out.par_chunks_mut(per * n).enumerate().for_each(|(i, chunk)| f(i * per, chunk));
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = (rows, n);
+        f(0, out)
+    }
+}
+
+/// Rows `r0..` of `w` times all `n` activation rows into `out` (`rows × n`).
+fn rows(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::sync::OnceLock;
+        static AVX2: OnceLock<bool> = OnceLock::new();
+        if *AVX2.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+            // SAFETY: the CPU has AVX2 and FMA (checked just above).
+            return unsafe { rows_avx2(w, acts, bpr, n, r0, out) };
+        }
+    }
+    rows_generic(w, acts, bpr, n, r0, out)
+}
+
+/// The row loop, instantiated once per kernel set (`dot::portable`, `dot::avx2`).
+macro_rules! row_loop {
+    ($w:expr, $acts:expr, $bpr:expr, $n:expr, $r0:expr, $out:expr, $k:ident) => {{
+        let (w, acts, bpr, n, r0, out) = ($w, $acts, $bpr, $n, $r0, $out);
+        macro_rules! each {
+            ($a:expr, $per_row:expr, $dot:path) => {
+                for (i, o) in out.chunks_exact_mut(n).enumerate() {
+                    let wr = w.row_bytes(r0 + i);
+                    for (t, o) in o.iter_mut().enumerate() {
+                        *o = $dot(wr, &$a[t * $per_row..(t + 1) * $per_row]);
+                    }
+                }
+            };
+        }
+        use GgmlType::*;
+        match (w.ty, acts) {
+            (Q4_0, Acts::Q8_0(a)) => each!(a, bpr, dot::$k::q4_0),
+            (Q5_0, Acts::Q8_0(a)) => each!(a, bpr, dot::$k::q5_0),
+            (Q8_0, Acts::Q8_0(a)) => each!(a, bpr, dot::$k::q8_0),
+            (Q4_1, Acts::Q8_1(a)) => each!(a, bpr, dot::$k::q4_1),
+            (Q5_1, Acts::Q8_1(a)) => each!(a, bpr, dot::$k::q5_1),
+            (Q4_K, Acts::Q8K(a)) => each!(a, bpr, dot::$k::q4_k),
+            (Q5_K, Acts::Q8K(a)) => each!(a, bpr, dot::$k::q5_k),
+            (Q6_K, Acts::Q8K(a)) => each!(a, bpr, dot::$k::q6_k),
+            (F16, Acts::F32(a)) => each!(a, w.cols, dot::f16_row),
+            (F32, Acts::F32(a)) => each!(a, w.cols, dot::f32_row),
+            (ty, _) => unreachable!("activations are quantized for {ty:?} by QMatrix::quantize"),
+        }
+    }};
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn rows_avx2(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
+    row_loop!(w, acts, bpr, n, r0, out, avx2)
+}
+
+fn rows_generic(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
+    row_loop!(w, acts, bpr, n, r0, out, portable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matmul_of_q8_0_matches_the_f32_product_for_batches() {
+        // 3 rows × 64 cols of Q8_0 with d = 1: weights are the bytes themselves.
+        let (rows, cols) = (40, 64);
+        let mut bytes = Vec::new();
+        for r in 0..rows {
+            for b in 0..cols / 32 {
+                bytes.extend_from_slice(&half::f16::from_f32(1.0).to_le_bytes());
+                bytes.extend((0..32).map(|i| ((r * 7 + b * 3 + i) % 11) as u8));
+            }
+        }
+        let w = QMatrix::new(GgmlType::Q8_0, rows, cols, Arc::from(bytes), 0).unwrap();
+        // Activations that quantize exactly: integers with |max| = 127 in every block.
+        let n = 3;
+        let x: Vec<f32> = (0..n * cols).map(|i| if i % 32 == 0 { 127.0 } else { (i % 9) as f32 - 4.0 }).collect();
+        let mut out = vec![0.0; n * rows];
+        w.matmul(&x, n, &mut out);
+        let mut one = vec![0.0; rows];
+        for t in 0..n {
+            let mut row = vec![0.0; cols];
+            for r in 0..rows {
+                w.dequantize_row_into(r, &mut row);
+                let want: f32 = row.iter().zip(&x[t * cols..(t + 1) * cols]).map(|(a, b)| a * b).sum();
+                assert_eq!(out[t * rows + r], want, "token {t} row {r}");
+            }
+            w.matmul(&x[t * cols..(t + 1) * cols], 1, &mut one);
+            assert_eq!(one, out[t * rows..(t + 1) * rows], "batch of 1 equals batch of {n}");
+        }
+    }
+
+    #[test]
+    fn unsupported_types_and_short_buffers_are_refused() {
+        let bytes: Arc<[u8]> = Arc::from(vec![0u8; 34]);
+        assert!(QMatrix::new(GgmlType::Q8_0, 1, 32, bytes.clone(), 0).is_some());
+        assert!(QMatrix::new(GgmlType::Q8_0, 2, 32, bytes.clone(), 0).is_none());
+        assert!(QMatrix::new(GgmlType::Q8_0, 1, 33, bytes.clone(), 0).is_none());
+        assert!(QMatrix::new(GgmlType::Q2_K, 1, 256, bytes, 0).is_none());
+    }
+}
