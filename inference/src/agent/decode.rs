@@ -1,14 +1,30 @@
 //! Greedy decoding one token per call, for hosts that must do other work between tokens.
 //!
 //! [`crate::llm::generate`] runs the whole loop at once; a browser worker instead calls
-//! [`Decoder::step`], yields to its event loop (where a Stop message can arrive), and calls again.
+//! [`Decoder::step`], yields to its event loop (where a Stop message can arrive), and calls again;
+//! the prompt itself is read in chunks, one per step.
 
 use crate::llm::generate::argmax;
 use crate::llm::{GgufTokenizer, LanguageModel, LmError};
 
-/// A generation in progress: the prompt is evaluated, tokens come one [`Decoder::step`] at a time.
+/// What one [`Decoder::step`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Evaluated part of the prompt: `done` of `total` tokens.
+    Reading { done: usize, total: usize },
+    /// Chose the next token.
+    Token(u32),
+    /// A stop id or the length limit was reached (or the prompt was empty).
+    Done,
+}
+
+/// A generation in progress: the prompt is evaluated in chunks, then tokens come one
+/// [`Decoder::step`] at a time, greedily (temperature 0).
 pub struct Decoder<'m> {
     lm: &'m mut dyn LanguageModel,
+    prompt: Vec<u32>,
+    fed: usize,
+    chunk: usize,
     stop_ids: Vec<u32>,
     max_new_tokens: usize,
     logits: Vec<f32>,
@@ -17,23 +33,42 @@ pub struct Decoder<'m> {
 }
 
 impl<'m> Decoder<'m> {
-    /// Clears the model's cache and evaluates the prompt (the prefill, the long step).
-    pub fn start(lm: &'m mut dyn LanguageModel, prompt_ids: &[u32], stop_ids: &[u32], max_new_tokens: usize) -> Result<Self, LmError> {
+    /// Clears the model's cache; the prompt is evaluated `prefill_chunk` tokens per step, so a
+    /// host can yield between chunks of a long prompt too.
+    pub fn new(lm: &'m mut dyn LanguageModel, prompt_ids: &[u32], stop_ids: &[u32], max_new_tokens: usize, prefill_chunk: usize) -> Self {
         lm.truncate(0);
-        let logits = lm.eval(prompt_ids, false)?;
-        Ok(Decoder { lm, stop_ids: stop_ids.to_vec(), max_new_tokens, logits, tokens: Vec::new(), done: max_new_tokens == 0 })
+        Decoder {
+            lm,
+            prompt: prompt_ids.to_vec(),
+            fed: 0,
+            chunk: prefill_chunk.max(1),
+            stop_ids: stop_ids.to_vec(),
+            max_new_tokens,
+            logits: Vec::new(),
+            tokens: Vec::new(),
+            done: max_new_tokens == 0 || prompt_ids.is_empty(),
+        }
     }
 
-    /// The next token (greedy, temperature 0), or `None` once a stop id or the length limit is
-    /// reached. Each call after the first token runs one decode step.
-    pub fn step(&mut self) -> Result<Option<u32>, LmError> {
+    /// Does one unit of work: a chunk of the prompt, or one token (each token after the first
+    /// costs one decode step).
+    pub fn step(&mut self) -> Result<Step, LmError> {
         if self.done {
-            return Ok(None);
+            return Ok(Step::Done);
+        }
+        if self.fed < self.prompt.len() {
+            let end = (self.fed + self.chunk).min(self.prompt.len());
+            let logits = self.lm.eval(&self.prompt[self.fed..end], false)?;
+            self.fed = end;
+            if end == self.prompt.len() {
+                self.logits = logits;
+            }
+            return Ok(Step::Reading { done: end, total: self.prompt.len() });
         }
         let next = argmax(&self.logits);
         if self.stop_ids.contains(&next) {
             self.done = true;
-            return Ok(None);
+            return Ok(Step::Done);
         }
         self.tokens.push(next);
         if self.tokens.len() >= self.max_new_tokens {
@@ -41,7 +76,7 @@ impl<'m> Decoder<'m> {
         } else {
             self.logits = self.lm.eval(&[next], false)?;
         }
-        Ok(Some(next))
+        Ok(Step::Token(next))
     }
 
     /// Tokens generated so far.
@@ -49,7 +84,7 @@ impl<'m> Decoder<'m> {
         &self.tokens
     }
 
-    /// True when the last step hit `max_new_tokens` rather than a stop id.
+    /// True when generation ended at `max_new_tokens` rather than at a stop id.
     pub fn truncated(&self) -> bool {
         self.done && self.tokens.len() >= self.max_new_tokens
     }
@@ -113,28 +148,39 @@ mod tests {
         }
     }
 
-    #[test]
-    fn steps_until_a_stop_id() {
-        let mut lm = Counter { cached: 5 };
-        let mut d = Decoder::start(&mut lm, &[3], &[7], 10).unwrap();
-        let mut got = Vec::new();
-        while let Some(t) = d.step().unwrap() {
-            got.push(t);
+    fn run(d: &mut Decoder) -> (Vec<Step>, Vec<u32>) {
+        let mut steps = Vec::new();
+        loop {
+            let s = d.step().unwrap();
+            steps.push(s);
+            if s == Step::Done {
+                return (steps, d.tokens().to_vec());
+            }
         }
-        assert_eq!(got, [4, 5, 6]);
+    }
+
+    #[test]
+    fn reads_the_prompt_in_chunks_then_steps_until_a_stop_id() {
+        let mut lm = Counter { cached: 5 };
+        let mut d = Decoder::new(&mut lm, &[0, 1, 2, 3], &[7], 10, 3);
+        let (steps, tokens) = run(&mut d);
+        assert_eq!(steps[..2], [Step::Reading { done: 3, total: 4 }, Step::Reading { done: 4, total: 4 }]);
+        assert_eq!(tokens, [4, 5, 6]);
         assert!(!d.truncated());
-        assert_eq!(d.step().unwrap(), None, "stays done");
+        assert_eq!(d.step().unwrap(), Step::Done, "stays done");
     }
 
     #[test]
     fn stops_at_the_length_limit_without_an_extra_step() {
         let mut lm = Counter { cached: 0 };
-        let mut d = Decoder::start(&mut lm, &[0, 1], &[], 2).unwrap();
-        assert_eq!(d.step().unwrap(), Some(2));
-        assert_eq!(d.step().unwrap(), Some(3));
-        assert_eq!(d.step().unwrap(), None);
+        let mut d = Decoder::new(&mut lm, &[0, 1], &[], 2, 64);
+        let (steps, tokens) = run(&mut d);
+        assert_eq!(steps, [Step::Reading { done: 2, total: 2 }, Step::Token(2), Step::Token(3), Step::Done]);
+        assert_eq!(tokens, [2, 3]);
         assert!(d.truncated());
         drop(d);
         assert_eq!(lm.cached, 3, "prompt + one decode step; the last token is never evaluated");
+        let mut empty = Decoder::new(&mut lm, &[], &[], 5, 8);
+        assert_eq!(empty.step().unwrap(), Step::Done);
     }
 }
