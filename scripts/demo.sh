@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Serve the demo: fetch the encoder (sha256-checked), build the demo course bundle, build the web
-# app with Trunk and serve it on http://127.0.0.1:${PORT:-8080}/ .
+# Serve the demo: fetch the encoder and the chat model (sha256-checked), build the demo course
+# bundle, build the web app with Trunk, write assets.json, and serve the site on
+# http://127.0.0.1:${PORT:-8080}/ . Any static host works the same, under any sub-path: copy dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pathshala/target}"
 WASM_TARGET_DIR="${WASM_TARGET_DIR:-$HOME/.cache/pathshala/target-wasm}"
 
 models/fetch.sh encoder
+models/fetch.sh llm
 cargo build --release -p index-builder
 "$CARGO_TARGET_DIR/release/index-builder" build --title "Pathshala demo course" \
   --out "$CARGO_TARGET_DIR/demo.bundle" index-builder/demo-course
@@ -15,6 +17,8 @@ scripts/install-web-tools.sh
 CARGO_TARGET_DIR="$WASM_TARGET_DIR" trunk build
 mkdir -p dist/models/all-MiniLM-L6-v2
 cp models/cache/all-MiniLM-L6-v2/{config.json,model.safetensors,tokenizer.json} dist/models/all-MiniLM-L6-v2/
+cp models/cache/SmolLM2-135M-Instruct.Q4_1.gguf dist/models/
 cp "$CARGO_TARGET_DIR/demo.bundle" dist/course.bundle
+scripts/assets-manifest.sh dist
 echo "serving dist/ on http://127.0.0.1:${PORT:-8080}/"
 exec python3 -m http.server --bind 127.0.0.1 --directory dist "${PORT:-8080}"

@@ -1,0 +1,258 @@
+//! Messages between the page and the inference worker: JSON text over `postMessage`.
+//!
+//! The page sends [`Request`]s; the worker answers with [`Reply`]s. Ids tie replies to the
+//! question that caused them, so a late reply to an old question is ignored.
+
+use serde::{Deserialize, Serialize};
+
+/// One file the app needs, as listed in `assets.json` next to `index.html`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Asset {
+    /// Role of the file: one of [`names`].
+    pub name: String,
+    /// Relative to `index.html`.
+    pub url: String,
+    pub bytes: u64,
+    /// Hex sha256 of the file: checked after every download and every read from IndexedDB.
+    pub sha256: String,
+    pub version: String,
+}
+
+/// `assets.json`: every file of one site version.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AssetList {
+    /// Changes whenever any file changes.
+    pub version: String,
+    pub assets: Vec<Asset>,
+}
+
+impl AssetList {
+    pub fn get(&self, name: &str) -> Option<&Asset> {
+        self.assets.iter().find(|a| a.name == name)
+    }
+
+    pub fn total_bytes(&self) -> u64 {
+        self.assets.iter().map(|a| a.bytes).sum()
+    }
+}
+
+/// Asset roles.
+pub mod names {
+    pub const BUNDLE: &str = "bundle";
+    pub const ENCODER_CONFIG: &str = "encoder-config";
+    pub const ENCODER_WEIGHTS: &str = "encoder-weights";
+    pub const ENCODER_TOKENIZER: &str = "encoder-tokenizer";
+    pub const LLM: &str = "llm";
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Request {
+    /// Load the course and models: from IndexedDB when cached, else downloaded. `None` when
+    /// `assets.json` could not be fetched (offline): the last complete set in IndexedDB is used.
+    Load { assets: Option<AssetList> },
+    /// Hybrid retrieval (`lexical: false`) or BM25 over the book (`lexical: true`).
+    Search { id: u32, question: String, lexical: bool },
+    /// Retrieval, then a grounded answer streamed as [`Reply::Token`]s, or an abstention.
+    Ask { id: u32, question: String },
+    /// Stop the answer being written (between tokens).
+    Stop,
+    /// One section of the book, for reading.
+    Section { id: u32 },
+    /// What IndexedDB holds.
+    Storage,
+    /// Delete everything cached; the next visit downloads again.
+    ClearStorage,
+    /// Time hybrid retrieval (embedding + search) of each question, after one warm-up query.
+    Bench { questions: Vec<String> },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Reply {
+    /// The worker's wasm is running and listening (requests sent earlier are queued by the page).
+    Started,
+    Progress(Progress),
+    Ready(ReadyInfo),
+    Results(Results),
+    /// The evidence an answer will be written from (numbered as the model sees it).
+    AskSources { id: u32, sources: Vec<SourceRef>, prompt_tokens: usize },
+    /// The model is reading the prompt: `done` of `total` tokens.
+    Reading { id: u32, done: usize, total: usize },
+    Token { id: u32, text: String },
+    /// The finished answer (citations added when the model gave none: `matched`).
+    Done { id: u32, text: String, matched: bool, stopped: bool, stats: AnswerStats },
+    /// The course does not cover the question: no model call.
+    Abstained { id: u32, nearest: Vec<SectionRef> },
+    Section(SectionView),
+    Storage(StorageInfo),
+    /// Per-question milliseconds of a [`Request::Bench`], as JSON.
+    Bench { json: String },
+    /// `id`: the question that failed, or `None` for loading; `retry`: a Retry button helps.
+    Error { id: Option<u32>, message: String, retry: bool },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Phase {
+    /// Reading and verifying a cached copy from IndexedDB.
+    Checking,
+    Downloading,
+    /// Parsing the bundle, building the models.
+    Preparing,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub phase: Phase,
+    /// The file (its URL) or the step being worked on.
+    pub name: String,
+    pub done: u64,
+    pub total: u64,
+    /// Over all files.
+    pub all_done: u64,
+    pub all_total: u64,
+    /// Bytes per second of the current download.
+    pub rate: f64,
+    /// Seconds left for all downloads at the current rate.
+    pub eta_s: Option<f64>,
+    /// Something the learner should know, e.g. a damaged cached copy being downloaded again.
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutlineItem {
+    pub id: u32,
+    pub heading: String,
+    pub depth: u16,
+    pub parent: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReadyInfo {
+    pub title: String,
+    pub sections: u32,
+    pub chunks: u32,
+    pub outline: Vec<OutlineItem>,
+    /// True when nothing was downloaded.
+    pub from_cache: bool,
+    pub downloaded_bytes: u64,
+    pub load_ms: f64,
+    pub encoder: Option<String>,
+    pub llm: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SectionRef {
+    pub section: u32,
+    pub heading_path: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Hit {
+    pub section: u32,
+    pub chunk: u32,
+    pub heading_path: Vec<String>,
+    pub tier: String,
+    pub file: String,
+    pub line: u32,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    pub id: u32,
+    pub question: String,
+    pub lexical: bool,
+    pub abstained: bool,
+    pub coverage: f32,
+    pub hits: Vec<Hit>,
+    pub nearest: Vec<SectionRef>,
+    pub ms: f64,
+}
+
+/// A numbered passage an answer may cite, with where it lies in its section's text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SourceRef {
+    pub n: usize,
+    pub section: u32,
+    pub heading_path: Vec<String>,
+    /// Byte range of the passage in the section's text.
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SectionView {
+    pub id: u32,
+    pub heading_path: Vec<String>,
+    pub file: String,
+    pub line: u32,
+    pub text: String,
+    pub parent: Option<SectionRef>,
+    pub children: Vec<SectionRef>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AnswerStats {
+    pub prompt_tokens: usize,
+    /// From the question's arrival: retrieval, prompt, prefill, first token.
+    pub first_token_ms: Option<f64>,
+    pub tokens: usize,
+    /// Decode speed after the first token.
+    pub tokens_per_s: Option<f64>,
+    pub total_ms: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredEntry {
+    pub name: String,
+    pub url: String,
+    pub bytes: u64,
+    pub sha256: String,
+    pub version: String,
+    pub stored_at_ms: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StorageInfo {
+    pub entries: Vec<StoredEntry>,
+    /// The site version whose every file is stored (`complete` record).
+    pub complete_version: Option<String>,
+    pub usage: Option<f64>,
+    pub quota: Option<f64>,
+}
+
+/// Encodes a message for `postMessage`.
+pub fn encode<T: Serialize>(msg: &T) -> String {
+    serde_json::to_string(msg).expect("messages serialise")
+}
+
+/// Decodes a message; an error names what arrived.
+pub fn decode<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, String> {
+    serde_json::from_str(text).map_err(|e| format!("unreadable message ({e}): {}", text.chars().take(120).collect::<String>()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_round_trip_as_tagged_json() {
+        let r = Request::Ask { id: 3, question: "Why?".into() };
+        let text = encode(&r);
+        assert_eq!(text, r#"{"type":"Ask","id":3,"question":"Why?"}"#);
+        assert_eq!(decode::<Request>(&text).unwrap(), r);
+        let t = Reply::Token { id: 3, text: " [1]".into() };
+        assert_eq!(decode::<Reply>(&encode(&t)).unwrap(), t);
+        assert!(decode::<Reply>("{\"type\":\"Nope\"}").unwrap_err().contains("Nope"));
+    }
+
+    #[test]
+    fn asset_list_reads_assets_json() {
+        let json = r#"{"version":"v1","assets":[{"name":"bundle","url":"course.bundle","bytes":10,"sha256":"ab","version":"ab"}]}"#;
+        let list: AssetList = serde_json::from_str(json).unwrap();
+        assert_eq!(list.get(names::BUNDLE).unwrap().url, "course.bundle");
+        assert_eq!(list.total_bytes(), 10);
+        assert!(list.get(names::LLM).is_none());
+    }
+}

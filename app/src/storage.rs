@@ -1,0 +1,184 @@
+//! IndexedDB (through the `idb` crate): verified files with their versions, and the `complete`
+//! record naming the one asset list whose every file is stored.
+//!
+//! ```text
+//! database "pathshala" v1
+//!   files    key: asset name → Uint8Array (the file)
+//!   entries  key: asset name → JSON StoredEntry (url, bytes, sha256, version, when)
+//!   meta     key: "complete" → JSON AssetList (every file of that list is stored)
+//! ```
+//!
+//! A file and its entry are written in one transaction and only after the sha256 matched, so a
+//! download that fails, a quota error or a closed tab leaves nothing half-written behind.
+
+use crate::protocol::{AssetList, StoredEntry};
+use idb::{Database, DatabaseEvent, Factory, ObjectStoreParams, TransactionMode, TransactionResult};
+use wasm_bindgen::{JsCast, JsValue};
+
+const DB_NAME: &str = "pathshala";
+const DB_VERSION: u32 = 1;
+const FILES: &str = "files";
+const ENTRIES: &str = "entries";
+const META: &str = "meta";
+const COMPLETE: &str = "complete";
+
+/// Why storing failed; `Quota` gets its own advice.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoreError {
+    Quota,
+    Other(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Quota => write!(f, "the browser's storage for this site is full (QuotaExceededError)"),
+            StoreError::Other(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+fn other(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Other(format!("IndexedDB: {e}"))
+}
+
+/// Maps a DOM exception to [`StoreError`].
+fn from_dom(e: Option<web_sys::DomException>) -> StoreError {
+    match e {
+        Some(e) if e.name() == "QuotaExceededError" => StoreError::Quota,
+        Some(e) => StoreError::Other(format!("IndexedDB: {}: {}", e.name(), e.message())),
+        None => StoreError::Other("IndexedDB: the write was aborted".into()),
+    }
+}
+
+pub struct Store {
+    db: Database,
+}
+
+impl Store {
+    pub async fn open() -> Result<Store, StoreError> {
+        let factory = Factory::new().map_err(|_| StoreError::Other("this browser has no IndexedDB (private mode?); the app cannot keep files offline".into()))?;
+        let mut req = factory.open(DB_NAME, Some(DB_VERSION)).map_err(other)?;
+        req.on_upgrade_needed(|event| {
+            let Ok(db) = event.database() else { return };
+            let names = db.store_names();
+            for store in [FILES, ENTRIES, META] {
+                if !names.iter().any(|n| n == store) {
+                    let _ = db.create_object_store(store, ObjectStoreParams::new());
+                }
+            }
+        });
+        let db = req.await.map_err(other)?;
+        Ok(Store { db })
+    }
+
+    async fn get(&self, store: &str, key: &str) -> Result<Option<JsValue>, StoreError> {
+        let tx = self.db.transaction(&[store], TransactionMode::ReadOnly).map_err(other)?;
+        let value = tx.object_store(store).map_err(other)?.get(JsValue::from_str(key)).map_err(other)?.await.map_err(other)?;
+        Ok(value.filter(|v| !v.is_undefined() && !v.is_null()))
+    }
+
+    async fn get_json<T: for<'de> serde::Deserialize<'de>>(&self, store: &str, key: &str) -> Result<Option<T>, StoreError> {
+        Ok(self.get(store, key).await?.and_then(|v| v.as_string()).and_then(|s| serde_json::from_str(&s).ok()))
+    }
+
+    /// Every stored entry.
+    pub async fn entries(&self) -> Result<Vec<StoredEntry>, StoreError> {
+        let tx = self.db.transaction(&[ENTRIES], TransactionMode::ReadOnly).map_err(other)?;
+        let all = tx.object_store(ENTRIES).map_err(other)?.get_all(None, None).map_err(other)?.await.map_err(other)?;
+        Ok(all.into_iter().filter_map(|v| v.as_string()).filter_map(|s| serde_json::from_str(&s).ok()).collect())
+    }
+
+    pub async fn entry(&self, name: &str) -> Result<Option<StoredEntry>, StoreError> {
+        self.get_json(ENTRIES, name).await
+    }
+
+    /// The stored bytes of a file (unverified: the caller checks the sha256).
+    pub async fn data(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.get(FILES, name).await?.and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok()).map(|a| a.to_vec()))
+    }
+
+    /// Stores a verified file and its entry together: both or neither.
+    pub async fn put(&self, entry: &StoredEntry, data: &[u8]) -> Result<(), StoreError> {
+        let tx = self.db.transaction(&[FILES, ENTRIES], TransactionMode::ReadWrite).map_err(other)?;
+        let files = tx.object_store(FILES).map_err(other)?;
+        let raw: web_sys::IdbTransaction = files.transaction().into();
+        let key = JsValue::from_str(&entry.name);
+        let bytes = js_sys::Uint8Array::from(data);
+        let json = JsValue::from_str(&serde_json::to_string(entry).expect("entries serialise"));
+        let written = async {
+            files.put(&bytes, Some(&key)).map_err(other)?.await.map_err(other)?;
+            tx.object_store(ENTRIES).map_err(other)?.put(&json, Some(&key)).map_err(other)?.await.map_err(other)?;
+            Ok::<_, StoreError>(())
+        }
+        .await;
+        if let Err(e) = written {
+            let _ = raw.abort();
+            return Err(if raw.error().is_some() { from_dom(raw.error()) } else { e });
+        }
+        match tx.await {
+            Ok(TransactionResult::Committed) => Ok(()),
+            Ok(TransactionResult::Aborted) | Err(_) => Err(from_dom(raw.error())),
+        }
+    }
+
+    /// Removes a file and its entry.
+    pub async fn delete(&self, name: &str) -> Result<(), StoreError> {
+        let tx = self.db.transaction(&[FILES, ENTRIES, META], TransactionMode::ReadWrite).map_err(other)?;
+        let key = JsValue::from_str(name);
+        tx.object_store(FILES).map_err(other)?.delete(key.clone()).map_err(other)?.await.map_err(other)?;
+        tx.object_store(ENTRIES).map_err(other)?.delete(key).map_err(other)?.await.map_err(other)?;
+        // The set is no longer complete.
+        tx.object_store(META).map_err(other)?.delete(JsValue::from_str(COMPLETE)).map_err(other)?.await.map_err(other)?;
+        tx.await.map_err(other)?;
+        Ok(())
+    }
+
+    /// The asset list whose every file is stored, if any.
+    pub async fn complete(&self) -> Result<Option<AssetList>, StoreError> {
+        self.get_json(META, COMPLETE).await
+    }
+
+    pub async fn set_complete(&self, list: &AssetList) -> Result<(), StoreError> {
+        let tx = self.db.transaction(&[META], TransactionMode::ReadWrite).map_err(other)?;
+        let raw: web_sys::IdbTransaction = tx.object_store(META).map_err(other)?.transaction().into();
+        let json = JsValue::from_str(&serde_json::to_string(list).expect("lists serialise"));
+        tx.object_store(META).map_err(other)?.put(&json, Some(&JsValue::from_str(COMPLETE))).map_err(other)?.await.map_err(other)?;
+        match tx.await {
+            Ok(TransactionResult::Committed) => Ok(()),
+            _ => Err(from_dom(raw.error())),
+        }
+    }
+
+    /// Deletes files that `list` does not name (older versions).
+    pub async fn prune(&self, list: &AssetList) -> Result<(), StoreError> {
+        for e in self.entries().await? {
+            if list.get(&e.name).is_none_or(|a| a.sha256 != e.sha256) {
+                self.delete(&e.name).await?;
+            }
+        }
+        self.set_complete(list).await
+    }
+
+    /// Deletes everything.
+    pub async fn clear(&self) -> Result<(), StoreError> {
+        let tx = self.db.transaction(&[FILES, ENTRIES, META], TransactionMode::ReadWrite).map_err(other)?;
+        for s in [FILES, ENTRIES, META] {
+            tx.object_store(s).map_err(other)?.clear().map_err(other)?.await.map_err(other)?;
+        }
+        tx.await.map_err(other)?;
+        Ok(())
+    }
+}
+
+/// Bytes used and allowed for this site (`navigator.storage.estimate()`), where available.
+pub async fn estimate() -> (Option<f64>, Option<f64>) {
+    let global = js_sys::global();
+    let Ok(navigator) = js_sys::Reflect::get(&global, &"navigator".into()) else { return (None, None) };
+    let Ok(storage) = js_sys::Reflect::get(&navigator, &"storage".into()) else { return (None, None) };
+    let Ok(storage) = storage.dyn_into::<web_sys::StorageManager>() else { return (None, None) };
+    let Ok(promise) = storage.estimate() else { return (None, None) };
+    let Ok(est) = wasm_bindgen_futures::JsFuture::from(promise).await else { return (None, None) };
+    let num = |k: &str| js_sys::Reflect::get(&est, &k.into()).ok().and_then(|v| v.as_f64());
+    (num("usage"), num("quota"))
+}

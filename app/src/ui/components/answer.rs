@@ -1,0 +1,103 @@
+//! One answer (`data-testid="answer"`, `data-state` streaming | done | abstained | error): the
+//! Markdown body with `[n]` citations as links to their passages, the sources, the figures.
+
+use crate::i18n::{Lang, Texts};
+use crate::markdown;
+use crate::protocol::SourceRef;
+use crate::ui::state::{Answer, Phase};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub answer: Answer,
+    pub lang: Lang,
+    /// Opens a section, marking a byte range of it.
+    pub on_open: Callback<(u32, Option<(u32, u32)>)>,
+}
+
+/// A link to a cited passage: `data-testid="citation"` in the answer, `"source"` in the list.
+pub fn citation(source: &SourceRef, on_open: &Callback<(u32, Option<(u32, u32)>)>, testid: &'static str) -> Html {
+    let (section, range) = (source.section, (source.start, source.end));
+    let onclick = on_open.reform(move |e: MouseEvent| {
+        e.prevent_default();
+        (section, Some(range))
+    });
+    let heading = source.heading_path.last().cloned().unwrap_or_default();
+    html! {
+        <a class="cite" href={format!("#section-{section}")} data-testid={testid} data-heading={heading}
+           data-n={source.n.to_string()} title={source.heading_path.join(" ▸ ")} {onclick}>
+            { format!("[{}]", source.n) }
+        </a>
+    }
+}
+
+#[function_component]
+pub fn AnswerView(p: &Props) -> Html {
+    let t = Texts(p.lang);
+    let a = &p.answer;
+    let sources = a.sources.clone();
+    let on_open = p.on_open.clone();
+    let cite = move |n: usize| match sources.iter().find(|s| s.n == n) {
+        Some(s) => citation(s, &on_open, "citation"),
+        None => html! { { format!("[{n}]") } },
+    };
+    let body = markdown::render(&markdown::parse(&a.text, a.sources.len()), &cite);
+    let phase = match &a.phase {
+        Phase::Thinking => html! { <p class="phase">{ t.thinking() }</p> },
+        Phase::Reading { done, total } => html! {
+            <p class="phase">{ format!("{}… {done}/{total} {}", t.reading(), t.tokens()) }</p>
+        },
+        _ => html! {},
+    };
+    let nearest = a.nearest.iter().map(|s| {
+        let id = s.section;
+        let onclick = p.on_open.reform(move |e: MouseEvent| {
+            e.prevent_default();
+            (id, None)
+        });
+        html! { <li><a href={format!("#section-{id}")} data-testid="nearest" {onclick}>{ s.heading_path.join(" ▸ ") }</a></li> }
+    });
+    let sources = a.sources.iter().map(|s| html! {
+        <li>{ citation(s, &p.on_open, "source") }{ " " }{ s.heading_path.join(" ▸ ") }</li>
+    });
+    html! {
+        <article class="answer" data-testid="answer" data-state={a.state()} aria-live="polite">
+            <p class="question">{ a.question.clone() }</p>
+            { phase }
+            if let Phase::Abstained = a.phase {
+                <p data-testid="abstain-message">{ t.abstain() }</p>
+                <ul>{ for nearest }</ul>
+            }
+            if let Phase::Error(message) = &a.phase {
+                <p class="error" data-testid="answer-error">{ message.clone() }</p>
+            }
+            <div class="body" data-testid="answer-body">{ body }</div>
+            if a.stopped { <p class="phase">{ t.stopped() }</p> }
+            if !a.sources.is_empty() {
+                <details class="sources" open={a.state() == "done"}>
+                    <summary>{ t.sources() }</summary>
+                    <ol>{ for sources }</ol>
+                </details>
+            }
+            if a.matched { <p class="hint">{ t.matched() }</p> }
+            if let Some(s) = &a.stats {
+                <p class="stats" data-testid="answer-stats"
+                   data-first-token-ms={s.first_token_ms.map(|v| format!("{v:.0}")).unwrap_or_default()}
+                   data-tokens={s.tokens.to_string()}
+                   data-tokens-per-s={s.tokens_per_s.map(|v| format!("{v:.2}")).unwrap_or_default()}
+                   data-prompt-tokens={s.prompt_tokens.to_string()}
+                   data-total-ms={format!("{:.0}", s.total_ms)}>
+                    { format!(
+                        "{} prompt tokens · first token {} · {} tokens{} · {:.1} s",
+                        s.prompt_tokens,
+                        s.first_token_ms.map(|v| format!("{:.1} s", v / 1000.0)).unwrap_or_else(|| "—".into()),
+                        s.tokens,
+                        s.tokens_per_s.map(|v| format!(" at {v:.1}/s")).unwrap_or_default(),
+                        s.total_ms / 1000.0
+                    ) }
+                </p>
+            }
+            if a.state() == "done" && !a.text.is_empty() { <p class="hint">{ t.small_model() }</p> }
+        </article>
+    }
+}

@@ -1,0 +1,8 @@
+//! One component per file; props are data plus callbacks, none touches the store.
+
+pub mod answer;
+pub mod ask;
+pub mod book;
+pub mod find;
+pub mod status;
+pub mod storage;

@@ -1,0 +1,81 @@
+//! The status line (`data-testid="status"`, `data-state` loading | ready | error), download
+//! progress with rate and time left, the Retry button and the WebGPU line.
+
+use crate::i18n::{Lang, Texts, mb};
+use crate::protocol::Phase as LoadPhase;
+use crate::ui::state::{Gpu, Load};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub load: Load,
+    pub gpu: Gpu,
+    pub note: Option<String>,
+    pub lang: Lang,
+    pub on_retry: Callback<()>,
+}
+
+fn duration(s: f64) -> String {
+    let s = s.round() as u64;
+    if s >= 60 { format!("{} min {} s", s / 60, s % 60) } else { format!("{s} s") }
+}
+
+#[function_component]
+pub fn StatusLine(p: &Props) -> Html {
+    let t = Texts(p.lang);
+    let (state, body) = match &p.load {
+        Load::Loading(progress) => {
+            let detail = progress.as_ref().map(|pr| {
+                let what = match pr.phase {
+                    LoadPhase::Checking => t.checking(),
+                    LoadPhase::Downloading => t.downloading(),
+                    LoadPhase::Preparing => t.preparing(),
+                };
+                let mut line = format!("{what} {}", pr.name);
+                if pr.phase == LoadPhase::Downloading && pr.total > 0 {
+                    line.push_str(&format!(": {} / {}", mb(pr.done as f64), mb(pr.total as f64)));
+                    if pr.rate > 0.0 {
+                        line.push_str(&format!(" · {}/s", mb(pr.rate)));
+                    }
+                    if let Some(eta) = pr.eta_s {
+                        line.push_str(&format!(" · {} {}", duration(eta), t.left()));
+                    }
+                }
+                let (value, max) = (pr.all_done as f64, pr.all_total.max(1) as f64);
+                html! {
+                    <div class="progress">
+                        <progress data-testid="progress" value={value.to_string()} max={max.to_string()}></progress>
+                        <span data-testid="progress-text">{ line }</span>
+                        <span class="total">{ format!(" ({} / {})", mb(value), mb(max)) }</span>
+                    </div>
+                }
+            });
+            ("loading", html! { <>{ t.loading() }{ for detail }</> })
+        }
+        Load::Ready(info) => {
+            let how = if info.from_cache { t.ready_cached().to_string() } else { format!("{} ({})", t.ready_downloaded(), mb(info.downloaded_bytes as f64)) };
+            ("ready", html! { <>{ format!("{} — {} {} · {how} · {:.1} s", info.title, info.sections, t.sections(), info.load_ms / 1000.0) }</> })
+        }
+        Load::Error { message, retry } => {
+            let on_retry = p.on_retry.reform(|_: MouseEvent| ());
+            ("error", html! {
+                <>
+                    <span data-testid="error-message">{ message.clone() }</span>
+                    if *retry { <button data-testid="retry" onclick={on_retry}>{ t.retry() }</button> }
+                </>
+            })
+        }
+    };
+    let gpu = match &p.gpu {
+        Gpu::Checking => html! { <span data-testid="gpu" data-state="checking">{ t.gpu_checking() }</span> },
+        Gpu::Available(name) => html! { <span data-testid="gpu" data-state="available" title={name.clone()}>{ t.gpu_found() }</span> },
+        Gpu::Missing(why) => html! { <span data-testid="gpu" data-state="missing" title={why.clone()}>{ t.cpu_only() }</span> },
+    };
+    html! {
+        <section class="status">
+            <div data-testid="status" data-state={state} role="status">{ body }</div>
+            if let Some(note) = &p.note { <p class="note" data-testid="load-note">{ note.clone() }</p> }
+            <p class="gpu">{ gpu }</p>
+        </section>
+    }
+}

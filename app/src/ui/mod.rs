@@ -1,0 +1,195 @@
+//! The page: one store ([`state::State`]), the worker bridge, and the views (Ask, Book, Storage).
+
+pub mod bridge;
+pub mod components;
+pub mod gpu;
+pub mod pwa;
+pub mod state;
+
+use crate::fetch;
+use crate::i18n::{Lang, Texts};
+use crate::markdown;
+use crate::protocol::{AssetList, Reply, Request};
+use bridge::Bridge;
+use components::{ask::AskPanel, book::BookPanel, find::FindPanel, status::StatusLine, storage::StoragePanel};
+use state::{Action, State, View};
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Reads `assets.json` (network first; the service worker answers offline) and asks the worker
+/// to load. Without it the worker falls back to the last complete set in IndexedDB.
+fn start_load(send: Callback<Request>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let assets = match fetch::text("assets.json").await {
+            Ok(text) => serde_json::from_str::<AssetList>(&text).ok(),
+            Err(_) => None,
+        };
+        send.emit(Request::Load { assets });
+    });
+}
+
+#[function_component]
+pub fn App() -> Html {
+    let state = use_reducer(|| State::new(Lang::load()));
+    let dispatch = state.dispatcher();
+    let bridge = use_state(|| {
+        let d = dispatch.clone();
+        Bridge::spawn(Callback::from(move |r: Reply| d.dispatch(Action::Reply(r)))).map(Rc::new)
+    });
+    let send = {
+        let bridge = bridge.clone();
+        Callback::from(move |req: Request| {
+            if let Ok(b) = &*bridge {
+                b.send(&req);
+            }
+        })
+    };
+    let next_id = use_mut_ref(|| 0u32);
+    let new_id = {
+        let next_id = next_id.clone();
+        move || {
+            *next_id.borrow_mut() += 1;
+            *next_id.borrow()
+        }
+    };
+
+    {
+        let (dispatch, send, bridge) = (dispatch.clone(), send.clone(), bridge.clone());
+        use_effect_with((), move |_| {
+            match &*bridge {
+                Ok(_) => start_load(send),
+                Err(e) => dispatch.dispatch(Action::Reply(Reply::Error { id: None, message: e.clone(), retry: false })),
+            }
+            let d = dispatch.clone();
+            pwa::register(Callback::from(move |_| d.dispatch(Action::UpdateAvailable)));
+            wasm_bindgen_futures::spawn_local(async move { dispatch.dispatch(Action::Gpu(gpu::detect().await)) });
+        });
+    }
+    {
+        // The document's language follows the switch (fonts, screen readers).
+        use_effect_with(state.lang, |lang| {
+            if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+                let _ = root.set_attribute("lang", lang.code());
+            }
+        });
+    }
+    {
+        // `?bench=URL`: time the questions listed at URL once ready.
+        let send = send.clone();
+        let ready = state.ready().is_some();
+        use_effect_with(ready, move |ready| {
+            if let (true, Some(url)) = (*ready, fetch::query_param("bench")) {
+                wasm_bindgen_futures::spawn_local(async move {
+                    if let Ok(questions) = fetch::text(&url).await.and_then(|t| serde_json::from_str::<Vec<String>>(&t).map_err(|e| e.to_string())) {
+                        send.emit(Request::Bench { questions });
+                    }
+                });
+            }
+        });
+    }
+
+    let t = Texts(state.lang);
+    let ready = state.ready().is_some();
+    let on_retry = {
+        let (dispatch, send) = (dispatch.clone(), send.clone());
+        Callback::from(move |_| {
+            dispatch.dispatch(Action::Retry);
+            start_load(send.clone());
+        })
+    };
+    let on_ask = {
+        let (dispatch, send, new_id) = (dispatch.clone(), send.clone(), new_id.clone());
+        Callback::from(move |question: String| {
+            let id = new_id();
+            dispatch.dispatch(Action::Asked { id, question: question.clone() });
+            send.emit(Request::Ask { id, question });
+        })
+    };
+    let on_stop = send.reform(|_| Request::Stop);
+    let on_open = {
+        let (dispatch, send) = (dispatch.clone(), send.clone());
+        Callback::from(move |(section, range): (u32, Option<(u32, u32)>)| {
+            dispatch.dispatch(Action::Open { highlight: range.map(|(a, b)| (section, a, b)) });
+            send.emit(Request::Section { id: section });
+        })
+    };
+    let search = |lexical: bool| {
+        let (send, new_id) = (send.clone(), new_id.clone());
+        Callback::from(move |question: String| send.emit(Request::Search { id: new_id(), question, lexical }))
+    };
+    let on_lang = {
+        let (dispatch, lang) = (dispatch.clone(), state.lang);
+        Callback::from(move |_: MouseEvent| {
+            lang.other().save();
+            dispatch.dispatch(Action::SetLang(lang.other()));
+        })
+    };
+    let tab = |view: View, label: &'static str, testid: &'static str| {
+        let (dispatch, send) = (dispatch.clone(), send.clone());
+        let onclick = Callback::from(move |_: MouseEvent| {
+            if view == View::Storage {
+                send.emit(Request::Storage);
+            }
+            dispatch.dispatch(Action::SetView(view));
+        });
+        let current = (state.view == view).then_some("page");
+        html! { <button class="tab" data-testid={testid} aria-current={current} {onclick}>{ label }</button> }
+    };
+    let outline = Rc::new(state.ready().map(|r| r.outline.clone()).unwrap_or_default());
+    let md_preview = fetch::query_param("md").map(|md| {
+        html! {
+            <section class="md-preview" data-testid="md-preview">
+                <h2>{ t.md_preview() }</h2>
+                { markdown::render(&markdown::parse(&md, 0), &|n| html! { { format!("[{n}]") } }) }
+            </section>
+        }
+    });
+    let view = match state.view {
+        View::Ask => html! {
+            <>
+                <AskPanel answer={state.answer.clone()} ready={ready} lang={state.lang} on_ask={on_ask}
+                          on_stop={on_stop} on_open={on_open.clone()} />
+                <FindPanel results={state.results.clone()} lang={state.lang} on_search={search(false)} on_open={on_open.clone()} />
+            </>
+        },
+        View::Book => html! {
+            <BookPanel outline={outline} section={state.section.clone()} highlight={state.highlight}
+                       results={state.book_results.clone()} lang={state.lang} on_open={on_open.clone()} on_search={search(true)} />
+        },
+        View::Storage => html! {
+            <StoragePanel info={state.storage.clone()} lang={state.lang}
+                          on_refresh={send.reform(|_| Request::Storage)} on_clear={send.reform(|_| Request::ClearStorage)} />
+        },
+    };
+    let on_update = Callback::from(|_: MouseEvent| pwa::apply_update());
+    let on_dismiss = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::Notice(None)))
+    };
+    html! {
+        <div class="app">
+            <header>
+                <h1>{ t.title() }<small>{ t.tagline() }</small></h1>
+                <nav>
+                    { tab(View::Ask, t.tab_ask(), "tab-ask") }
+                    { tab(View::Book, t.tab_book(), "tab-book") }
+                    { tab(View::Storage, t.tab_storage(), "tab-storage") }
+                    <button class="lang" data-testid="lang-switch" lang={state.lang.other().code()} onclick={on_lang}>{ t.switch_to() }</button>
+                </nav>
+            </header>
+            if state.update_available {
+                <div class="update" data-testid="update" role="alert">
+                    { t.update_available() }{ " " }
+                    <button data-testid="update-reload" onclick={on_update}>{ t.reload() }</button>
+                </div>
+            }
+            <StatusLine load={state.load.clone()} gpu={state.gpu.clone()} note={state.load_note.clone()} lang={state.lang} {on_retry} />
+            if let Some(n) = &state.notice {
+                <p class="notice" data-testid="notice">{ n.clone() }{ " " }<button onclick={on_dismiss}>{ "×" }</button></p>
+            }
+            { for md_preview }
+            <main>{ view }</main>
+            if let Some(b) = &state.bench { <pre data-testid="bench">{ b.clone() }</pre> }
+        </div>
+    }
+}

@@ -1,0 +1,301 @@
+//! The page's one store: what the worker reported and what the learner chose. Pure logic, so
+//! it is tested natively.
+
+use crate::i18n::Lang;
+use crate::protocol::{AnswerStats, Progress, ReadyInfo, Reply, Results, SectionRef, SectionView, SourceRef, StorageInfo};
+use std::rc::Rc;
+use yew::Reducible;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Load {
+    Loading(Option<Progress>),
+    Ready(ReadyInfo),
+    Error { message: String, retry: bool },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Ask,
+    Book,
+    Storage,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Gpu {
+    Checking,
+    Available(String),
+    Missing(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Phase {
+    /// Retrieval and the prompt.
+    Thinking,
+    /// The model reads the prompt.
+    Reading { done: usize, total: usize },
+    Streaming,
+    Done,
+    Abstained,
+    Error(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    pub id: u32,
+    pub question: String,
+    pub phase: Phase,
+    pub text: String,
+    pub sources: Vec<SourceRef>,
+    pub nearest: Vec<SectionRef>,
+    /// Citations were added by the app (the model gave none).
+    pub matched: bool,
+    pub stopped: bool,
+    pub stats: Option<AnswerStats>,
+}
+
+impl Answer {
+    /// `data-state` of the answer: streaming | done | abstained | error.
+    pub fn state(&self) -> &'static str {
+        match self.phase {
+            Phase::Thinking | Phase::Reading { .. } | Phase::Streaming => "streaming",
+            Phase::Done => "done",
+            Phase::Abstained => "abstained",
+            Phase::Error(_) => "error",
+        }
+    }
+
+    pub fn busy(&self) -> bool {
+        self.state() == "streaming"
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub lang: Lang,
+    pub view: View,
+    pub load: Load,
+    /// A note from loading that should stay visible (e.g. a damaged copy was downloaded again).
+    pub load_note: Option<String>,
+    pub gpu: Gpu,
+    pub answer: Option<Answer>,
+    /// Hybrid search (Find passages).
+    pub results: Option<Results>,
+    /// BM25 search over the book.
+    pub book_results: Option<Results>,
+    pub section: Option<SectionView>,
+    /// Byte range to mark in the open section (a cited passage).
+    pub highlight: Option<(u32, u32, u32)>,
+    pub storage: Option<StorageInfo>,
+    /// A message that belongs to no panel (e.g. a failed request).
+    pub notice: Option<String>,
+    pub update_available: bool,
+    /// `?bench=` results (JSON).
+    pub bench: Option<String>,
+}
+
+impl State {
+    pub fn new(lang: Lang) -> State {
+        State {
+            lang,
+            view: View::Ask,
+            load: Load::Loading(None),
+            load_note: None,
+            gpu: Gpu::Checking,
+            answer: None,
+            results: None,
+            book_results: None,
+            section: None,
+            highlight: None,
+            storage: None,
+            notice: None,
+            update_available: false,
+            bench: None,
+        }
+    }
+
+    pub fn ready(&self) -> Option<&ReadyInfo> {
+        match &self.load {
+            Load::Ready(info) => Some(info),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Reply(Reply),
+    SetLang(Lang),
+    SetView(View),
+    Asked { id: u32, question: String },
+    /// A section is requested; `highlight` marks a passage in it (section, start, end).
+    Open { highlight: Option<(u32, u32, u32)> },
+    Retry,
+    Gpu(Gpu),
+    UpdateAvailable,
+    Notice(Option<String>),
+}
+
+impl Reducible for State {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut s = (*self).clone();
+        match action {
+            Action::SetLang(lang) => s.lang = lang,
+            Action::SetView(view) => s.view = view,
+            Action::Asked { id, question } => {
+                s.answer = Some(Answer {
+                    id,
+                    question,
+                    phase: Phase::Thinking,
+                    text: String::new(),
+                    sources: Vec::new(),
+                    nearest: Vec::new(),
+                    matched: false,
+                    stopped: false,
+                    stats: None,
+                });
+            }
+            Action::Open { highlight } => {
+                s.highlight = highlight;
+                s.view = View::Book;
+            }
+            Action::Retry => {
+                s.load = Load::Loading(None);
+                s.load_note = None;
+            }
+            Action::Gpu(g) => s.gpu = g,
+            Action::UpdateAvailable => s.update_available = true,
+            Action::Notice(n) => s.notice = n,
+            Action::Reply(reply) => s.apply(reply),
+        }
+        Rc::new(s)
+    }
+}
+
+impl State {
+    fn answer_mut(&mut self, id: u32) -> Option<&mut Answer> {
+        self.answer.as_mut().filter(|a| a.id == id)
+    }
+
+    fn apply(&mut self, reply: Reply) {
+        match reply {
+            Reply::Started => {}
+            Reply::Progress(p) => {
+                if p.note.is_some() {
+                    self.load_note = p.note.clone();
+                }
+                self.load = Load::Loading(Some(p));
+            }
+            Reply::Ready(info) => self.load = Load::Ready(info),
+            Reply::Results(r) => {
+                if r.lexical {
+                    self.book_results = Some(r);
+                } else {
+                    self.results = Some(r);
+                }
+            }
+            Reply::AskSources { id, sources, prompt_tokens } => {
+                if let Some(a) = self.answer_mut(id) {
+                    a.sources = sources;
+                    a.phase = Phase::Reading { done: 0, total: prompt_tokens };
+                }
+            }
+            Reply::Reading { id, done, total } => {
+                if let Some(a) = self.answer_mut(id) {
+                    a.phase = Phase::Reading { done, total };
+                }
+            }
+            Reply::Token { id, text } => {
+                if let Some(a) = self.answer_mut(id) {
+                    a.text.push_str(&text);
+                    a.phase = Phase::Streaming;
+                }
+            }
+            Reply::Done { id, text, matched, stopped, stats } => {
+                if let Some(a) = self.answer_mut(id) {
+                    a.text = text;
+                    a.matched = matched;
+                    a.stopped = stopped;
+                    a.stats = Some(stats);
+                    a.phase = Phase::Done;
+                }
+            }
+            Reply::Abstained { id, nearest } => {
+                if let Some(a) = self.answer_mut(id) {
+                    a.nearest = nearest;
+                    a.phase = Phase::Abstained;
+                }
+            }
+            Reply::Section(view) => {
+                if self.highlight.is_some_and(|(s, _, _)| s != view.id) {
+                    self.highlight = None;
+                }
+                self.section = Some(view);
+                self.view = View::Book;
+            }
+            Reply::Storage(info) => self.storage = Some(info),
+            Reply::Bench { json } => self.bench = Some(json),
+            Reply::Error { id: Some(id), message, .. } => match self.answer_mut(id) {
+                Some(a) => a.phase = Phase::Error(message),
+                None => self.notice = Some(message),
+            },
+            Reply::Error { id: None, message, retry } => {
+                if matches!(self.load, Load::Ready(_)) {
+                    self.notice = Some(message);
+                } else {
+                    self.load = Load::Error { message, retry };
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reduce(s: State, a: Action) -> State {
+        (*Rc::new(s).reduce(a)).clone()
+    }
+
+    #[test]
+    fn an_answer_streams_then_finishes() {
+        let mut s = State::new(Lang::En);
+        s = reduce(s, Action::Asked { id: 1, question: "q".into() });
+        assert_eq!(s.answer.as_ref().unwrap().state(), "streaming");
+        let src = SourceRef { n: 1, section: 4, heading_path: vec!["A".into()], start: 0, end: 5 };
+        s = reduce(s, Action::Reply(Reply::AskSources { id: 1, sources: vec![src], prompt_tokens: 9 }));
+        assert_eq!(s.answer.as_ref().unwrap().phase, Phase::Reading { done: 0, total: 9 });
+        s = reduce(s, Action::Reply(Reply::Token { id: 1, text: "Hi".into() }));
+        s = reduce(s, Action::Reply(Reply::Token { id: 2, text: "stale".into() }));
+        s = reduce(s, Action::Reply(Reply::Token { id: 1, text: " there".into() }));
+        assert_eq!(s.answer.as_ref().unwrap().text, "Hi there");
+        let done = Reply::Done { id: 1, text: "Hi there [1]".into(), matched: true, stopped: false, stats: AnswerStats::default() };
+        s = reduce(s, Action::Reply(done));
+        let a = s.answer.as_ref().unwrap();
+        assert_eq!((a.state(), a.text.as_str(), a.matched), ("done", "Hi there [1]", true));
+    }
+
+    #[test]
+    fn abstaining_and_errors() {
+        let mut s = reduce(State::new(Lang::En), Action::Asked { id: 3, question: "q".into() });
+        s = reduce(s, Action::Reply(Reply::Abstained { id: 3, nearest: vec![] }));
+        assert_eq!(s.answer.as_ref().unwrap().state(), "abstained");
+        s = reduce(s, Action::Reply(Reply::Error { id: None, message: "offline".into(), retry: true }));
+        assert_eq!(s.load, Load::Error { message: "offline".into(), retry: true });
+        s = reduce(s, Action::Retry);
+        assert_eq!(s.load, Load::Loading(None));
+    }
+
+    #[test]
+    fn a_highlight_belongs_to_its_section() {
+        let view = |id| SectionView { id, heading_path: vec!["S".into()], file: "f".into(), line: 1, text: "t".into(), parent: None, children: vec![] };
+        let mut s = reduce(State::new(Lang::En), Action::Open { highlight: Some((2, 0, 1)) });
+        assert_eq!(s.view, View::Book);
+        s = reduce(s, Action::Reply(Reply::Section(view(2))));
+        assert_eq!(s.highlight, Some((2, 0, 1)));
+        s = reduce(s, Action::Reply(Reply::Section(view(5))));
+        assert_eq!(s.highlight, None);
+    }
+}

@@ -1,0 +1,117 @@
+//! Everything loaded once per visit: the course bundle, the sentence encoder and the chat model.
+
+use super::loader::{Failure, Fetcher};
+use crate::protocol::{Hit, OutlineItem, SectionRef, SectionView, names};
+use inference::agent::ChatModel;
+use inference::bundle::Bundle;
+use inference::embed::{DEFAULT_MAX_TOKENS, SentenceEncoder};
+use inference::retrieve::{FeatureReranker, Query, Reranker, Retrieval, RetrievalConfig, retrieve};
+use std::cell::RefCell;
+
+pub struct Engine {
+    pub bundle: Bundle,
+    pub encoder: Option<SentenceEncoder>,
+    pub chat: RefCell<ChatModel>,
+}
+
+impl Engine {
+    /// Loads every asset through `fetch` (IndexedDB or network), building each part as soon as
+    /// its files are there so their bytes can be dropped.
+    pub async fn load(fetch: &mut Fetcher<'_>) -> Result<Engine, Failure> {
+        let device = inference::device::default_device();
+        let bytes = fetch.get(names::BUNDLE).await?;
+        fetch.preparing("course.bundle");
+        let bundle = Bundle::from_bytes(&bytes).map_err(|e| Failure { message: format!("The course bundle cannot be read: {e}"), retry: false })?;
+        drop(bytes);
+        let encoder = match &bundle.header.encoder {
+            Some(id) => {
+                let config = fetch.get(names::ENCODER_CONFIG).await?;
+                let tokenizer = fetch.get(names::ENCODER_TOKENIZER).await?;
+                let weights = fetch.get(names::ENCODER_WEIGHTS).await?;
+                fetch.preparing(&id.name);
+                let enc = SentenceEncoder::load(&id.name, &config, &weights, &tokenizer, DEFAULT_MAX_TOKENS, &device)
+                    .map_err(|e| Failure { message: format!("The sentence encoder cannot be loaded: {e}"), retry: false })?;
+                bundle.check_encoder(enc.id()).map_err(|e| Failure { message: e.to_string(), retry: false })?;
+                Some(enc)
+            }
+            None => None,
+        };
+        let gguf = fetch.get(names::LLM).await?;
+        fetch.preparing(&fetch.asset(names::LLM)?.url);
+        let chat = ChatModel::from_gguf(&gguf, &device).map_err(|e| Failure { message: format!("The language model cannot be loaded: {e}"), retry: false })?;
+        Ok(Engine { bundle, encoder, chat: RefCell::new(chat) })
+    }
+
+    /// Hybrid retrieval, as `index-builder search`.
+    pub async fn search(&self, question: &str) -> Result<Retrieval, String> {
+        let vector = match &self.encoder {
+            Some(e) if e.can_read(question) => Some(e.embed_async(&[question]).await.map_err(|e| e.to_string())?.remove(0)),
+            _ => None,
+        };
+        let common = |w: &str| self.encoder.as_ref().is_some_and(|e| e.is_whole_word(w));
+        let query = Query { text: question, vector: vector.as_deref(), is_common_word: self.encoder.as_ref().map(|_| &common as &dyn Fn(&str) -> bool) };
+        let reranker = FeatureReranker::default();
+        Ok(retrieve(&self.bundle, &RetrievalConfig::default(), &query, Some(&reranker as &dyn Reranker)))
+    }
+
+    /// BM25 over the book: the best chunk of each of the top sections.
+    pub fn lexical(&self, question: &str, sections: usize) -> Vec<Hit> {
+        let terms = inference::text::query_terms(question);
+        let mut hits: Vec<Hit> = Vec::new();
+        for (chunk, _) in self.bundle.bm25.search(&terms, sections * 4) {
+            let c = &self.bundle.chunks[chunk as usize];
+            if hits.iter().any(|h| h.section == c.section) {
+                continue;
+            }
+            hits.push(self.hit(chunk));
+            if hits.len() == sections {
+                break;
+            }
+        }
+        hits
+    }
+
+    pub fn hit(&self, chunk: u32) -> Hit {
+        let c = &self.bundle.chunks[chunk as usize];
+        let s = &self.bundle.sections[c.section as usize];
+        Hit {
+            section: c.section,
+            chunk,
+            heading_path: s.heading_path.clone(),
+            tier: c.tier.name().to_string(),
+            file: s.file.clone(),
+            line: c.line_start,
+            text: self.bundle.chunk_text(chunk).chars().take(400).collect(),
+        }
+    }
+
+    pub fn section_ref(&self, id: u32) -> SectionRef {
+        SectionRef { section: id, heading_path: self.bundle.sections[id as usize].heading_path.clone() }
+    }
+
+    pub fn section(&self, id: u32) -> Option<SectionView> {
+        let s = self.bundle.sections.get(id as usize)?;
+        Some(SectionView {
+            id,
+            heading_path: s.heading_path.clone(),
+            file: s.file.clone(),
+            line: s.line,
+            text: s.text.clone(),
+            parent: s.parent.map(|p| self.section_ref(p)),
+            children: s.children.iter().map(|&c| self.section_ref(c)).collect(),
+        })
+    }
+
+    pub fn outline(&self) -> Vec<OutlineItem> {
+        self.bundle
+            .sections
+            .iter()
+            .map(|s| OutlineItem {
+                id: s.id,
+                heading: s.heading_path.last().cloned().unwrap_or_default(),
+                depth: s.heading_path.len().saturating_sub(1) as u16,
+                parent: s.parent,
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,252 @@
+//! Getting each asset: from IndexedDB when a verified copy is there, else downloaded with
+//! progress, checked against its sha256 and only then stored.
+
+use crate::protocol::{Asset, AssetList, Phase, Progress, Reply, StoredEntry};
+use crate::storage::{Store, StoreError};
+use sha2::{Digest, Sha256};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// A load that failed, with the message for the learner.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub retry: bool,
+}
+
+impl Failure {
+    pub fn new(message: impl Into<String>) -> Failure {
+        Failure { message: message.into(), retry: true }
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Failure {
+        Failure::new(match e {
+            StoreError::Quota => quota_message(None),
+            StoreError::Other(m) => format!("{m}. Press Retry; if it keeps failing, delete the saved files in Storage."),
+        })
+    }
+}
+
+fn quota_message(need: Option<u64>) -> String {
+    let need = need.map(|b| format!(" It needs {} more.", crate::i18n::mb(b as f64))).unwrap_or_default();
+    format!(
+        "This browser will not store more for this site (QuotaExceededError).{need} Free some disk space or allow this site more storage, then press Retry."
+    )
+}
+
+pub fn sha256_hex(data: &[u8]) -> String {
+    hex(&Sha256::digest(data))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub fn now_ms() -> f64 {
+    js_sys::global().unchecked_into::<web_sys::WorkerGlobalScope>().performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+fn js_text(e: &JsValue) -> String {
+    e.as_string()
+        .or_else(|| e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// Fetches the assets of one list, reporting progress through `post`.
+pub struct Fetcher<'a> {
+    store: &'a Store,
+    list: &'a AssetList,
+    post: &'a dyn Fn(Reply),
+    all_done: u64,
+    /// Names that will be downloaded (no matching stored entry), for the time left.
+    pending: Vec<String>,
+    /// Bytes downloaded in this load.
+    pub downloaded: u64,
+}
+
+impl<'a> Fetcher<'a> {
+    /// Checks which files must be downloaded and whether the browser has room for them.
+    pub async fn new(store: &'a Store, list: &'a AssetList, post: &'a dyn Fn(Reply)) -> Result<Fetcher<'a>, Failure> {
+        let stored = store.entries().await?;
+        let pending: Vec<String> = list
+            .assets
+            .iter()
+            .filter(|a| !stored.iter().any(|e| e.name == a.name && e.sha256 == a.sha256))
+            .map(|a| a.name.clone())
+            .collect();
+        let need: u64 = list.assets.iter().filter(|a| pending.contains(&a.name)).map(|a| a.bytes).sum();
+        if need > 0 {
+            if let (Some(usage), Some(quota)) = crate::storage::estimate().await {
+                let stale: u64 = stored.iter().filter(|e| list.get(&e.name).is_none_or(|a| a.sha256 != e.sha256)).map(|e| e.bytes).sum();
+                let free = quota - usage + stale as f64;
+                if (need as f64) > free {
+                    return Err(Failure::new(quota_message(Some(need - free.max(0.0) as u64))));
+                }
+            }
+        }
+        Ok(Fetcher { store, list, post, all_done: 0, pending, downloaded: 0 })
+    }
+
+    pub fn asset(&self, name: &str) -> Result<&'a Asset, Failure> {
+        self.list.get(name).ok_or_else(|| Failure {
+            message: format!("assets.json lists no `{name}` file; rebuild the site (scripts/demo.sh writes assets.json)"),
+            retry: false,
+        })
+    }
+
+    fn progress(&self, phase: Phase, asset: &Asset, done: u64, rate: f64, note: Option<String>) {
+        let left: u64 = self
+            .list
+            .assets
+            .iter()
+            .filter(|a| self.pending.contains(&a.name))
+            .map(|a| if a.name == asset.name { a.bytes.saturating_sub(done) } else { a.bytes })
+            .sum();
+        (self.post)(Reply::Progress(Progress {
+            phase,
+            name: asset.url.clone(),
+            done,
+            total: asset.bytes,
+            all_done: self.all_done + done,
+            all_total: self.list.total_bytes(),
+            rate,
+            eta_s: (rate > 0.0 && phase == Phase::Downloading).then(|| left as f64 / rate),
+            note,
+        }));
+    }
+
+    /// Reports a preparation step (parsing, building a model) between files.
+    pub fn preparing(&self, what: &str) {
+        (self.post)(Reply::Progress(Progress {
+            phase: Phase::Preparing,
+            name: what.to_string(),
+            done: 0,
+            total: 0,
+            all_done: self.all_done,
+            all_total: self.list.total_bytes(),
+            rate: 0.0,
+            eta_s: None,
+            note: None,
+        }));
+    }
+
+    /// The verified bytes of asset `name`.
+    pub async fn get(&mut self, name: &str) -> Result<Vec<u8>, Failure> {
+        let asset = self.asset(name)?;
+        let mut note = None;
+        if self.store.entry(name).await?.is_some_and(|e| e.sha256 == asset.sha256) {
+            self.progress(Phase::Checking, asset, 0, 0.0, None);
+            match self.store.data(name).await? {
+                Some(data) if sha256_hex(&data) == asset.sha256 => {
+                    self.all_done += asset.bytes;
+                    return Ok(data);
+                }
+                _ => {
+                    // Damaged or missing: drop it and download again, saying so.
+                    self.store.delete(name).await?;
+                    self.pending.push(name.to_string());
+                    note = Some(format!("The saved copy of {} was damaged; downloading it again.", asset.url));
+                }
+            }
+        }
+        let data = self.download(asset, note).await?;
+        let entry = StoredEntry {
+            name: asset.name.clone(),
+            url: asset.url.clone(),
+            bytes: asset.bytes,
+            sha256: asset.sha256.clone(),
+            version: asset.version.clone(),
+            stored_at_ms: js_sys::Date::now(),
+        };
+        self.store.put(&entry, &data).await.map_err(|e| match e {
+            StoreError::Quota => Failure::new(quota_message(Some(asset.bytes))),
+            other => Failure::from(other),
+        })?;
+        self.pending.retain(|p| p != name);
+        self.all_done += asset.bytes;
+        Ok(data)
+    }
+
+    /// Streams `asset` from the network, hashing as it arrives.
+    async fn download(&mut self, asset: &Asset, note: Option<String>) -> Result<Vec<u8>, Failure> {
+        let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+        let init = web_sys::RequestInit::new();
+        // The copy goes to IndexedDB; keeping a second one in the HTTP cache wastes the space.
+        init.set_cache(web_sys::RequestCache::NoStore);
+        self.progress(Phase::Downloading, asset, 0, 0.0, note.clone());
+        let unreachable = |e: JsValue| {
+            Failure::new(format!(
+                "Cannot download {} ({}): the site is unreachable. Connect to the internet and press Retry.",
+                asset.url,
+                js_text(&e)
+            ))
+        };
+        let resp = JsFuture::from(scope.fetch_with_str_and_init(&asset.url, &init)).await.map_err(unreachable)?;
+        let resp: web_sys::Response = resp.dyn_into().map_err(unreachable)?;
+        if !resp.ok() {
+            return Err(Failure::new(format!(
+                "Cannot download {}: HTTP {}. The site is missing a file that assets.json lists; press Retry, or tell whoever hosts the course.",
+                asset.url,
+                resp.status()
+            )));
+        }
+        let body = resp.body().ok_or_else(|| Failure::new(format!("{} came with no body; press Retry", asset.url)))?;
+        let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        let mut data = Vec::with_capacity(asset.bytes as usize);
+        let mut hasher = Sha256::new();
+        let t0 = now_ms();
+        let mut last = t0;
+        loop {
+            let chunk = JsFuture::from(reader.read()).await.map_err(|e| {
+                Failure::new(format!(
+                    "The download of {} stopped at {} of {} ({}). Nothing was saved; press Retry to download it again.",
+                    asset.url,
+                    crate::i18n::mb(data.len() as f64),
+                    crate::i18n::mb(asset.bytes as f64),
+                    js_text(&e)
+                ))
+            })?;
+            if js_sys::Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
+                break;
+            }
+            let value: js_sys::Uint8Array = js_sys::Reflect::get(&chunk, &"value".into()).map_err(|e| Failure::new(js_text(&e)))?.unchecked_into();
+            let start = data.len();
+            let n = value.length() as usize;
+            if start + n > asset.bytes as usize {
+                let _ = reader.cancel();
+                return Err(damaged(asset, "is larger than assets.json says"));
+            }
+            data.resize(start + n, 0);
+            value.copy_to(&mut data[start..]);
+            hasher.update(&data[start..]);
+            let t = now_ms();
+            if t - last >= 100.0 {
+                last = t;
+                let rate = data.len() as f64 / ((t - t0) / 1000.0).max(1e-3);
+                self.progress(Phase::Downloading, asset, data.len() as u64, rate, note.clone());
+            }
+        }
+        if data.len() as u64 != asset.bytes {
+            return Err(Failure::new(format!(
+                "The download of {} ended early at {} of {}. Nothing was saved; press Retry to download it again.",
+                asset.url,
+                crate::i18n::mb(data.len() as f64),
+                crate::i18n::mb(asset.bytes as f64)
+            )));
+        }
+        if hex(&hasher.finalize()) != asset.sha256 {
+            return Err(damaged(asset, "does not match its sha256 in assets.json"));
+        }
+        self.downloaded += asset.bytes;
+        Ok(data)
+    }
+}
+
+fn damaged(asset: &Asset, why: &str) -> Failure {
+    Failure::new(format!(
+        "{} arrived damaged: it {why}. Nothing was saved; press Retry. If it happens again, the site's files and assets.json are out of step (rebuild the site).",
+        asset.url
+    ))
+}

@@ -1,0 +1,71 @@
+// Pathshala's service worker: serves the app shell offline and updates cleanly.
+//
+// scripts/pwa-precache.sh (a Trunk post_build hook) writes VERSION (a hash of every shell file)
+// and SHELL (their paths, Trunk's hashed names included) below. All URLs are relative to this
+// file, so the site works under any sub-path. The course bundle and models are not cached here:
+// the app keeps them in IndexedDB.
+const VERSION = 'dev';
+const SHELL = ['./index.html'];
+const PREFIX = 'pathshala-shell-';
+const CACHE = PREFIX + VERSION;
+const SCOPE = new URL('./', self.location).pathname;
+const SHELL_PATHS = new Set(SHELL.map((u) => new URL(u, self.location).pathname));
+const INDEX = new URL('./index.html', self.location).href;
+const ASSETS = new URL('./assets.json', self.location).pathname;
+
+self.addEventListener('install', (event) => {
+  // Bypass the HTTP cache so a new version never precaches an old file.
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL.map((u) => new Request(u, { cache: 'reload' })))));
+  // No skipWaiting here: a new version waits until the page asks (see the message handler).
+});
+
+self.addEventListener('message', (event) => {
+  if (event.data === 'SKIP_WAITING' || (event.data && event.data.type === 'SKIP_WAITING')) self.skipWaiting();
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const key of await caches.keys()) {
+      if (key.startsWith(PREFIX) && key !== CACHE) await caches.delete(key);
+    }
+    await self.clients.claim();
+  })());
+});
+
+// Network first (fresh index.html and assets.json when online), the cached copy offline.
+async function networkFirst(request, key) {
+  const cache = await caches.open(CACHE);
+  try {
+    const response = await fetch(request);
+    if (response.ok) await cache.put(key, response.clone());
+    return response;
+  } catch (err) {
+    const cached = await cache.match(key);
+    if (cached) return cached;
+    throw err;
+  }
+}
+
+async function cacheFirst(request) {
+  const cache = await caches.open(CACHE);
+  const cached = await cache.match(request, { ignoreSearch: true });
+  if (cached) return cached;
+  const response = await fetch(request);
+  if (response.ok) await cache.put(request, response.clone());
+  return response;
+}
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  if (request.method !== 'GET') return;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin || !url.pathname.startsWith(SCOPE)) return;
+  if (request.mode === 'navigate' || url.pathname === SCOPE || url.pathname === SCOPE + 'index.html') {
+    event.respondWith(networkFirst(request, INDEX));
+  } else if (url.pathname === ASSETS) {
+    event.respondWith(networkFirst(request, ASSETS));
+  } else if (SHELL_PATHS.has(url.pathname)) {
+    event.respondWith(cacheFirst(request));
+  }
+  // Anything else (course.bundle, models/) goes to the network untouched.
+});
