@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build the web app, serve it with the demo course on a local port, and run the browser tests in
-# Debian's headless Chromium (WebGPU flags on; the encoder runs on Burn's CPU backend in wasm).
+# Build the web app, put a test course (the demo course, a slice of the Python docs and test
+# fixtures) and the models next to it, serve it on a local port, and run the browser tests in
+# Debian's headless Chromium (WebGPU flags on; the models run on Burn's CPU backend in wasm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pathshala/target}"
@@ -10,16 +11,31 @@ export PATH="$HOME/.cargo/bin:$PATH"
 if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then
   (apt-get update -q && apt-get install -y -q chromium chromium-driver) >/dev/null
 fi
+[ -f models/cache/all-MiniLM-L6-v2/model.safetensors ] || models/fetch.sh encoder
+[ -f models/cache/SmolLM2-135M-Instruct.Q4_1.gguf ] || models/fetch.sh llm
 scripts/install-web-tools.sh
 CARGO_TARGET_DIR="$WASM_TARGET_DIR" trunk build
 mkdir -p dist/models/all-MiniLM-L6-v2
 cp models/cache/all-MiniLM-L6-v2/{config.json,model.safetensors,tokenizer.json} dist/models/all-MiniLM-L6-v2/
+cp models/cache/SmolLM2-135M-Instruct.Q4_1.gguf dist/models/
 cargo build --release -p index-builder
-"$CARGO_TARGET_DIR/release/index-builder" build --title "Pathshala demo course" --out dist/course.bundle index-builder/demo-course
+
+# The Ask test asks a question of the shared dev set whose gold section is in this slice.
+docs=/usr/share/doc/python3.11/html/_sources/tutorial
+slice=()
+if [ -d "$docs" ]; then
+  slice=("$docs/appendix.rst.txt" "$docs/venv.rst.txt" "$docs/interactive.rst.txt")
+else
+  echo "warning: python3.11-doc is not installed; the dev-set Ask test is skipped (apt-get install python3.11-doc)"
+  export PATHSHALA_PYDOCS=0
+fi
+"$CARGO_TARGET_DIR/release/index-builder" build --title "Pathshala test course" --out dist/course.bundle \
+  index-builder/demo-course "${slice[@]}" tests/browser/course
+scripts/assets-manifest.sh dist
 
 port="${PORT:-$((20000 + RANDOM % 20000))}"
 python3 -m http.server --bind 127.0.0.1 --directory dist "$port" >/dev/null 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.1; done
-(cd tests/browser && npm install --no-audit --no-fund --silent && BASE="http://127.0.0.1:$port/" node --test)
+(cd tests/browser && npm install --no-audit --no-fund --silent && BASE="http://127.0.0.1:$port/" DIST="$PWD/../../dist" node --test)

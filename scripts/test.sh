@@ -13,6 +13,8 @@ models/fetch.sh all
 
 echo "== native tests"
 cargo test --release
+# The web app's logic (messages, store, Markdown safety, strings) runs natively too.
+cargo test --release -p app --lib
 
 echo "== wasm32 build of inference (the bundle reader and retrieval run in the browser)"
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true

@@ -1,0 +1,237 @@
+// End-to-end: the Pathshala PWA in headless Chromium, on its own origin (a server this file
+// starts and stops): first load with progress, Ask with a streamed cited answer, abstention,
+// Stop, the book, the language switch, warm start from IndexedDB, a corrupted cached file, safe
+// Markdown, and a reload with the server gone.
+//
+//   DIST=dist node --test tests/browser/     (scripts/browser-test.sh builds dist and runs this)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchProfile } from './chromium.mjs';
+
+const dist = process.env.DIST || fileURLToPath(new URL('../../dist', import.meta.url));
+const port = 20000 + Math.floor(Math.random() * 20000);
+const base = `http://127.0.0.1:${port}/`;
+// A question of the shared dev set whose gold section is in the test bundle's slice of the docs.
+const devSet = fileURLToPath(new URL('../../../shared/eval/dev/qa_python_tutorial.jsonl', import.meta.url));
+const dev = existsSync(devSet)
+  ? readFileSync(devSet, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((q) => q.id === 'dev-tut-009')
+  : { question: 'Does the interactive prompt support pressing Tab to complete names, and is my command history saved between sessions?', gold_heading: 'Tab Completion and History Editing' };
+// scripts/browser-test.sh sets PATHSHALA_PYDOCS=0 when python3.11-doc is missing from the bundle.
+const hasDocs = process.env.PATHSHALA_PYDOCS !== '0';
+
+let server, profile, context, page;
+const requests = [];
+
+function serve() {
+  server = spawn('python3', ['-m', 'http.server', '--bind', '127.0.0.1', '--directory', dist, String(port)], { stdio: 'ignore' });
+}
+
+async function waitReady(timeout = 300_000) {
+  await page.waitForSelector('[data-testid=status][data-state=ready], [data-testid=status][data-state=error]', { timeout });
+  const state = await page.getAttribute('[data-testid=status]', 'data-state');
+  assert.equal(state, 'ready', await page.textContent('[data-testid=status]'));
+}
+
+async function ask(question) {
+  await page.click('[data-testid=tab-ask]');
+  await page.fill('[data-testid=ask-input]', question);
+  await page.click('[data-testid=ask-submit]');
+  await page.waitForSelector(`[data-testid=answer]:has-text(${JSON.stringify(question.slice(0, 30))})`);
+}
+
+async function answerState(timeout = 240_000) {
+  await page.waitForSelector('[data-testid=answer]:not([data-state=streaming])', { timeout });
+  return page.getAttribute('[data-testid=answer]', 'data-state');
+}
+
+before(async () => {
+  serve();
+  for (let i = 0; i < 100; i++) {
+    try { if ((await fetch(base)).ok) break; } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  profile = mkdtempSync(join(tmpdir(), 'pathshala-profile-'));
+  context = await launchProfile(profile);
+  context.on('request', (r) => requests.push(r.url()));
+  page = context.pages()[0] || await context.newPage();
+  page.on('pageerror', (e) => console.error('[pageerror]', e.message));
+});
+after(async () => {
+  await context?.close();
+  server?.kill();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+test('first visit: download progress, then ready', async () => {
+  const t0 = Date.now();
+  await page.goto(base);
+  await page.waitForSelector('[data-testid=progress]', { timeout: 60_000 });
+  const progress = await page.textContent('[data-testid=progress-text]');
+  assert.match(progress, /Downloading|Preparing/);
+  await waitReady();
+  const status = await page.textContent('[data-testid=status]');
+  assert.match(status, /downloaded and saved for offline use/);
+  console.log(`# cold time to ready: ${Date.now() - t0} ms`);
+  assert.match(await page.getAttribute('[data-testid=gpu]', 'data-state'), /available|missing/);
+});
+
+test('installable: manifest, icons and a service worker that controls the page', async () => {
+  const manifest = await page.evaluate(async () => (await fetch('manifest.webmanifest')).json());
+  assert.equal(manifest.start_url, '.');
+  assert.equal(manifest.display, 'standalone');
+  assert.ok(manifest.icons.some((i) => i.sizes === '512x512' && i.purpose === 'maskable'));
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+  const cdp = await context.newCDPSession(page);
+  const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+  assert.deepEqual(installabilityErrors.map((e) => e.errorId), []);
+});
+
+test('asks a dev-set question: streamed answer citing the gold section', { skip: !hasDocs && 'python3.11-doc is not installed' }, async () => {
+  // Watch the main thread while the worker generates.
+  await page.evaluate(() => {
+    window.__longest = 0;
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longest = Math.max(window.__longest, e.duration); })
+      .observe({ type: 'longtask', buffered: false });
+  });
+  await ask(dev.question);
+  const partials = new Set();
+  while ((await page.getAttribute('[data-testid=answer]', 'data-state')) === 'streaming') {
+    const body = await page.textContent('[data-testid=answer-body]');
+    if (body) partials.add(body);
+    await page.waitForTimeout(100);
+  }
+  assert.equal(await page.getAttribute('[data-testid=answer]', 'data-state'), 'done');
+  assert.ok(partials.size >= 3, `tokens arrived one by one (${partials.size} partial texts seen)`);
+  const headings = await page.$$eval('[data-testid=answer-body] [data-testid=citation]', (els) => els.map((e) => e.dataset.heading));
+  assert.ok(headings.includes(dev.gold_heading), `citations ${JSON.stringify(headings)} include ${dev.gold_heading}`);
+  const stats = await page.$eval('[data-testid=answer-stats]', (e) => ({ ...e.dataset }));
+  const longest = await page.evaluate(() => window.__longest);
+  console.log(`# ask: ${JSON.stringify(stats)}, main-thread longest task ${longest} ms`);
+  // A citation opens the passage in its section.
+  await page.click(`[data-testid=answer-body] [data-testid=citation][data-heading="${dev.gold_heading}"] >> nth=0`);
+  const section = await page.waitForSelector('[data-testid=section]');
+  assert.equal(await section.getAttribute('data-heading'), dev.gold_heading);
+  assert.ok((await page.textContent('[data-testid=passage]')).length > 20);
+});
+
+test('a question outside the course abstains without calling the model', async () => {
+  await ask('Who painted the Mona Lisa?');
+  assert.equal(await answerState(60_000), 'abstained');
+  assert.match(await page.textContent('[data-testid=abstain-message]'), /does not cover/);
+  assert.ok((await page.$$('[data-testid=nearest]')).length > 0, 'nearest sections are shown');
+  assert.equal(await page.textContent('[data-testid=answer-body]'), '');
+});
+
+test('Stop ends an answer between tokens', async () => {
+  await ask('How do default values for parameters work when an argument is left out?');
+  await page.waitForFunction(() => document.querySelector('[data-testid=answer-body]')?.textContent.length > 0, null, { timeout: 120_000 });
+  await page.click('[data-testid=ask-stop]');
+  assert.equal(await answerState(30_000), 'done');
+  assert.match(await page.textContent('[data-testid=answer]'), /Stopped/);
+  const tokens = Number(await page.getAttribute('[data-testid=answer-stats]', 'data-tokens'));
+  assert.ok(tokens >= 1 && tokens < 48, `stopped after ${tokens} tokens`);
+  // The worker is free again: Search still answers.
+  await page.fill('[data-testid=search-input]', 'default argument values');
+  await page.click('[data-testid=search-submit]');
+  await page.waitForSelector('[data-testid=results]');
+});
+
+test('book: outline, reading a section, BM25 search; course HTML stays text', async () => {
+  await page.click('[data-testid=tab-book]');
+  const items = await page.$$('[data-testid=outline-item]');
+  assert.ok(items.length > 20, `${items.length} outline entries`);
+  await items[1].click();
+  await page.waitForSelector('[data-testid=section]');
+  await page.fill('[data-testid=book-search-input]', 'markup angle brackets');
+  await page.click('[data-testid=book-search-submit]');
+  await page.click('[data-testid=book-hit] a >> nth=0');
+  await page.waitForSelector('[data-testid=section][data-heading="Markup in the Course Text"]');
+  const text = await page.textContent('[data-testid=section]');
+  assert.match(text, /<img src=x onerror=/);
+  assert.equal(await page.$$eval('[data-testid=section] img, [data-testid=section] script', (e) => e.length), 0);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+});
+
+test('model Markdown renders inert: no raw HTML, no script', async () => {
+  const md = 'Here: <img src=x onerror="window.__pwned=1"> **bold** [link](javascript:window.__pwned=2) <script>window.__pwned=3</script>';
+  await page.goto(`${base}?md=${encodeURIComponent(md)}`);
+  const preview = await page.waitForSelector('[data-testid=md-preview]');
+  assert.match(await preview.textContent(), /<img src=x onerror="window.__pwned=1">/);
+  assert.equal(await page.$$eval('[data-testid=md-preview] img, [data-testid=md-preview] script, [data-testid=md-preview] a', (e) => e.length), 0);
+  assert.equal(await page.$eval('[data-testid=md-preview] strong', (e) => e.textContent), 'bold');
+  await page.waitForTimeout(200);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+});
+
+test('language: Bangla strings, persisted across a warm reload from IndexedDB', async () => {
+  await waitReady();
+  await page.click('[data-testid=lang-switch]');
+  assert.equal(await page.textContent('[data-testid=ask-submit]'), 'জিজ্ঞেস করো');
+  assert.equal(await page.getAttribute('html', 'lang'), 'bn');
+  requests.length = 0;
+  const t0 = Date.now();
+  await page.goto(base);
+  await waitReady();
+  console.log(`# warm time to ready: ${Date.now() - t0} ms`);
+  assert.equal(await page.getAttribute('html', 'lang'), 'bn');
+  assert.match(await page.textContent('[data-testid=status]'), /অফলাইনে প্রস্তুত/);
+  const fetched = requests.filter((u) => /course\.bundle|\/models\//.test(u));
+  assert.deepEqual(fetched, [], 'a warm start downloads no course or model file');
+  await page.click('[data-testid=lang-switch]');
+  assert.equal(await page.textContent('[data-testid=ask-submit]'), 'Ask');
+});
+
+test('storage panel lists the cached files; a corrupted entry is detected and downloaded again', async () => {
+  await page.click('[data-testid=tab-storage]');
+  await page.waitForSelector('[data-testid=storage-entry]');
+  assert.equal((await page.$$('[data-testid=storage-entry]')).length, 5);
+  // Flip bytes of the stored bundle behind the app's back.
+  await page.evaluate(() => new Promise((resolve, reject) => {
+    const open = indexedDB.open('pathshala');
+    open.onsuccess = () => {
+      const tx = open.result.transaction('files', 'readwrite');
+      const files = tx.objectStore('files');
+      const get = files.get('bundle');
+      get.onsuccess = () => {
+        const data = new Uint8Array(get.result);
+        for (let i = 100; i < 200; i++) data[i] ^= 0xff;
+        files.put(data, 'bundle');
+      };
+      tx.oncomplete = () => { open.result.close(); resolve(); };
+      tx.onerror = () => reject(tx.error);
+    };
+    open.onerror = () => reject(open.error);
+  }));
+  requests.length = 0;
+  await page.goto(base);
+  await waitReady();
+  assert.match(await page.textContent('[data-testid=load-note]'), /course\.bundle was damaged; downloading it again/);
+  assert.ok(requests.some((u) => u.endsWith('/course.bundle')), 'the bundle was fetched again');
+  assert.ok(!requests.some((u) => u.includes('/models/')), 'intact files were not');
+});
+
+test('offline: with the server gone, a reload still loads and answers', async () => {
+  server.kill();
+  await new Promise((r) => server.once('exit', r));
+  await context.setOffline(true);
+  await page.reload();
+  await waitReady();
+  assert.match(await page.textContent('[data-testid=status]'), /ready offline/);
+  await ask('Who painted the Mona Lisa?');
+  assert.equal(await answerState(60_000), 'abstained');
+  await ask('How do default values for parameters work when an argument is left out?');
+  assert.equal(await answerState(), 'done');
+  assert.ok((await page.textContent('[data-testid=answer-body]')).length > 0);
+  await context.setOffline(false);
+});
+
+test('storage can be cleared', async () => {
+  await page.click('[data-testid=tab-storage]');
+  await page.click('[data-testid=storage-clear]');
+  await page.waitForSelector('[data-testid=storage-empty]');
+});
