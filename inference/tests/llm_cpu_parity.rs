@@ -26,7 +26,7 @@ fn load(file: &str) -> Option<Arc<QuantDecoder>> {
         }
     };
     let t = Instant::now();
-    let model = QuantDecoder::load(Arc::from(bytes)).unwrap();
+    let model = QuantDecoder::load(Arc::new(bytes)).unwrap();
     eprintln!("{file}: loaded in {:.2?}; {:?}", t.elapsed(), model.precision_report());
     Some(Arc::new(model))
 }

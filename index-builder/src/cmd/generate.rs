@@ -1,12 +1,28 @@
 use anyhow::{Context, Result, bail};
 use inference::gguf::Gguf;
-use inference::llm::{ChatMessage, GenerateOptions, GgufTokenizer, JsonDecoder, Sampling, Schema, TokenBytes, chatml_prompt, generate_text};
+use inference::llm::{
+    BurnLm, ChatMessage, ChatTemplate, CpuLm, GenerateOptions, GgufTokenizer, JsonDecoder, LanguageModel, QuantDecoder, Sampling, Schema,
+    TokenBytes, generate_text,
+};
 use inference::model::llama::{Llama, LlamaConfig};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
-/// Generate text with a GGUF model (llama architecture for now), streaming tokens.
+/// Where the model runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeviceArg {
+    /// Quantized CPU kernels (weights stay Q4/Q8; llama.cpp's numerics; all threads).
+    Cpu,
+    /// Burn on its pure-Rust CPU backend, weights dequantized to f32 (llama only).
+    Flex,
+    /// Burn on wgpu (Vulkan/Metal/DX12 natively), weights dequantized to f32 (llama only;
+    /// needs a build with `--features wgpu`).
+    Wgpu,
+}
+
+/// Generate text with a GGUF model (llama or qwen2 architecture), streaming tokens.
 #[derive(clap::Args)]
 pub struct Args {
     /// The GGUF model file (e.g. models/cache/SmolLM2-135M-Instruct.Q4_1.gguf).
@@ -14,7 +30,7 @@ pub struct Args {
     model: PathBuf,
     #[arg(long)]
     prompt: String,
-    /// Wrap the prompt as one user turn of the chat template (ChatML).
+    /// Wrap the prompt as one user turn of the model's own chat template.
     #[arg(long)]
     chat: bool,
     /// System message for --chat.
@@ -50,20 +66,45 @@ pub struct Args {
     /// Print load time, prefill and decode speed after the text.
     #[arg(long)]
     bench: bool,
+    #[arg(long, value_enum, default_value_t = DeviceArg::Cpu)]
+    device: DeviceArg,
+    /// Positions the cache holds (prompt + output).
+    #[arg(long, default_value_t = 4096)]
+    context: usize,
 }
 
 pub fn run(a: Args) -> Result<()> {
     let t0 = Instant::now();
     let bytes = std::fs::read(&a.model).with_context(|| format!("cannot read {} — fetch models with `models/fetch.sh llm`", a.model.display()))?;
+    let bytes: Arc<Vec<u8>> = Arc::new(bytes);
     let gguf = Gguf::parse(&bytes)?;
-    let arch = gguf.architecture().unwrap_or("unknown");
-    if arch != "llama" {
-        bail!("architecture `{arch}` is not supported yet; this runtime runs `llama` models (e.g. SmolLM2) so far");
-    }
-    let device = inference::device::default_device();
-    let cfg = LlamaConfig::from_gguf(&gguf)?;
-    let model = Llama::from_gguf(&cfg, &gguf, &device)?;
     let tok = GgufTokenizer::from_gguf(&gguf)?;
+    let template = ChatTemplate::from_gguf(&gguf)?;
+    let vocab = TokenBytes::from_gguf(&gguf)?;
+    let mut lm: Box<dyn LanguageModel> = match a.device {
+        DeviceArg::Cpu => {
+            let model = QuantDecoder::load(bytes.clone())?;
+            if a.bench {
+                let kinds: Vec<String> =
+                    model.precision_report().iter().map(|(ty, n, b)| format!("{n} {ty:?} matrices ({:.1} MB)", *b as f64 / 1e6)).collect();
+                eprintln!("weights: {}; activations Q8 per row; KV cache f16", kinds.join(", "));
+            }
+            Box::new(CpuLm::new(Arc::new(model), a.context))
+        }
+        DeviceArg::Flex | DeviceArg::Wgpu => {
+            let arch = gguf.architecture().unwrap_or("unknown");
+            if arch != "llama" {
+                bail!("architecture `{arch}` runs only on --device cpu for now (the Burn model is `llama`)");
+            }
+            let device = match a.device {
+                DeviceArg::Wgpu => wgpu_device()?,
+                _ => inference::device::default_device(),
+            };
+            let cfg = LlamaConfig::from_gguf(&gguf)?;
+            let model = Llama::from_gguf(&cfg, &gguf, &device)?;
+            Box::new(BurnLm::new(model, cfg, device))
+        }
+    };
     let load_s = t0.elapsed().as_secs_f64();
 
     let text = if a.chat {
@@ -72,7 +113,7 @@ pub fn run(a: Args) -> Result<()> {
             msgs.push(ChatMessage { role: "system", content: s });
         }
         msgs.push(ChatMessage { role: "user", content: &a.prompt });
-        chatml_prompt(&msgs)
+        template.render(&msgs, true)?
     } else {
         a.prompt.clone()
     };
@@ -90,7 +131,6 @@ pub fn run(a: Args) -> Result<()> {
         seed: a.seed,
     };
     let opts = GenerateOptions { max_new_tokens: a.max_tokens, stop_ids, stop_strings: a.stop.clone(), sampling };
-    let vocab = TokenBytes::from_gguf(&gguf)?;
     let schema = match &a.json_schema {
         Some(path) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the schema {}", path.display()))?;
@@ -98,7 +138,7 @@ pub fn run(a: Args) -> Result<()> {
         }
         None => None,
     };
-    let mut lm = inference::llm::BurnLm::new(model, cfg, device);
+    let lm = lm.as_mut();
     let mut ids: Vec<u32> = Vec::new();
     let mut first_token_s = None;
     let t1 = Instant::now();
@@ -116,10 +156,10 @@ pub fn run(a: Args) -> Result<()> {
     };
     match &schema {
         Some(schema) => {
-            JsonDecoder::new(&vocab)?.generate(&mut lm, schema, &prompt_ids, &opts, on_text)?;
+            JsonDecoder::new(&vocab)?.generate(lm, schema, &prompt_ids, &opts, on_text)?;
         }
         None => {
-            generate_text(&mut lm, &vocab, &prompt_ids, &opts, on_text)?;
+            generate_text(lm, &vocab, &prompt_ids, &opts, on_text)?;
         }
     }
     println!();
@@ -139,6 +179,16 @@ pub fn run(a: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(feature = "wgpu")]
+fn wgpu_device() -> Result<inference::device::Device> {
+    Ok(inference::device::wgpu_device())
+}
+
+#[cfg(not(feature = "wgpu"))]
+fn wgpu_device() -> Result<inference::device::Device> {
+    bail!("this index-builder was built without wgpu; rebuild with `cargo build --release -p index-builder --features wgpu`")
 }
 
 /// Peak resident memory from /proc (Linux), in MiB.

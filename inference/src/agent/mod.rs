@@ -10,8 +10,11 @@
 pub mod ask;
 pub mod decode;
 
+use std::sync::Arc;
+
 use crate::gguf::{Gguf, GgufError};
-use crate::llm::{GgufTokenizer, LanguageModel, LmError, TokenizerError};
+use crate::llm::chat::{ChatError, ChatTemplate};
+use crate::llm::{CpuLm, GgufTokenizer, LanguageModel, LmError, QuantDecoder, TokenizerError};
 use burn::tensor::Device;
 
 /// Why a chat model could not be loaded or run.
@@ -21,6 +24,8 @@ pub enum AgentError {
     Gguf(#[from] GgufError),
     #[error("architecture `{0}` is not supported yet; this runtime runs `llama` models (e.g. SmolLM2)")]
     Architecture(String),
+    #[error("the model's chat template cannot be used: {0}")]
+    Template(#[from] ChatError),
     #[error(transparent)]
     Model(#[from] LmError),
     #[error(transparent)]
@@ -31,31 +36,53 @@ pub enum AgentError {
 pub struct ChatModel {
     pub lm: Box<dyn LanguageModel>,
     pub tokenizer: GgufTokenizer,
+    /// The model's own chat template (ChatML when the file has none).
+    pub template: ChatTemplate,
     /// End of sequence and `<|im_end|>`: generation stops before these.
     pub stop_ids: Vec<u32>,
 }
 
 impl ChatModel {
-    /// Loads a chat model from GGUF bytes; the bytes may be dropped afterwards.
+    /// Default positions a conversation may hold (prompt with evidence plus answer).
+    pub const CONTEXT: usize = 2048;
+
+    /// Loads a chat model from GGUF bytes on the quantized CPU runtime ([`CpuLm`]): the weights
+    /// stay as the file's blocks (no copy), so a 135M Q4 model takes ~100 MB, not 540.
     ///
-    /// The one place that chooses the runtime: swap the `lm` line for another
-    /// [`LanguageModel`] (e.g. a quantized CPU runtime) and every agent follows.
-    pub fn from_gguf(bytes: &[u8], device: &Device) -> Result<ChatModel, AgentError> {
+    /// The one place that chooses the runtime; every agent follows.
+    pub fn load(bytes: Arc<Vec<u8>>) -> Result<ChatModel, AgentError> {
+        let (tokenizer, template) = {
+            let gguf = Gguf::parse(&bytes)?;
+            (GgufTokenizer::from_gguf(&gguf)?, ChatTemplate::from_gguf(&gguf)?)
+        };
+        let model = Arc::new(QuantDecoder::load(bytes)?);
+        let lm: Box<dyn LanguageModel> = Box::new(CpuLm::new(model, Self::CONTEXT));
+        Ok(Self::with(lm, tokenizer, template))
+    }
+
+    /// Loads on a Burn device (weights dequantized to f32; `llama` only): the path toward WebGPU.
+    pub fn load_burn(bytes: &[u8], device: &Device) -> Result<ChatModel, AgentError> {
         let gguf = Gguf::parse(bytes)?;
         let arch = gguf.architecture()?;
         if arch != "llama" {
             return Err(AgentError::Architecture(arch.to_string()));
         }
-        let tokenizer = GgufTokenizer::from_gguf(&gguf)?;
-        let lm: Box<dyn LanguageModel> = {
-            use crate::model::llama::{Llama, LlamaConfig};
-            let cfg = LlamaConfig::from_gguf(&gguf)?;
-            let model = Llama::from_gguf(&cfg, &gguf, device)?;
-            Box::new(crate::llm::BurnLm::new(model, cfg, device.clone()))
-        };
+        use crate::model::llama::{Llama, LlamaConfig};
+        let cfg = LlamaConfig::from_gguf(&gguf)?;
+        let model = Llama::from_gguf(&cfg, &gguf, device)?;
+        let lm: Box<dyn LanguageModel> = Box::new(crate::llm::BurnLm::new(model, cfg, device.clone()));
+        Ok(Self::with(lm, GgufTokenizer::from_gguf(&gguf)?, ChatTemplate::from_gguf(&gguf)?))
+    }
+
+    /// As [`ChatModel::load`] from borrowed bytes (copied once).
+    pub fn from_gguf(bytes: &[u8], _device: &Device) -> Result<ChatModel, AgentError> {
+        Self::load(Arc::new(bytes.to_vec()))
+    }
+
+    fn with(lm: Box<dyn LanguageModel>, tokenizer: GgufTokenizer, template: ChatTemplate) -> ChatModel {
         let mut stop_ids = Vec::new();
         stop_ids.extend(tokenizer.eos_id);
         stop_ids.extend(tokenizer.token_id("<|im_end|>"));
-        Ok(ChatModel { lm, tokenizer, stop_ids })
+        ChatModel { lm, tokenizer, template, stop_ids }
     }
 }

@@ -33,8 +33,7 @@ pub fn f16_bits(h: u16) -> f32 {
     f32::from_bits(bits)
 }
 
-/// Σ a·b over the first and the last 16 of 32 signed bytes: the primitive every kernel below is
-/// built on (Q6_K scales each 16 separately).
+/// Σ a·b over the first and the last 16 of 32 signed bytes (portable; SIMD128 in wasm).
 #[inline(always)]
 pub fn dot_i8_portable(a: &[i8; QK], b: &[i8; QK]) -> (i32, i32) {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -65,80 +64,132 @@ pub fn dot_i8_portable(a: &[i8; QK], b: &[i8; QK]) -> (i32, i32) {
     }
 }
 
-/// [`dot_i8_portable`] with AVX2: `maddubs` on |a| and sign-adjusted b, then `madd`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-pub fn dot_i8_avx2(a: &[i8; QK], b: &[i8; QK]) -> (i32, i32) {
-    use core::arch::x86_64::*;
-    // SAFETY: both arrays are 32 bytes; loads are unaligned.
-    unsafe {
-        let x = _mm256_loadu_si256(a.as_ptr() as *const __m256i);
-        let y = _mm256_loadu_si256(b.as_ptr() as *const __m256i);
-        let ax = _mm256_sign_epi8(x, x);
-        let sy = _mm256_sign_epi8(y, x);
-        let p = _mm256_madd_epi16(_mm256_maddubs_epi16(ax, sy), _mm256_set1_epi16(1));
-        let hsum = |s: __m128i| {
-            let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
-            let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
-            _mm_cvtsi128_si32(s)
-        };
-        (hsum(_mm256_castsi256_si128(p)), hsum(_mm256_extracti128_si256::<1>(p)))
+/// Accumulates `scale · Σ a·b` per 32-value block, summed at the end (portable).
+pub struct PortableAcc(f32);
+
+impl PortableAcc {
+    #[inline(always)]
+    fn new() -> Self {
+        PortableAcc(0.0)
+    }
+    #[inline(always)]
+    fn add(&mut self, a: &[i8; QK], b: &[i8; QK], scale: f32) {
+        let (lo, hi) = dot_i8_portable(a, b);
+        self.0 += (lo + hi) as f32 * scale;
+    }
+    #[inline(always)]
+    fn sum(self) -> f32 {
+        self.0
     }
 }
 
+/// `Σ_j scale16[j] · Σ_{16 values} q·y` over a 256-value super-block (portable).
 #[inline(always)]
-fn bytemuck_i8(b: &[u8]) -> &[i8; QK] {
-    let b: &[u8; QK] = b.try_into().expect("32 bytes");
-    // SAFETY: u8 and i8 have the same size and alignment, and every bit pattern is valid.
-    unsafe { &*(b as *const [u8; QK] as *const [i8; QK]) }
-}
-
-/// The kernels, generated once portable and once with AVX2 (`$feat`) around the dot primitive `$dot`.
-macro_rules! kernels {
-    ($($feat:literal)?; $dot:path) => {
-$(#[target_feature(enable = $feat)])?
-#[inline]
-fn dot32(a: &[i8; QK], b: &[i8; QK]) -> i32 {
-    let (lo, hi) = $dot(a, b);
-    lo + hi
-}
-
-/// Q4_0 weights (`(q - 8)·d`) with Q8_0 activations.
-$(#[target_feature(enable = $feat)])?
-#[inline]
-pub fn q4_0(w: &[u8], a: &[BlockQ8_0]) -> f32 {
-    let mut sum = 0.0f32;
-    for (b, y) in w.as_chunks::<Q4_0_BYTES>().0.iter().zip(a) {
-        let mut x = [0i8; QK];
-        for j in 0..QK / 2 {
-            x[j] = (b[2 + j] & 0x0F) as i8 - 8;
-            x[j + QK / 2] = (b[2 + j] >> 4) as i8 - 8;
-        }
-        sum += dot32(&x, &y.qs) as f32 * (f16_at(b, 0) * y.d);
+pub fn dot256_portable(q: &[i8; QK_K], y: &[i8; QK_K], scale16: &[i16; QK_K / 16]) -> i32 {
+    let mut isum = 0i32;
+    for j in 0..QK_K / QK {
+        let (lo, hi) = dot_i8_portable(q[j * QK..][..QK].try_into().unwrap(), y[j * QK..][..QK].try_into().unwrap());
+        isum += scale16[2 * j] as i32 * lo + scale16[2 * j + 1] as i32 * hi;
     }
-    sum
+    isum
 }
 
-/// Q4_1 weights (`q·d + m`) with Q8_1 activations: `d·dy·Σq·qy + m·sy`.
-$(#[target_feature(enable = $feat)])?
-#[inline]
-pub fn q4_1(w: &[u8], a: &[BlockQ8_1]) -> f32 {
-    let mut sum = 0.0f32;
-    for (b, y) in w.as_chunks::<Q4_1_BYTES>().0.iter().zip(a) {
-        let mut x = [0i8; QK];
-        for j in 0..QK / 2 {
-            x[j] = (b[4 + j] & 0x0F) as i8;
-            x[j + QK / 2] = (b[4 + j] >> 4) as i8;
+#[cfg(target_arch = "x86_64")]
+pub use x86::{Avx2Acc, dot256_avx2, q5_values_avx2};
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::*;
+    use core::arch::x86_64::*;
+
+    /// `Σ a·b` of 32 signed bytes as 8 i32 lanes: `maddubs(|a|, sign(b, a))`, then `madd` by 1.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn lanes(a: &[i8; QK], b: &[i8; QK]) -> __m256i {
+        // SAFETY: both arrays are 32 bytes; loads are unaligned.
+        unsafe {
+            let x = _mm256_loadu_si256(a.as_ptr() as *const __m256i);
+            let y = _mm256_loadu_si256(b.as_ptr() as *const __m256i);
+            _mm256_maddubs_epi16(_mm256_sign_epi8(x, x), _mm256_sign_epi8(y, x))
         }
-        sum += (f16_at(b, 0) * y.d) * dot32(&x, &y.qs) as f32 + f16_at(b, 2) * y.s;
     }
-    sum
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn hsum_i32(v: __m256i) -> i32 {
+        let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+        let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
+        let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
+        _mm_cvtsi128_si32(s)
+    }
+
+    /// Accumulates `scale · Σ a·b` in eight f32 lanes with FMA, summed once (as ggml's AVX2 kernels).
+    pub struct Avx2Acc(__m256);
+
+    impl Avx2Acc {
+        #[target_feature(enable = "avx2,fma")]
+        #[inline]
+        pub fn new() -> Self {
+            Avx2Acc(_mm256_setzero_ps())
+        }
+        #[target_feature(enable = "avx2,fma")]
+        #[inline]
+        pub fn add(&mut self, a: &[i8; QK], b: &[i8; QK], scale: f32) {
+            let p = _mm256_madd_epi16(lanes(a, b), _mm256_set1_epi16(1));
+            self.0 = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(p), self.0);
+        }
+        #[target_feature(enable = "avx2,fma")]
+        #[inline]
+        pub fn sum(self) -> f32 {
+            let x = self.0;
+            let r = _mm_add_ps(_mm256_extractf128_ps::<1>(x), _mm256_castps256_ps128(x));
+            let r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+            let r = _mm_add_ss(r, _mm_movehdup_ps(r));
+            _mm_cvtss_f32(r)
+        }
+    }
+
+    /// [`super::q5_values_portable`] with AVX2: each bit of `qh` spread to a byte by shuffle,
+    /// or-mask and compare (ggml's `bytes_from_bits_32`).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn q5_values_avx2(qh: u32, qs: &[u8; QK / 2], offset: i8) -> [i8; QK] {
+        // SAFETY: 16 bytes are loaded from a 16-byte array; the store is 32 bytes into a 32-byte array.
+        unsafe {
+            let q = _mm_loadu_si128(qs.as_ptr() as *const __m128i);
+            let nib = _mm256_and_si256(
+                _mm256_set_m128i(_mm_srli_epi16::<4>(q), q),
+                _mm256_set1_epi8(0x0F),
+            );
+            let shuf = _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0);
+            let bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(qh as i32), shuf);
+            let bytes = _mm256_or_si256(bytes, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe_u64 as i64));
+            let bits = _mm256_cmpeq_epi8(bytes, _mm256_set1_epi64x(-1));
+            let v = _mm256_or_si256(nib, _mm256_and_si256(bits, _mm256_set1_epi8(0x10)));
+            let v = _mm256_sub_epi8(v, _mm256_set1_epi8(offset));
+            let mut x = [0i8; QK];
+            _mm256_storeu_si256(x.as_mut_ptr() as *mut __m256i, v);
+            x
+        }
+    }
+
+    /// [`super::dot256_portable`] with AVX2: per-16 scales applied by `madd` on the i16 pairs.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn dot256_avx2(q: &[i8; QK_K], y: &[i8; QK_K], scale16: &[i16; QK_K / 16]) -> i32 {
+        let mut acc = _mm256_setzero_si256();
+        for j in 0..QK_K / QK {
+            let p = lanes(q[j * QK..][..QK].try_into().unwrap(), y[j * QK..][..QK].try_into().unwrap());
+            let sc = _mm256_set_m128i(_mm_set1_epi16(scale16[2 * j + 1]), _mm_set1_epi16(scale16[2 * j]));
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, sc));
+        }
+        hsum_i32(acc)
+    }
 }
 
-$(#[target_feature(enable = $feat)])?
-#[inline]
-fn q5_values(qh: u32, qs: &[u8], offset: i8) -> [i8; QK] {
+/// The 32 five-bit values of a Q5 block minus `offset`: nibbles from `qs`, fifth bits from `qh`.
+#[inline(always)]
+pub fn q5_values_portable(qh: u32, qs: &[u8; QK / 2], offset: i8) -> [i8; QK] {
     let mut x = [0i8; QK];
     for j in 0..QK / 2 {
         let h0 = (((qh >> j) << 4) & 0x10) as u8;
@@ -149,183 +200,259 @@ fn q5_values(qh: u32, qs: &[u8], offset: i8) -> [i8; QK] {
     x
 }
 
-/// Q5_0 weights (`(q - 16)·d`, fifth bits in `qh`) with Q8_0 activations.
-$(#[target_feature(enable = $feat)])?
-#[inline]
-pub fn q5_0(w: &[u8], a: &[BlockQ8_0]) -> f32 {
-    let mut sum = 0.0f32;
-    for (b, y) in w.as_chunks::<Q5_0_BYTES>().0.iter().zip(a) {
-        let x = q5_values(u32::from_le_bytes([b[2], b[3], b[4], b[5]]), &b[6..], 16);
-        sum += dot32(&x, &y.qs) as f32 * (f16_at(b, 0) * y.d);
-    }
-    sum
+/// Tokens whose dot products share one unpacking of a weight block.
+pub const TILE: usize = 4;
+
+#[inline(always)]
+fn bytemuck_i8(b: &[u8]) -> &[i8; QK] {
+    let b: &[u8; QK] = b.try_into().expect("32 bytes");
+    // SAFETY: u8 and i8 have the same size and alignment, and every bit pattern is valid.
+    unsafe { &*(b as *const [u8; QK] as *const [i8; QK]) }
 }
 
-/// Q5_1 weights (`q·d + m`) with Q8_1 activations.
-$(#[target_feature(enable = $feat)])?
-#[inline]
-pub fn q5_1(w: &[u8], a: &[BlockQ8_1]) -> f32 {
-    let mut sum = 0.0f32;
-    for (b, y) in w.as_chunks::<Q5_1_BYTES>().0.iter().zip(a) {
-        let x = q5_values(u32::from_le_bytes([b[4], b[5], b[6], b[7]]), &b[8..], 0);
-        sum += (f16_at(b, 0) * y.d) * dot32(&x, &y.qs) as f32 + f16_at(b, 2) * y.s;
-    }
-    sum
-}
+/// The kernels, generated once portable and once with AVX2 (`$feat`), around an accumulator of
+/// scaled 32-value dot products (`$acc`) and a scaled 256-value dot product (`$dot256`).
+macro_rules! kernels {
+    ($($feat:literal)?; $acc:ident, $dot256:path, $q5:path) => {
+        /// Runs `$body` (which sees the block `b`, its unpacked values `x` and a closure
+        /// `add(t, y_block_scale_source)`) over a tile of up to [`TILE`] tokens per weight row,
+        /// so that each weight block is unpacked once per tile (batched prefill).
+        macro_rules! tiled32 {
+            ($w:expr, $a:expr, $bpr:expr, $out:expr, $bytes:expr, |$b:ident| $unpack:block, |$y:ident| $scale:expr, |$yb:ident| $extra:expr) => {{
+                let (w, a, bpr, out) = ($w, $a, $bpr, $out);
+                let blocks = w.as_chunks::<{ $bytes }>().0;
+                if out.len() == 1 {
+                    // One token (decode): a single accumulator stays in registers.
+                    let mut acc = $acc::new();
+                    let mut extra = 0.0f32;
+                    for ($b, $y) in blocks.iter().zip(a) {
+                        let x = $unpack;
+                        acc.add(&x, &$y.qs, $scale);
+                        let $yb = ($b, $y);
+                        extra += $extra;
+                    }
+                    out[0] = acc.sum() + extra;
+                } else {
+                    for (t0, out) in out.chunks_mut(TILE).enumerate().map(|(i, o)| (i * TILE, o)) {
+                        let mut acc = [$acc::new(), $acc::new(), $acc::new(), $acc::new()];
+                        let mut extra = [0.0f32; TILE];
+                        for (i, $b) in blocks.iter().enumerate() {
+                            let x = $unpack;
+                            for t in 0..out.len() {
+                                let $y = &a[(t0 + t) * bpr + i];
+                                acc[t].add(&x, &$y.qs, $scale);
+                                let $yb = ($b, $y);
+                                extra[t] += $extra;
+                            }
+                        }
+                        for (t, (o, acc)) in out.iter_mut().zip(acc).enumerate() {
+                            *o = acc.sum() + extra[t];
+                        }
+                    }
+                }
+            }};
+        }
 
-/// Q8_0 weights with Q8_0 activations.
-$(#[target_feature(enable = $feat)])?
-#[inline]
-pub fn q8_0(w: &[u8], a: &[BlockQ8_0]) -> f32 {
-    let mut sum = 0.0f32;
-    for (b, y) in w.as_chunks::<Q8_0_BYTES>().0.iter().zip(a) {
-        let x: &[i8; QK] = bytemuck_i8(&b[2..2 + QK]);
-        sum += dot32(x, &y.qs) as f32 * (f16_at(b, 0) * y.d);
-    }
-    sum
-}
+        /// Q4_0 weights (`(q - 8)·d`) with Q8_0 activations; `out` has one value per token.
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        pub fn q4_0(w: &[u8], a: &[BlockQ8_0], bpr: usize, out: &mut [f32]) {
+            tiled32!(w, a, bpr, out, Q4_0_BYTES, |b| {
+                let mut x = [0i8; QK];
+                for j in 0..QK / 2 {
+                    x[j] = (b[2 + j] & 0x0F) as i8 - 8;
+                    x[j + QK / 2] = (b[2 + j] >> 4) as i8 - 8;
+                }
+                x
+            }, |y| f16_at(b, 0) * y.d, |_yb| 0.0)
+        }
 
+        /// Q4_1 weights (`q·d + m`) with Q8_1 activations: `d·dy·Σq·qy + m·sy`.
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        pub fn q4_1(w: &[u8], a: &[BlockQ8_1], bpr: usize, out: &mut [f32]) {
+            tiled32!(w, a, bpr, out, Q4_1_BYTES, |b| {
+                let mut x = [0i8; QK];
+                for j in 0..QK / 2 {
+                    x[j] = (b[4 + j] & 0x0F) as i8;
+                    x[j + QK / 2] = (b[4 + j] >> 4) as i8;
+                }
+                x
+            }, |y| f16_at(b, 0) * y.d, |yb| f16_at(yb.0, 2) * yb.1.s)
+        }
 
-/// Σ over eight sub-blocks of 32: `scale[j] · Σ q·qy`, exact in i32.
-$(#[target_feature(enable = $feat)])?
-#[inline]
-fn scaled_sums_32(q: &[i8; QK_K], qy: &[i8; QK_K], scales: &[u8; 8]) -> i32 {
-    let mut isum = 0i32;
-    for j in 0..QK_K / QK {
-        let s = dot32(q[j * QK..][..QK].try_into().unwrap(), qy[j * QK..][..QK].try_into().unwrap());
-        isum += scales[j] as i32 * s;
-    }
-    isum
-}
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        fn q5_values(qh: u32, qs: &[u8], offset: i8) -> [i8; QK] {
+            $q5(qh, qs[..QK / 2].try_into().unwrap(), offset)
+        }
 
-$(#[target_feature(enable = $feat)])?
-#[inline]
-fn k4_scales(b: &[u8]) -> ([u8; 8], [u8; 8]) {
-    let packed: &[u8; K_SCALE_SIZE] = b[4..4 + K_SCALE_SIZE].try_into().expect("12 scale bytes");
-    let (mut sc, mut mn) = ([0u8; 8], [0u8; 8]);
-    for j in 0..8 {
-        (sc[j], mn[j]) = get_scale_min_k4(j, packed);
-    }
-    (sc, mn)
-}
+        /// Q5_0 weights (`(q - 16)·d`, fifth bits in `qh`) with Q8_0 activations.
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        pub fn q5_0(w: &[u8], a: &[BlockQ8_0], bpr: usize, out: &mut [f32]) {
+            tiled32!(w, a, bpr, out, Q5_0_BYTES, |b| { q5_values(u32::from_le_bytes([b[2], b[3], b[4], b[5]]), &b[6..], 16) },
+                |y| f16_at(b, 0) * y.d, |_yb| 0.0)
+        }
 
-$(#[target_feature(enable = $feat)])?
-#[inline]
-fn k_mins(y: &BlockQ8K, mins: &[u8; 8]) -> i32 {
-    (0..QK_K / 16).map(|j| y.bsums[j] as i32 * mins[j / 2] as i32).sum()
-}
+        /// Q5_1 weights (`q·d + m`) with Q8_1 activations.
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        pub fn q5_1(w: &[u8], a: &[BlockQ8_1], bpr: usize, out: &mut [f32]) {
+            tiled32!(w, a, bpr, out, Q5_1_BYTES, |b| { q5_values(u32::from_le_bytes([b[4], b[5], b[6], b[7]]), &b[8..], 0) },
+                |y| f16_at(b, 0) * y.d, |yb| f16_at(yb.0, 2) * yb.1.s)
+        }
 
-/// Q4_K weights with Q8_K activations: `d·dy·Σ scale·Σq·qy − dmin·dy·Σ min·bsum`.
-$(#[target_feature(enable = $feat)])?
-#[inline]
-pub fn q4_k(w: &[u8], a: &[BlockQ8K]) -> f32 {
-    let mut sum = 0.0f32;
-    for (b, y) in w.as_chunks::<Q4_K_BYTES>().0.iter().zip(a) {
-        let (sc, mn) = k4_scales(b);
-        let qs = &b[4 + K_SCALE_SIZE..];
-        let mut q = [0i8; QK_K];
-        for c in 0..QK_K / 64 {
-            for l in 0..32 {
-                q[64 * c + l] = (qs[32 * c + l] & 0x0F) as i8;
-                q[64 * c + 32 + l] = (qs[32 * c + l] >> 4) as i8;
+        /// Q8_0 weights with Q8_0 activations.
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        pub fn q8_0(w: &[u8], a: &[BlockQ8_0], bpr: usize, out: &mut [f32]) {
+            tiled32!(w, a, bpr, out, Q8_0_BYTES, |b| { *bytemuck_i8(&b[2..2 + QK]) }, |y| f16_at(b, 0) * y.d, |_yb| 0.0)
+        }
+
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        fn k4_scales(b: &[u8]) -> ([i16; QK_K / 16], [u8; 8]) {
+            let packed: &[u8; K_SCALE_SIZE] = b[4..4 + K_SCALE_SIZE].try_into().expect("12 scale bytes");
+            let (mut sc, mut mn) = ([0i16; QK_K / 16], [0u8; 8]);
+            for j in 0..8 {
+                let (s, m) = get_scale_min_k4(j, packed);
+                sc[2 * j] = s as i16;
+                sc[2 * j + 1] = s as i16;
+                mn[j] = m;
+            }
+            (sc, mn)
+        }
+
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        fn k_mins(y: &BlockQ8K, mins: &[u8; 8]) -> i32 {
+            let mut s = 0i32;
+            for j in 0..QK_K / 16 {
+                s += y.bsums[j] as i32 * mins[j / 2] as i32;
+            }
+            s
+        }
+
+        /// Q4_K weights with Q8_K activations: `d·dy·Σ scale·Σq·qy − dmin·dy·Σ min·bsum`.
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        pub fn q4_k(w: &[u8], a: &[BlockQ8K], bpr: usize, out: &mut [f32]) {
+            out.fill(0.0);
+            for (i, b) in w.as_chunks::<Q4_K_BYTES>().0.iter().enumerate() {
+                let (sc, mn) = k4_scales(b);
+                let qs = &b[4 + K_SCALE_SIZE..];
+                let mut q = [0i8; QK_K];
+                for c in 0..QK_K / 64 {
+                    for l in 0..32 {
+                        q[64 * c + l] = (qs[32 * c + l] & 0x0F) as i8;
+                        q[64 * c + 32 + l] = (qs[32 * c + l] >> 4) as i8;
+                    }
+                }
+                let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
+                for (t, o) in out.iter_mut().enumerate() {
+                    let y = &a[t * bpr + i];
+                    *o += d * y.d * $dot256(&q, &y.qs, &sc) as f32 - dmin * y.d * k_mins(y, &mn) as f32;
+                }
             }
         }
-        let isum = scaled_sums_32(&q, &y.qs, &sc);
-        sum += f16_at(b, 0) * y.d * isum as f32 - f16_at(b, 2) * y.d * k_mins(y, &mn) as f32;
-    }
-    sum
-}
 
-/// Q5_K weights with Q8_K activations (Q4_K plus a fifth bit from `qh`).
-$(#[target_feature(enable = $feat)])?
-#[inline]
-pub fn q5_k(w: &[u8], a: &[BlockQ8K]) -> f32 {
-    let mut sum = 0.0f32;
-    for (b, y) in w.as_chunks::<Q5_K_BYTES>().0.iter().zip(a) {
-        let (sc, mn) = k4_scales(b);
-        let qh = &b[4 + K_SCALE_SIZE..4 + K_SCALE_SIZE + QK_K / 8];
-        let qs = &b[4 + K_SCALE_SIZE + QK_K / 8..];
-        let mut q = [0i8; QK_K];
-        for c in 0..QK_K / 64 {
-            let (u1, u2) = (1u8 << (2 * c), 2u8 << (2 * c));
-            for l in 0..32 {
-                let h1 = if qh[l] & u1 != 0 { 16 } else { 0 };
-                let h2 = if qh[l] & u2 != 0 { 16 } else { 0 };
-                q[64 * c + l] = ((qs[32 * c + l] & 0x0F) + h1) as i8;
-                q[64 * c + 32 + l] = ((qs[32 * c + l] >> 4) + h2) as i8;
+        /// Q5_K weights with Q8_K activations (Q4_K plus a fifth bit from `qh`).
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        pub fn q5_k(w: &[u8], a: &[BlockQ8K], bpr: usize, out: &mut [f32]) {
+            out.fill(0.0);
+            for (i, b) in w.as_chunks::<Q5_K_BYTES>().0.iter().enumerate() {
+                let (sc, mn) = k4_scales(b);
+                let qh = &b[4 + K_SCALE_SIZE..4 + K_SCALE_SIZE + QK_K / 8];
+                let qs = &b[4 + K_SCALE_SIZE + QK_K / 8..];
+                let mut q = [0i8; QK_K];
+                for c in 0..QK_K / 64 {
+                    let (u1, u2) = (1u8 << (2 * c), 2u8 << (2 * c));
+                    for l in 0..32 {
+                        let h1 = if qh[l] & u1 != 0 { 16 } else { 0 };
+                        let h2 = if qh[l] & u2 != 0 { 16 } else { 0 };
+                        q[64 * c + l] = ((qs[32 * c + l] & 0x0F) + h1) as i8;
+                        q[64 * c + 32 + l] = ((qs[32 * c + l] >> 4) + h2) as i8;
+                    }
+                }
+                let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
+                for (t, o) in out.iter_mut().enumerate() {
+                    let y = &a[t * bpr + i];
+                    *o += d * y.d * $dot256(&q, &y.qs, &sc) as f32 - dmin * y.d * k_mins(y, &mn) as f32;
+                }
             }
         }
-        let isum = scaled_sums_32(&q, &y.qs, &sc);
-        sum += f16_at(b, 0) * y.d * isum as f32 - f16_at(b, 2) * y.d * k_mins(y, &mn) as f32;
-    }
-    sum
-}
 
-/// Q6_K weights (`d·scale·(q − 32)`, sixteen sub-blocks of 16) with Q8_K activations.
-$(#[target_feature(enable = $feat)])?
-#[inline]
-pub fn q6_k(w: &[u8], a: &[BlockQ8K]) -> f32 {
-    let mut sum = 0.0f32;
-    for (b, y) in w.as_chunks::<Q6_K_BYTES>().0.iter().zip(a) {
-        let (ql, rest) = b.split_at(QK_K / 2);
-        let (qh, rest) = rest.split_at(QK_K / 4);
-        let (sc, d) = rest.split_at(QK_K / 16);
-        let mut q = [0i8; QK_K];
-        for n in 0..2 {
-            let (ql, qh) = (&ql[64 * n..], &qh[32 * n..]);
-            let q = &mut q[128 * n..];
-            for l in 0..32 {
-                q[l] = ((ql[l] & 0x0F) | ((qh[l] & 3) << 4)) as i8 - 32;
-                q[l + 32] = ((ql[l + 32] & 0x0F) | (((qh[l] >> 2) & 3) << 4)) as i8 - 32;
-                q[l + 64] = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) as i8 - 32;
-                q[l + 96] = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) as i8 - 32;
+        /// Q6_K weights (`d·scale·(q − 32)`, sixteen sub-blocks of 16) with Q8_K activations.
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        pub fn q6_k(w: &[u8], a: &[BlockQ8K], bpr: usize, out: &mut [f32]) {
+            out.fill(0.0);
+            for (i, b) in w.as_chunks::<Q6_K_BYTES>().0.iter().enumerate() {
+                let (ql, rest) = b.split_at(QK_K / 2);
+                let (qh, rest) = rest.split_at(QK_K / 4);
+                let (sc, d) = rest.split_at(QK_K / 16);
+                let mut q = [0i8; QK_K];
+                for n in 0..2 {
+                    let (ql, qh) = (&ql[64 * n..], &qh[32 * n..]);
+                    let q = &mut q[128 * n..];
+                    for l in 0..32 {
+                        q[l] = ((ql[l] & 0x0F) | ((qh[l] & 3) << 4)) as i8 - 32;
+                        q[l + 32] = ((ql[l + 32] & 0x0F) | (((qh[l] >> 2) & 3) << 4)) as i8 - 32;
+                        q[l + 64] = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) as i8 - 32;
+                        q[l + 96] = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) as i8 - 32;
+                    }
+                }
+                let mut sc16 = [0i16; QK_K / 16];
+                for (s, &c) in sc16.iter_mut().zip(sc) {
+                    *s = c as i8 as i16;
+                }
+                let d = f16_at(d, 0);
+                for (t, o) in out.iter_mut().enumerate() {
+                    let y = &a[t * bpr + i];
+                    *o += d * y.d * $dot256(&q, &y.qs, &sc16) as f32;
+                }
             }
         }
-        let mut isum = 0i32;
-        for j in 0..QK_K / QK {
-            let (lo, hi) = $dot(q[j * QK..][..QK].try_into().unwrap(), y.qs[j * QK..][..QK].try_into().unwrap());
-            isum += sc[2 * j] as i8 as i32 * lo + sc[2 * j + 1] as i8 as i32 * hi;
-        }
-        sum += f16_at(d, 0) * y.d * isum as f32;
-    }
-    sum
-}
-
-
     };
 }
 
 /// Kernels without target features: scalar natively, SIMD128 in wasm.
 pub mod portable {
     use super::*;
-    kernels!(; dot_i8_portable);
+    kernels!(; PortableAcc, dot256_portable, q5_values_portable);
 }
 
-/// Kernels for x86-64 CPUs with AVX2; call only after detecting it.
+/// Kernels for x86-64 CPUs with AVX2 and FMA; call only after detecting them.
 #[cfg(target_arch = "x86_64")]
 pub mod avx2 {
     use super::*;
-    kernels!("avx2,fma"; dot_i8_avx2);
+    kernels!("avx2,fma"; Avx2Acc, dot256_avx2, q5_values_avx2);
 }
 
 /// f32 weights with f32 activations.
 #[inline(always)]
-pub fn f32_row(w: &[u8], a: &[f32]) -> f32 {
-    let mut sum = 0.0f32;
-    for (b, &x) in w.chunks_exact(4).zip(a) {
-        sum += f32::from_le_bytes([b[0], b[1], b[2], b[3]]) * x;
+pub fn f32_row(w: &[u8], a: &[f32], cols: usize, out: &mut [f32]) {
+    for (t, o) in out.iter_mut().enumerate() {
+        let mut sum = 0.0f32;
+        for (b, &x) in w.as_chunks::<4>().0.iter().zip(&a[t * cols..(t + 1) * cols]) {
+            sum += f32::from_le_bytes(*b) * x;
+        }
+        *o = sum;
     }
-    sum
 }
 
 /// f16 weights with activations already rounded through f16 (ggml's F16 `vec_dot_type`).
 #[inline(always)]
-pub fn f16_row(w: &[u8], a: &[f32]) -> f32 {
-    let mut sum = 0.0f32;
-    for (b, &x) in w.chunks_exact(2).zip(a) {
-        sum += f16_at(b, 0) * x;
+pub fn f16_row(w: &[u8], a: &[f32], cols: usize, out: &mut [f32]) {
+    for (t, o) in out.iter_mut().enumerate() {
+        let mut sum = 0.0f32;
+        for (b, &x) in w.as_chunks::<2>().0.iter().zip(&a[t * cols..(t + 1) * cols]) {
+            sum += f16_bits(u16::from_le_bytes(*b)) * x;
+        }
+        *o = sum;
     }
-    sum
 }
 
 #[cfg(test)]
@@ -335,6 +462,14 @@ mod tests {
     use half::f16;
     use crate::kernels::act::{quantize_q8_0, quantize_q8_1, quantize_q8_k};
     use portable::*;
+
+    /// One activation row through a kernel of the tiled signature.
+    fn one<A>(k: unsafe fn(&[u8], &[A], usize, &mut [f32]), w: &[u8], a: &[A]) -> f32 {
+        let mut o = [0.0f32];
+        // SAFETY: callers pass AVX2 kernels only after detecting AVX2 and FMA.
+        unsafe { k(w, a, a.len(), &mut o) };
+        o[0]
+    }
 
     /// Deterministic pseudo-random bytes.
     fn bytes(n: usize, seed: u32) -> Vec<u8> {
@@ -387,6 +522,42 @@ mod tests {
         a.iter().flat_map(|b| b.qs.iter().map(move |&q| q as f32 * b.d)).collect()
     }
 
+    /// The AVX2 kernels compute the same integer sums; only the f32 order differs.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_kernels_equal_portable_ones() {
+        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+            return;
+        }
+        let x: Vec<f32> = bytes(512, 7).iter().map(|&b| (b as f32 - 127.5) / 40.0).collect();
+        let (mut a0, mut a1, mut ak) = (Vec::new(), Vec::new(), Vec::new());
+        quantize_q8_0(&x, &mut a0);
+        quantize_q8_1(&x, &mut a1);
+        quantize_q8_k(&x, &mut ak);
+        let close = |a: f32, b: f32| (a - b).abs() <= 1e-5 * a.abs().max(1.0);
+        for seed in 1..5 {
+            // AVX2 and FMA were detected above, as `one` requires.
+            {
+                let w = row(GgmlType::Q4_0, 16, seed);
+                assert!(close(one(avx2::q4_0, &w, &a0), one(q4_0, &w, &a0)));
+                let w = row(GgmlType::Q4_1, 16, seed);
+                assert!(close(one(avx2::q4_1, &w, &a1), one(q4_1, &w, &a1)));
+                let w = row(GgmlType::Q5_0, 16, seed);
+                assert!(close(one(avx2::q5_0, &w, &a0), one(q5_0, &w, &a0)));
+                let w = row(GgmlType::Q5_1, 16, seed);
+                assert!(close(one(avx2::q5_1, &w, &a1), one(q5_1, &w, &a1)));
+                let w = row(GgmlType::Q8_0, 16, seed);
+                assert!(close(one(avx2::q8_0, &w, &a0), one(q8_0, &w, &a0)));
+                let w = row(GgmlType::Q4_K, 2, seed);
+                assert!(close(one(avx2::q4_k, &w, &ak), one(q4_k, &w, &ak)));
+                let w = row(GgmlType::Q5_K, 2, seed);
+                assert!(close(one(avx2::q5_k, &w, &ak), one(q5_k, &w, &ak)));
+                let w = row(GgmlType::Q6_K, 2, seed);
+                assert!(close(one(avx2::q6_k, &w, &ak), one(q6_k, &w, &ak)));
+            }
+        }
+    }
+
     #[test]
     fn every_kernel_matches_dequantized_arithmetic() {
         let q80 = |x: &[f32]| {
@@ -405,18 +576,18 @@ mod tests {
             quantize_q8_1(x, &mut a);
             a
         };
-        check(GgmlType::Q4_0, 256, |w, x| (q4_0(w, &q80(x)), deq_q8_0(&q80(x))));
-        check(GgmlType::Q5_0, 256, |w, x| (q5_0(w, &q80(x)), deq_q8_0(&q80(x))));
-        check(GgmlType::Q8_0, 256, |w, x| (q8_0(w, &q80(x)), deq_q8_0(&q80(x))));
-        check(GgmlType::Q4_K, 512, |w, x| (q4_k(w, &q8k(x)), deq_q8_k(&q8k(x))));
-        check(GgmlType::Q5_K, 512, |w, x| (q5_k(w, &q8k(x)), deq_q8_k(&q8k(x))));
-        check(GgmlType::Q6_K, 512, |w, x| (q6_k(w, &q8k(x)), deq_q8_k(&q8k(x))));
-        for (ty, kernel) in [(GgmlType::Q4_1, q4_1 as fn(&[u8], &[BlockQ8_1]) -> f32), (GgmlType::Q5_1, q5_1)] {
+        check(GgmlType::Q4_0, 256, |w, x| (one(q4_0, w, &q80(x)), deq_q8_0(&q80(x))));
+        check(GgmlType::Q5_0, 256, |w, x| (one(q5_0, w, &q80(x)), deq_q8_0(&q80(x))));
+        check(GgmlType::Q8_0, 256, |w, x| (one(q8_0, w, &q80(x)), deq_q8_0(&q80(x))));
+        check(GgmlType::Q4_K, 512, |w, x| (one(q4_k, w, &q8k(x)), deq_q8_k(&q8k(x))));
+        check(GgmlType::Q5_K, 512, |w, x| (one(q5_k, w, &q8k(x)), deq_q8_k(&q8k(x))));
+        check(GgmlType::Q6_K, 512, |w, x| (one(q6_k, w, &q8k(x)), deq_q8_k(&q8k(x))));
+        for (ty, kernel) in [(GgmlType::Q4_1, q4_1 as unsafe fn(&[u8], &[BlockQ8_1], usize, &mut [f32])), (GgmlType::Q5_1, q5_1)] {
             check(ty, 256, |w, x| {
                 let a = q81(x);
                 let deq: Vec<f32> = a.iter().flat_map(|b| b.qs.iter().map(move |&q| q as f32 * b.d)).collect();
                 // The `m·s` term uses s (rounded); compare against the same.
-                let got = kernel(w, &a);
+                let got = one(kernel, w, &a);
                 let m_terms: f32 = w.chunks_exact(ty.type_size()).zip(&a).map(|(b, y)| f16_at(b, 2) * (y.s - y.d * y.qs.iter().map(|&q| q as f32).sum::<f32>())).sum();
                 (got - m_terms, deq)
             });

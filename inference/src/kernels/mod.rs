@@ -24,7 +24,7 @@ pub struct QMatrix {
     pub ty: GgmlType,
     pub rows: usize,
     pub cols: usize,
-    bytes: Arc<[u8]>,
+    bytes: Arc<Vec<u8>>,
     start: usize,
     row_bytes: usize,
 }
@@ -46,7 +46,7 @@ enum Acts {
 impl QMatrix {
     /// Wraps `bytes[start..]` as `rows` rows of `cols` values of type `ty`; `None` when the type
     /// has no kernel here (see [`MATMUL_TYPES`]), `cols` is not whole blocks, or bytes are missing.
-    pub fn new(ty: GgmlType, rows: usize, cols: usize, bytes: Arc<[u8]>, start: usize) -> Option<Self> {
+    pub fn new(ty: GgmlType, rows: usize, cols: usize, bytes: Arc<Vec<u8>>, start: usize) -> Option<Self> {
         use GgmlType::*;
         if !matches!(ty, F32 | F16 | Q4_0 | Q4_1 | Q5_0 | Q5_1 | Q8_0 | Q4_K | Q5_K | Q6_K) {
             return None;
@@ -159,10 +159,7 @@ macro_rules! row_loop {
         macro_rules! each {
             ($a:expr, $per_row:expr, $dot:path) => {
                 for (i, o) in out.chunks_exact_mut(n).enumerate() {
-                    let wr = w.row_bytes(r0 + i);
-                    for (t, o) in o.iter_mut().enumerate() {
-                        *o = $dot(wr, &$a[t * $per_row..(t + 1) * $per_row]);
-                    }
+                    $dot(w.row_bytes(r0 + i), &$a[..], $per_row, o);
                 }
             };
         }
@@ -208,7 +205,7 @@ mod tests {
                 bytes.extend((0..32).map(|i| ((r * 7 + b * 3 + i) % 11) as u8));
             }
         }
-        let w = QMatrix::new(GgmlType::Q8_0, rows, cols, Arc::from(bytes), 0).unwrap();
+        let w = QMatrix::new(GgmlType::Q8_0, rows, cols, Arc::new(bytes), 0).unwrap();
         // Activations that quantize exactly: integers with |max| = 127 in every block.
         let n = 3;
         let x: Vec<f32> = (0..n * cols).map(|i| if i % 32 == 0 { 127.0 } else { (i % 9) as f32 - 4.0 }).collect();
@@ -229,7 +226,7 @@ mod tests {
 
     #[test]
     fn unsupported_types_and_short_buffers_are_refused() {
-        let bytes: Arc<[u8]> = Arc::from(vec![0u8; 34]);
+        let bytes: Arc<Vec<u8>> = Arc::new(vec![0u8; 34]);
         assert!(QMatrix::new(GgmlType::Q8_0, 1, 32, bytes.clone(), 0).is_some());
         assert!(QMatrix::new(GgmlType::Q8_0, 2, 32, bytes.clone(), 0).is_none());
         assert!(QMatrix::new(GgmlType::Q8_0, 1, 33, bytes.clone(), 0).is_none());

@@ -18,7 +18,7 @@ pub use crate::model::decoder::{CpuLm, QuantDecoder};
 pub use burn_lm::BurnLm;
 pub use lm::{LanguageModel, LmError};
 
-pub use chat::{ChatMessage, chatml_prompt};
+pub use chat::{ChatError, ChatMessage, ChatTemplate, chatml_prompt};
 pub use constrain::{JsonDecoder, JsonError, JsonOutput, Schema, SchemaError};
 pub use generate::{Finish, GenerateOptions, Generation, TokenConstraint, generate, generate_text};
 pub use sample::{Sampler, Sampling};

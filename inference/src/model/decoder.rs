@@ -18,6 +18,7 @@
 use std::sync::Arc;
 
 use half::f16;
+use half::slice::HalfFloatSliceExt;
 
 use super::llama::{LlamaConfig, LlamaError};
 use crate::gguf::{GgmlType, Gguf, GgufError};
@@ -66,7 +67,7 @@ pub struct QuantDecoder {
     tied: bool,
 }
 
-fn matrix(g: &Gguf, bytes: &Arc<[u8]>, name: &str, cols: usize, rows: usize) -> Result<QMatrix, LlamaError> {
+fn matrix(g: &Gguf, bytes: &Arc<Vec<u8>>, name: &str, cols: usize, rows: usize) -> Result<QMatrix, LlamaError> {
     let info = g.tensor_info(name).ok_or_else(|| GgufError::MissingTensor { name: name.to_string() })?;
     let expected = vec![cols as u64, rows as u64];
     if info.dims != expected {
@@ -91,7 +92,7 @@ fn vector(g: &Gguf, name: &str, len: usize) -> Result<Vec<f32>, LlamaError> {
 
 impl QuantDecoder {
     /// Reads a `llama` or `qwen2` GGUF; the weights are the file's own bytes, not copies.
-    pub fn load(bytes: Arc<[u8]>) -> Result<Self, LlamaError> {
+    pub fn load(bytes: Arc<Vec<u8>>) -> Result<Self, LlamaError> {
         let g = Gguf::parse(&bytes)?;
         let arch = g.architecture()?.to_string();
         let rope = match arch.as_str() {
@@ -361,32 +362,39 @@ fn attention(q: &[f32], k: &[f16], v: &[f16], start: usize, n: usize, nh: usize,
     let row = |t: usize, o: &mut [f32]| {
         let visible = start + t + 1;
         let mut scores = vec![0.0f32; visible];
+        // Scratch for one head: f16 rows widened to f32, and the f16 round trip of the accumulator.
+        let (mut kf, mut vf, mut acc, mut acc16) = (vec![0.0f32; hd], vec![0.0f32; hd], vec![0.0f32; hd], vec![f16::ZERO; hd]);
+        let mut qh16 = vec![f16::ZERO; hd];
+        let mut qf = vec![0.0f32; hd];
         for h in 0..nh {
             let kh = h / group;
             let qh = &q[t * qd + h * hd..t * qd + (h + 1) * hd];
             let o = &mut o[h * hd..(h + 1) * hd];
+            let key = |j: usize| &k[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
+            let value = |j: usize| &v[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
             if f16_path {
-                let qh: Vec<f32> = qh.iter().map(|&x| f16::from_f32(x).to_f32()).collect();
+                qh16.convert_from_f32_slice(qh);
+                qh16.convert_to_f32_slice(&mut qf);
                 let (mut m, mut s) = (f32::NEG_INFINITY, 0.0f32);
-                let mut acc = vec![0.0f32; hd];
+                acc.fill(0.0);
                 for j in 0..visible {
-                    let kj = &k[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
-                    let score = kj.iter().zip(&qh).map(|(a, b)| a.to_f32() * b).sum::<f32>() * scale;
+                    key(j).convert_to_f32_slice(&mut kf);
+                    let score = dot_f32(&kf, &qf) * scale;
                     let (mut ms, mut vs) = (1.0f32, 1.0f32);
                     if score > m {
                         let old = m;
                         m = score;
                         ms = (old - m).exp();
-                        for a in acc.iter_mut() {
-                            *a = f16::from_f32(*a * ms).to_f32();
-                        }
+                        acc.iter_mut().for_each(|a| *a *= ms);
+                        round_f16(&mut acc, &mut acc16);
                     } else {
                         vs = (score - m).exp();
                     }
-                    let vj = &v[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
-                    for (a, x) in acc.iter_mut().zip(vj) {
-                        *a = f16::from_f32(*a + x.to_f32() * vs).to_f32();
+                    value(j).convert_to_f32_slice(&mut vf);
+                    for (a, x) in acc.iter_mut().zip(&vf) {
+                        *a += x * vs;
                     }
+                    round_f16(&mut acc, &mut acc16);
                     s = s * ms + vs;
                 }
                 let inv = if s == 0.0 { 0.0 } else { 1.0 / s };
@@ -396,8 +404,8 @@ fn attention(q: &[f32], k: &[f16], v: &[f16], start: usize, n: usize, nh: usize,
             } else {
                 let mut m = f32::NEG_INFINITY;
                 for (j, sc) in scores.iter_mut().enumerate() {
-                    let kj = &k[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
-                    *sc = kj.iter().zip(qh).map(|(a, b)| a.to_f32() * b).sum::<f32>() * scale;
+                    key(j).convert_to_f32_slice(&mut kf);
+                    *sc = dot_f32(&kf, qh) * scale;
                     m = m.max(*sc);
                 }
                 let mut s = 0.0f64;
@@ -407,9 +415,9 @@ fn attention(q: &[f32], k: &[f16], v: &[f16], start: usize, n: usize, nh: usize,
                 }
                 o.fill(0.0);
                 for (j, &p) in scores.iter().enumerate() {
-                    let vj = &v[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
-                    for (o, x) in o.iter_mut().zip(vj) {
-                        *o += p * x.to_f32();
+                    value(j).convert_to_f32_slice(&mut vf);
+                    for (o, x) in o.iter_mut().zip(&vf) {
+                        *o += p * x;
                     }
                 }
                 let inv = (1.0 / s) as f32;
@@ -424,6 +432,28 @@ fn attention(q: &[f32], k: &[f16], v: &[f16], start: usize, n: usize, nh: usize,
     }
     #[cfg(target_arch = "wasm32")]
     out.chunks_mut(qd).enumerate().for_each(|(t, o)| row(t, o));
+}
+
+/// Σ a·b in f32, eight partial sums (vectorizes).
+#[inline]
+fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+    let mut p = [0.0f32; 8];
+    let (ac, ar) = a.as_chunks::<8>();
+    let (bc, br) = b.as_chunks::<8>();
+    for (x, y) in ac.iter().zip(bc) {
+        for i in 0..8 {
+            p[i] += x[i] * y[i];
+        }
+    }
+    let tail: f32 = ar.iter().zip(br).map(|(x, y)| x * y).sum();
+    ((p[0] + p[4]) + (p[2] + p[6])) + ((p[1] + p[5]) + (p[3] + p[7])) + tail
+}
+
+/// Rounds every value through f16 (llama.cpp keeps this accumulator in f16).
+#[inline]
+fn round_f16(x: &mut [f32], scratch: &mut [f16]) {
+    scratch.convert_from_f32_slice(x);
+    scratch.convert_to_f32_slice(x);
 }
 
 impl LanguageModel for CpuLm {
