@@ -139,6 +139,8 @@ pub struct ReadyInfo {
     pub load_ms: f64,
     pub encoder: Option<String>,
     pub llm: String,
+    /// Milliseconds per loading step (reading or downloading each file, building each model).
+    pub timings: Vec<(String, f64)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -44,7 +44,8 @@ pub async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>,
     let retrieval = engine.search(question).await?;
     let mut chat = engine.chat.borrow_mut();
     let chat = &mut *chat;
-    let count = |text: &str| chat.tokenizer.encode(text).map_or(usize::MAX, |ids| ids.len());
+    let render = |p: &ask::AskPrompt| p.render(&engine.template).map_err(|e| format!("the chat template failed: {e}"));
+    let count = |p: &ask::AskPrompt| render(p).and_then(|t| chat.tokenizer.encode(&t).map_err(|e| e.to_string())).map_or(usize::MAX, |ids| ids.len());
     let prompt = match ask::plan(&engine.bundle.header.title, question, &retrieval, &cfg, &count) {
         Plan::Abstain { nearest_sections } => {
             post(Reply::Abstained { id, nearest: nearest_sections.iter().map(|&s| engine.section_ref(s)).collect() });
@@ -52,7 +53,7 @@ pub async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>,
         }
         Plan::Answer(p) => p,
     };
-    let ids = chat.tokenizer.encode(&prompt.chatml()).map_err(|e| e.to_string())?;
+    let ids = chat.tokenizer.encode(&render(&prompt)?).map_err(|e| e.to_string())?;
     let sources = prompt
         .sources
         .iter()

@@ -1,8 +1,9 @@
 //! Everything loaded once per visit: the course bundle, the sentence encoder and the chat model.
 
-use super::loader::{Failure, Fetcher};
+use super::loader::{Failure, Fetcher, now_ms};
 use crate::protocol::{Hit, OutlineItem, SectionRef, SectionView, names};
 use inference::agent::ChatModel;
+use inference::llm::chat::ChatTemplate;
 use inference::bundle::Bundle;
 use inference::embed::{DEFAULT_MAX_TOKENS, SentenceEncoder};
 use inference::retrieve::{FeatureReranker, Query, Reranker, Retrieval, RetrievalConfig, retrieve};
@@ -12,6 +13,8 @@ pub struct Engine {
     pub bundle: Bundle,
     pub encoder: Option<SentenceEncoder>,
     pub chat: RefCell<ChatModel>,
+    /// The model's own chat template (ChatML when the file has none).
+    pub template: ChatTemplate,
 }
 
 impl Engine {
@@ -21,25 +24,36 @@ impl Engine {
         let device = inference::device::default_device();
         let bytes = fetch.get(names::BUNDLE).await?;
         fetch.preparing("course.bundle");
+        let t0 = now_ms();
         let bundle = Bundle::from_bytes(&bytes).map_err(|e| Failure { message: format!("The course bundle cannot be read: {e}"), retry: false })?;
         drop(bytes);
+        fetch.mark("parse bundle", t0);
         let encoder = match &bundle.header.encoder {
             Some(id) => {
                 let config = fetch.get(names::ENCODER_CONFIG).await?;
                 let tokenizer = fetch.get(names::ENCODER_TOKENIZER).await?;
                 let weights = fetch.get(names::ENCODER_WEIGHTS).await?;
                 fetch.preparing(&id.name);
+                let t0 = now_ms();
                 let enc = SentenceEncoder::load(&id.name, &config, &weights, &tokenizer, DEFAULT_MAX_TOKENS, &device)
                     .map_err(|e| Failure { message: format!("The sentence encoder cannot be loaded: {e}"), retry: false })?;
                 bundle.check_encoder(enc.id()).map_err(|e| Failure { message: e.to_string(), retry: false })?;
+                fetch.mark("build encoder", t0);
                 Some(enc)
             }
             None => None,
         };
         let gguf = fetch.get(names::LLM).await?;
         fetch.preparing(&fetch.asset(names::LLM)?.url);
-        let chat = ChatModel::from_gguf(&gguf, &device).map_err(|e| Failure { message: format!("The language model cannot be loaded: {e}"), retry: false })?;
-        Ok(Engine { bundle, encoder, chat: RefCell::new(chat) })
+        let t0 = now_ms();
+        let broken = |e: String| Failure { message: format!("The language model cannot be loaded: {e}"), retry: false };
+        let template = inference::gguf::Gguf::parse(&gguf)
+            .map_err(|e| e.to_string())
+            .and_then(|g| ChatTemplate::from_gguf(&g).map_err(|e| e.to_string()))
+            .map_err(broken)?;
+        let chat = ChatModel::from_gguf(&gguf, &device).map_err(|e| broken(e.to_string()))?;
+        fetch.mark("build llm", t0);
+        Ok(Engine { bundle, encoder, chat: RefCell::new(chat), template })
     }
 
     /// Hybrid retrieval, as `index-builder search`.

@@ -64,6 +64,8 @@ pub struct Fetcher<'a> {
     pending: Vec<String>,
     /// Bytes downloaded in this load.
     pub downloaded: u64,
+    /// Milliseconds per step, in order.
+    pub timings: Vec<(String, f64)>,
 }
 
 impl<'a> Fetcher<'a> {
@@ -86,7 +88,7 @@ impl<'a> Fetcher<'a> {
                 }
             }
         }
-        Ok(Fetcher { store, list, post, all_done: 0, pending, downloaded: 0 })
+        Ok(Fetcher { store, list, post, all_done: 0, pending, downloaded: 0, timings: Vec::new() })
     }
 
     pub fn asset(&self, name: &str) -> Result<&'a Asset, Failure> {
@@ -132,8 +134,21 @@ impl<'a> Fetcher<'a> {
         }));
     }
 
+    /// Records how long a step took (from `t0`, a [`now_ms`] reading).
+    pub fn mark(&mut self, step: impl Into<String>, t0: f64) {
+        self.timings.push((step.into(), now_ms() - t0));
+    }
+
     /// The verified bytes of asset `name`.
     pub async fn get(&mut self, name: &str) -> Result<Vec<u8>, Failure> {
+        let (t0, before) = (now_ms(), self.downloaded);
+        let data = self.get_inner(name).await?;
+        let how = if self.downloaded > before { "download+store" } else { "read+verify" };
+        self.mark(format!("{how} {name}"), t0);
+        Ok(data)
+    }
+
+    async fn get_inner(&mut self, name: &str) -> Result<Vec<u8>, Failure> {
         let asset = self.asset(name)?;
         let mut note = None;
         if self.store.entry(name).await?.is_some_and(|e| e.sha256 == asset.sha256) {

@@ -145,7 +145,9 @@ async fn load(assets: Option<protocol::AssetList>) -> Result<(Engine, ReadyInfo)
     let mut fetcher = Fetcher::new(&store, &list, &post).await?;
     let engine = Engine::load(&mut fetcher).await?;
     // Every file of this version is stored: record it and drop files of older versions.
+    let t1 = now_ms();
     store.prune(&list).await?;
+    fetcher.mark("record complete set", t1);
     let llm = fetcher.asset(protocol::names::LLM)?.url.rsplit('/').next().unwrap_or_default().to_string();
     let info = ReadyInfo {
         title: engine.bundle.header.title.clone(),
@@ -157,6 +159,7 @@ async fn load(assets: Option<protocol::AssetList>) -> Result<(Engine, ReadyInfo)
         load_ms: now_ms() - t0,
         encoder: engine.encoder.as_ref().map(|e| e.id().name.clone()),
         llm,
+        timings: fetcher.timings.clone(),
     };
     Ok((engine, info))
 }

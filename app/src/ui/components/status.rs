@@ -54,7 +54,13 @@ pub fn StatusLine(p: &Props) -> Html {
         }
         Load::Ready(info) => {
             let how = if info.from_cache { t.ready_cached().to_string() } else { format!("{} ({})", t.ready_downloaded(), mb(info.downloaded_bytes as f64)) };
-            ("ready", html! { <>{ format!("{} — {} {} · {how} · {:.1} s", info.title, info.sections, t.sections(), info.load_ms / 1000.0) }</> })
+            let timings = info.timings.iter().map(|(step, ms)| format!("{step}: {ms:.0} ms")).collect::<Vec<_>>().join("\n");
+            ("ready", html! {
+                <span title={timings} data-load-ms={format!("{:.0}", info.load_ms)}
+                      data-timings={serde_json::to_string(&info.timings).unwrap_or_default()}>
+                    { format!("{} — {} {} · {how} · {:.1} s", info.title, info.sections, t.sections(), info.load_ms / 1000.0) }
+                </span>
+            })
         }
         Load::Error { message, retry } => {
             let on_retry = p.on_retry.reform(|_: MouseEvent| ());

@@ -40,7 +40,7 @@ pub fn StoragePanel(p: &Props) -> Html {
                             <tfoot><tr><td></td><td class="num" data-testid="storage-total">{ mb(total as f64) }</td><td></td><td></td></tr></tfoot>
                         </table>
                     }
-                    if let Some(v) = &info.complete_version { <p>{ format!("{}: {v}", t.complete_version()) }</p> }
+                    if let Some(v) = &info.complete_version { <p data-testid="storage-complete">{ format!("{}: {v}", t.complete_version()) }</p> }
                     if let (Some(u), Some(q)) = (info.usage, info.quota) {
                         <p>{ format!("{}: {} {} {}", t.storage_used(), mb(u), t.of(), mb(q)) }</p>
                     }
