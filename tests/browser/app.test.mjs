@@ -1,13 +1,14 @@
 // End-to-end: the Pathshala PWA in headless Chromium, on its own origin (a server this file
-// starts and stops): first load with progress, Ask with a streamed cited answer, abstention,
-// Stop, the book, the language switch, warm start from IndexedDB, a corrupted cached file, safe
-// Markdown, and a reload with the server gone.
+// starts and stops): first load with progress, installability, Ask with a streamed cited answer,
+// abstention, Stop, the book, safe Markdown, the language switch, warm start from IndexedDB, a
+// corrupted cached file, a service worker update, an interrupted download with Retry, and a
+// reload with the server gone.
 //
 //   DIST=dist node --test tests/browser/     (scripts/browser-test.sh builds dist and runs this)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +28,15 @@ const hasDocs = process.env.PATHSHALA_PYDOCS !== '0';
 let server, profile, context, page;
 const requests = [];
 
+// The site is served from a copy (the large files linked), so a test can publish a new version.
+const site = mkdtempSync(join(tmpdir(), 'pathshala-site-'));
+for (const f of readdirSync(dist)) {
+  if (f === 'models' || f.endsWith('.bundle')) symlinkSync(join(dist, f), join(site, f));
+  else cpSync(join(dist, f), join(site, f), { recursive: true });
+}
+
 function serve() {
-  server = spawn('python3', ['-m', 'http.server', '--bind', '127.0.0.1', '--directory', dist, String(port)], { stdio: 'ignore' });
+  server = spawn('python3', ['-m', 'http.server', '--bind', '127.0.0.1', '--directory', site, String(port)], { stdio: 'ignore' });
 }
 
 async function waitReady(timeout = 300_000) {
@@ -65,6 +73,7 @@ after(async () => {
   await context?.close();
   server?.kill();
   if (profile) rmSync(profile, { recursive: true, force: true });
+  rmSync(site, { recursive: true, force: true });
 });
 
 test('first visit: download progress, then ready', async () => {
@@ -215,6 +224,43 @@ test('storage panel lists the cached files; a corrupted entry is detected and do
   assert.ok(!requests.some((u) => u.includes('/models/')), 'intact files were not');
 });
 
+test('a new version installs in the background and takes over on "reload"', async () => {
+  const old = await page.evaluate(() => caches.keys());
+  const sw = join(site, 'sw.js');
+  writeFileSync(sw, readFileSync(sw, 'utf8').replace(/^const VERSION = '([^']*)';/m, "const VERSION = '$1-next';"));
+  await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => r.update()));
+  await page.waitForSelector('[data-testid=update]', { timeout: 60_000 });
+  await Promise.all([page.waitForEvent('load', { timeout: 60_000 }), page.click('[data-testid=update-reload]')]);
+  await waitReady();
+  const now = await page.evaluate(() => caches.keys());
+  assert.equal(now.length, 1, JSON.stringify(now));
+  assert.ok(now[0].endsWith('-next') && !old.includes(now[0]), `old ${old}, now ${now}`);
+});
+
+test('an interrupted download says so, keeps nothing, and Retry recovers', async () => {
+  await page.click('[data-testid=tab-storage]');
+  await page.click('[data-testid=storage-clear]');
+  await page.waitForSelector('[data-testid=storage-empty]');
+  // The model's download breaks off after 1 MB.
+  await context.route('**/models/*.gguf', (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: Buffer.alloc(1_000_000) }));
+  await page.reload();
+  await page.waitForSelector('[data-testid=status][data-state=error]', { timeout: 120_000 });
+  const message = await page.textContent('[data-testid=error-message]');
+  console.log(`# interrupted: ${message}`);
+  assert.match(message, /SmolLM2-135M-Instruct\.Q4_1\.gguf.*press Retry/);
+  // The verified files are kept, each whole; the set is not marked complete.
+  await page.click('[data-testid=tab-storage]');
+  await page.waitForSelector('[data-testid=storage-entry]');
+  assert.equal((await page.$$('[data-testid=storage-entry]')).length, 4);
+  assert.equal(await page.$('[data-testid=storage-complete]'), null);
+  await context.unroute('**/models/*.gguf');
+  await page.click('[data-testid=retry]');
+  await waitReady();
+  await page.click('[data-testid=tab-storage]');
+  await page.waitForSelector('[data-testid=storage-complete]');
+  assert.equal((await page.$$('[data-testid=storage-entry]')).length, 5);
+});
+
 test('offline: with the server gone, a reload still loads and answers', async () => {
   server.kill();
   await new Promise((r) => server.once('exit', r));
@@ -228,10 +274,4 @@ test('offline: with the server gone, a reload still loads and answers', async ()
   assert.equal(await answerState(), 'done');
   assert.ok((await page.textContent('[data-testid=answer-body]')).length > 0);
   await context.setOffline(false);
-});
-
-test('storage can be cleared', async () => {
-  await page.click('[data-testid=tab-storage]');
-  await page.click('[data-testid=storage-clear]');
-  await page.waitForSelector('[data-testid=storage-empty]');
 });

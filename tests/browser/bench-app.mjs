@@ -1,0 +1,117 @@
+// App figures for docs/BENCHMARKS.md: first-visit download size, time to ready (cold: a fresh
+// profile; warm: a reload, from IndexedDB), time to the first answer token and tokens/s, and the
+// main thread's longest task while the worker generates (PerformanceObserver 'longtask').
+//
+//   node tests/browser/bench-app.mjs BASE_URL DIST_DIR [rounds]
+//   e.g. node tests/browser/bench-app.mjs http://127.0.0.1:8080/ dist 3
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { launchProfile, percentile } from './chromium.mjs';
+
+const [base, dist, roundsArg = '3'] = process.argv.slice(2);
+const rounds = Number(roundsArg);
+const questions = [
+  'Does the interactive prompt support pressing Tab to complete names, and is my command history saved between sessions?',
+  'Can I make a few imports run automatically every time I open the interactive interpreter?',
+  'How do I record every package my project uses so a classmate can install exactly the same versions?',
+];
+
+function sizes() {
+  const out = {};
+  for (const f of readdirSync(dist)) {
+    if (!/\.(wasm|js|css|html)$/.test(f)) continue;
+    const data = readFileSync(join(dist, f));
+    out[f] = { bytes: data.length, gzip9: gzipSync(data, { level: 9 }).length };
+  }
+  const assets = JSON.parse(readFileSync(join(dist, 'assets.json'), 'utf8')).assets;
+  for (const a of assets) out[a.url] = { bytes: a.bytes };
+  const shell = Object.entries(out).filter(([k]) => !assets.some((a) => a.url === k));
+  return {
+    files: out,
+    shell_bytes: shell.reduce((s, [, v]) => s + v.bytes, 0),
+    shell_gzip9: shell.reduce((s, [, v]) => s + v.gzip9, 0),
+    assets_bytes: assets.reduce((s, a) => s + a.bytes, 0),
+  };
+}
+
+async function ready(page) {
+  await page.waitForSelector('[data-testid=status][data-state=ready], [data-testid=status][data-state=error]', { timeout: 600_000 });
+  if ((await page.getAttribute('[data-testid=status]', 'data-state')) !== 'ready') throw new Error(await page.textContent('[data-testid=status]'));
+  const el = await page.$('[data-testid=status] [data-load-ms]');
+  return { worker_load_ms: Number(await el.getAttribute('data-load-ms')), timings: JSON.parse(await el.getAttribute('data-timings')) };
+}
+
+const observe = () => {
+  window.__longest = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
+  }).observe({ type: 'longtask', buffered: true });
+  // The longest gap between animation frames: what a learner would see as a stutter.
+  window.__maxGap = 0;
+  let last = 0;
+  const frame = (t) => {
+    if (last) window.__maxGap = Math.max(window.__maxGap, t - last);
+    last = t;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+};
+
+const result = { sizes: sizes(), cold: [], warm: [], answers: [] };
+for (let r = 0; r < rounds; r++) {
+  const profile = mkdtempSync(join(tmpdir(), 'pathshala-bench-'));
+  const context = await launchProfile(profile);
+  await context.addInitScript(observe);
+  const page = context.pages()[0] || await context.newPage();
+  let t0 = Date.now();
+  await page.goto(base);
+  let info = await ready(page);
+  result.cold.push({ page_ms: Date.now() - t0, ...info });
+  t0 = Date.now();
+  await page.reload();
+  info = await ready(page);
+  result.warm.push({ page_ms: Date.now() - t0, ...info });
+  if (r === 0) {
+    // The observer works: a 120 ms busy loop on the main thread must show up.
+    await page.evaluate(() => setTimeout(() => { const end = performance.now() + 120; while (performance.now() < end); }, 0));
+    await page.waitForTimeout(300);
+    result.longtask_check_ms = await page.evaluate(() => window.__longest);
+  }
+  for (const q of questions) {
+    await page.evaluate(() => { window.__longest = 0; window.__maxGap = 0; });
+    await page.fill('[data-testid=ask-input]', q);
+    const t1 = Date.now();
+    await page.click('[data-testid=ask-submit]');
+    await page.waitForSelector('[data-testid=answer-body]:not(:empty)', { timeout: 600_000 });
+    const firstTokenPage = Date.now() - t1;
+    await page.waitForSelector('[data-testid=answer]:not([data-state=streaming])', { timeout: 600_000 });
+    const stats = await page.$eval('[data-testid=answer-stats]', (e) => ({ ...e.dataset }));
+    result.answers.push({
+      question: q,
+      first_token_page_ms: firstTokenPage,
+      first_token_worker_ms: Number(stats.firstTokenMs),
+      prompt_tokens: Number(stats.promptTokens),
+      tokens: Number(stats.tokens),
+      tokens_per_s: Number(stats.tokensPerS),
+      total_ms: Number(stats.totalMs),
+      longest_main_thread_task_ms: await page.evaluate(() => window.__longest),
+      longest_frame_gap_ms: await page.evaluate(() => window.__maxGap),
+    });
+  }
+  result.user_agent = await page.evaluate(() => navigator.userAgent);
+  await context.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+const med = (xs) => percentile(xs, 50);
+result.summary = {
+  cold_ready_ms_median: med(result.cold.map((c) => c.page_ms)),
+  warm_ready_ms_median: med(result.warm.map((c) => c.page_ms)),
+  first_token_ms_median: med(result.answers.map((a) => a.first_token_page_ms)),
+  tokens_per_s_median: med(result.answers.map((a) => a.tokens_per_s)),
+  prompt_tokens_median: med(result.answers.map((a) => a.prompt_tokens)),
+  longest_main_thread_task_ms_max: Math.max(...result.answers.map((a) => a.longest_main_thread_task_ms)),
+  longest_frame_gap_ms_max: Math.max(...result.answers.map((a) => a.longest_frame_gap_ms)),
+};
+console.log(JSON.stringify(result, null, 1));
