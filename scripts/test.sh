@@ -23,6 +23,9 @@ CARGO_TARGET_DIR="$WASM_TARGET_DIR" cargo build --release -p inference --target 
 echo "== browser end-to-end (headless Chromium, wasm)"
 scripts/browser-test.sh
 
+echo "== SmolLM2 on Burn's WebGPU backend in Chromium equals native"
+scripts/webgpu-llm-test.sh
+
 if [ -d /usr/share/doc/python3.11/html/_sources/faq ]; then
   echo "== retrieval evaluation on the Python 3.11 docs (shared dev set)"
   scripts/eval-python-docs.sh

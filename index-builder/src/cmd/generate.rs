@@ -28,8 +28,14 @@ pub struct Args {
     /// The GGUF model file (e.g. models/cache/SmolLM2-135M-Instruct.Q4_1.gguf).
     #[arg(long)]
     model: PathBuf,
-    #[arg(long)]
+    #[arg(long, default_value = "")]
     prompt: String,
+    /// Token ids of the prompt, comma-separated, instead of --prompt (bypasses the tokenizer).
+    #[arg(long, value_delimiter = ',')]
+    prompt_ids: Vec<u32>,
+    /// After the text, print the generated token ids as a JSON array on stderr.
+    #[arg(long)]
+    print_ids: bool,
     /// Wrap the prompt as one user turn of the model's own chat template.
     #[arg(long)]
     chat: bool,
@@ -117,7 +123,7 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         a.prompt.clone()
     };
-    let prompt_ids = tok.encode(&text)?;
+    let prompt_ids = if a.prompt_ids.is_empty() { tok.encode(&text)? } else { a.prompt_ids.clone() };
     let mut stop_ids = Vec::new();
     stop_ids.extend(tok.eos_id);
     stop_ids.extend(tok.token_id("<|im_end|>"));
@@ -163,6 +169,9 @@ pub fn run(a: Args) -> Result<()> {
         }
     }
     println!();
+    if a.print_ids {
+        eprintln!("{}", serde_json::to_string(&ids)?);
+    }
     let total_s = t1.elapsed().as_secs_f64();
     if a.bench {
         let prefill_s = first_token_s.unwrap_or(total_s);

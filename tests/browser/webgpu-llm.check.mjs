@@ -1,0 +1,42 @@
+// SmolLM2-135M on Burn's WebGPU backend in headless Chromium (SwiftShader without a GPU): the
+// greedy tokens must equal the native run of the same Burn model. Run by scripts/webgpu-llm-test.sh:
+//
+//   BASE=http://127.0.0.1:PORT/ EXPECTED=expected.json node --test tests/browser/webgpu-llm.check.mjs
+//
+// expected.json: {"stop_ids": [...], "n": N, "cases": [{"prompt_ids": [...], "ids": [...]}]}
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { launch } from './chromium.mjs';
+
+const base = process.env.BASE;
+const expected = JSON.parse(readFileSync(process.env.EXPECTED, 'utf8'));
+let browser, page;
+
+before(async () => {
+  browser = await launch();
+  page = await browser.newPage();
+  page.on('console', (m) => console.log('[page]', m.text()));
+  await page.goto(base);
+});
+after(async () => browser?.close());
+
+test('WebGPU greedy tokens equal native', { timeout: 1_500_000 }, async () => {
+  const adapter = await page.evaluate(async () => {
+    const a = navigator.gpu && (await navigator.gpu.requestAdapter());
+    return a ? { maxBufferSize: a.limits.maxBufferSize, maxStorage: a.limits.maxStorageBufferBindingSize } : null;
+  });
+  assert.ok(adapter, 'navigator.gpu gives an adapter (WebGPU flags on)');
+  console.log('adapter', JSON.stringify(adapter));
+  const result = await page.evaluate(
+    async ({ prompts, stop, n }) => window.runGreedy(prompts, stop, n),
+    { prompts: expected.cases.map((c) => c.prompt_ids), stop: expected.stop_ids, n: expected.n },
+  );
+  const got = JSON.parse(result);
+  console.log(JSON.stringify({ load_ms: got.load_ms, ms: got.cases.map((c) => c.ms) }));
+  expected.cases.forEach((c, i) => {
+    const ids = got.cases[i].ids;
+    console.log(`case ${i}: ${ids.length} tokens, ${(ids.length / (got.cases[i].ms / 1000)).toFixed(2)} tok/s`);
+    assert.deepEqual(ids, c.ids, `case ${i}: WebGPU tokens differ from native`);
+  });
+});

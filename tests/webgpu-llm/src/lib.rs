@@ -1,0 +1,45 @@
+//! SmolLM2 on Burn's WebGPU backend inside the browser: the page hands over the GGUF bytes and
+//! prompt ids, this module generates greedy tokens with asynchronous readbacks only and returns
+//! them with timings as JSON. Driven by `tests/browser/webgpu-llm.test.mjs`.
+
+use inference::device::Device;
+use inference::gguf::Gguf;
+use inference::llm::BurnLm;
+use inference::model::llama::{Llama, LlamaConfig};
+use serde_json::{Value, json};
+use wasm_bindgen::prelude::*;
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+fn err(e: impl std::fmt::Display) -> JsValue {
+    JsValue::from_str(&e.to_string())
+}
+
+/// Greedy continuations of `prompts` (JSON `[[ids…], …]`), `n` tokens each, stopping at
+/// `stop_ids` (JSON). Returns JSON `{load_ms, cases: [{ids, ms, first_ms}]}`.
+#[wasm_bindgen]
+pub async fn greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize) -> Result<String, JsValue> {
+    let prompts: Vec<Vec<u32>> = serde_json::from_str(&prompts).map_err(err)?;
+    let stop_ids: Vec<u32> = serde_json::from_str(&stop_ids).map_err(err)?;
+    let t0 = now_ms();
+    // Before any tensor: WebGPU's adapter and device are acquired asynchronously.
+    let device: Device = Device::wgpu_options().init_async().await.map_err(|e| err(format!("WebGPU is unavailable: {e:?}")))?;
+    let (cfg, model) = {
+        let g = Gguf::parse(&model).map_err(err)?;
+        let cfg = LlamaConfig::from_gguf(&g).map_err(err)?;
+        let model = Llama::from_gguf(&cfg, &g, &device).map_err(err)?;
+        (cfg, model)
+    };
+    let mut lm = BurnLm::new(model, cfg, device);
+    let load_ms = now_ms() - t0;
+    let mut cases = Vec::new();
+    for p in &prompts {
+        let t = now_ms();
+        let ids = lm.generate_greedy_async(p, &stop_ids, n).await.map_err(err)?;
+        cases.push(json!({"ids": ids, "ms": now_ms() - t}));
+    }
+    Ok(Value::to_string(&json!({"load_ms": load_ms, "cases": cases})))
+}
+
