@@ -359,27 +359,31 @@ fn attention(q: &[f32], k: &[f16], v: &[f16], start: usize, n: usize, nh: usize,
     let group = nh / nkv;
     let scale = 1.0 / (hd as f32).sqrt();
     let f16_path = n < FA_TILE_ROWS;
+    // The cached keys and values widened to f32 once per call, not once per query.
+    let (mut kf_all, mut vf_all) = (vec![0.0f32; k.len()], vec![0.0f32; v.len()]);
+    k.convert_to_f32_slice(&mut kf_all);
+    v.convert_to_f32_slice(&mut vf_all);
+    let (kf_all, vf_all) = (&kf_all, &vf_all);
     let row = |t: usize, o: &mut [f32]| {
         let visible = start + t + 1;
         let mut scores = vec![0.0f32; visible];
-        // Scratch for one head: f16 rows widened to f32, and the f16 round trip of the accumulator.
-        let (mut kf, mut vf, mut acc, mut acc16) = (vec![0.0f32; hd], vec![0.0f32; hd], vec![0.0f32; hd], vec![f16::ZERO; hd]);
+        // Scratch for one head: the f16 round trip of the accumulator.
+        let (mut acc, mut acc16) = (vec![0.0f32; hd], vec![f16::ZERO; hd]);
         let mut qh16 = vec![f16::ZERO; hd];
         let mut qf = vec![0.0f32; hd];
         for h in 0..nh {
             let kh = h / group;
             let qh = &q[t * qd + h * hd..t * qd + (h + 1) * hd];
             let o = &mut o[h * hd..(h + 1) * hd];
-            let key = |j: usize| &k[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
-            let value = |j: usize| &v[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
+            let key = |j: usize| &kf_all[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
+            let value = |j: usize| &vf_all[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
             if f16_path {
                 qh16.convert_from_f32_slice(qh);
                 qh16.convert_to_f32_slice(&mut qf);
                 let (mut m, mut s) = (f32::NEG_INFINITY, 0.0f32);
                 acc.fill(0.0);
                 for j in 0..visible {
-                    key(j).convert_to_f32_slice(&mut kf);
-                    let score = dot_f32(&kf, &qf) * scale;
+                    let score = dot_f32(key(j), &qf) * scale;
                     let (mut ms, mut vs) = (1.0f32, 1.0f32);
                     if score > m {
                         let old = m;
@@ -390,8 +394,7 @@ fn attention(q: &[f32], k: &[f16], v: &[f16], start: usize, n: usize, nh: usize,
                     } else {
                         vs = (score - m).exp();
                     }
-                    value(j).convert_to_f32_slice(&mut vf);
-                    for (a, x) in acc.iter_mut().zip(&vf) {
+                    for (a, x) in acc.iter_mut().zip(value(j)) {
                         *a += x * vs;
                     }
                     round_f16(&mut acc, &mut acc16);
@@ -404,8 +407,7 @@ fn attention(q: &[f32], k: &[f16], v: &[f16], start: usize, n: usize, nh: usize,
             } else {
                 let mut m = f32::NEG_INFINITY;
                 for (j, sc) in scores.iter_mut().enumerate() {
-                    key(j).convert_to_f32_slice(&mut kf);
-                    *sc = dot_f32(&kf, qh) * scale;
+                    *sc = dot_f32(key(j), qh) * scale;
                     m = m.max(*sc);
                 }
                 let mut s = 0.0f64;
@@ -415,8 +417,7 @@ fn attention(q: &[f32], k: &[f16], v: &[f16], start: usize, n: usize, nh: usize,
                 }
                 o.fill(0.0);
                 for (j, &p) in scores.iter().enumerate() {
-                    value(j).convert_to_f32_slice(&mut vf);
-                    for (o, x) in o.iter_mut().zip(&vf) {
+                    for (o, x) in o.iter_mut().zip(value(j)) {
                         *o += p * x;
                     }
                 }
