@@ -217,8 +217,12 @@ macro_rules! kernels {
         /// Runs `$body` (which sees the block `b`, its unpacked values `x` and a closure
         /// `add(t, y_block_scale_source)`) over a tile of up to [`TILE`] tokens per weight row,
         /// so that each weight block is unpacked once per tile (batched prefill).
+        // Over a tile of up to TILE tokens per weight row, each weight block is unpacked once
+        // (batched prefill). `$unpack` makes the block's 32 values; the block scale `d` is at
+        // byte 0; `$min` is the block's min term (0 without one) and `$extra` its product with
+        // the activation block (`m·s` for Q4_1/Q5_1).
         macro_rules! tiled32 {
-            ($w:expr, $a:expr, $bpr:expr, $out:expr, $bytes:expr, |$b:ident| $unpack:block, |$y:ident| $scale:expr, |$yb:ident| $extra:expr) => {{
+            ($w:expr, $a:expr, $bpr:expr, $out:expr, $bytes:expr, |$b:ident| $unpack:block, $min:expr, |$m:ident, $y:ident| $extra:expr) => {{
                 let (w, a, bpr, out) = ($w, $a, $bpr, $out);
                 let blocks = w.as_chunks::<{ $bytes }>().0;
                 if out.len() == 1 {
@@ -227,28 +231,49 @@ macro_rules! kernels {
                     let mut extra = 0.0f32;
                     for ($b, $y) in blocks.iter().zip(a) {
                         let x = $unpack;
-                        acc.add(&x, &$y.qs, $scale);
-                        let $yb = ($b, $y);
+                        let $m: f32 = $min;
+                        acc.add(&x, &$y.qs, f16_at($b, 0) * $y.d);
                         extra += $extra;
                     }
                     out[0] = acc.sum() + extra;
-                } else {
-                    for (t0, out) in out.chunks_mut(TILE).enumerate().map(|(i, o)| (i * TILE, o)) {
-                        let mut acc = [$acc::new(), $acc::new(), $acc::new(), $acc::new()];
-                        let mut extra = [0.0f32; TILE];
-                        for (i, $b) in blocks.iter().enumerate() {
-                            let x = $unpack;
-                            for t in 0..out.len() {
-                                let $y = &a[(t0 + t) * bpr + i];
-                                acc[t].add(&x, &$y.qs, $scale);
-                                let $yb = ($b, $y);
-                                extra[t] += $extra;
-                            }
-                        }
-                        for (t, (o, acc)) in out.iter_mut().zip(acc).enumerate() {
-                            *o = acc.sum() + extra[t];
+                    return;
+                }
+                let mut chunks = out.chunks_exact_mut(TILE);
+                let mut t0 = 0;
+                for out in &mut chunks {
+                    // A whole tile: fixed bounds, so the accumulators stay in registers.
+                    let (mut a0, mut a1, mut a2, mut a3) = ($acc::new(), $acc::new(), $acc::new(), $acc::new());
+                    let mut extra = [0.0f32; TILE];
+                    for (i, $b) in blocks.iter().enumerate() {
+                        let x = $unpack;
+                        let d = f16_at($b, 0);
+                        let $m: f32 = $min;
+                        let ys = [&a[t0 * bpr + i], &a[(t0 + 1) * bpr + i], &a[(t0 + 2) * bpr + i], &a[(t0 + 3) * bpr + i]];
+                        a0.add(&x, &ys[0].qs, d * ys[0].d);
+                        a1.add(&x, &ys[1].qs, d * ys[1].d);
+                        a2.add(&x, &ys[2].qs, d * ys[2].d);
+                        a3.add(&x, &ys[3].qs, d * ys[3].d);
+                        for (e, $y) in extra.iter_mut().zip(ys) {
+                            *e += $extra;
                         }
                     }
+                    out[0] = a0.sum() + extra[0];
+                    out[1] = a1.sum() + extra[1];
+                    out[2] = a2.sum() + extra[2];
+                    out[3] = a3.sum() + extra[3];
+                    t0 += TILE;
+                }
+                for (t, o) in chunks.into_remainder().iter_mut().enumerate() {
+                    let mut acc = $acc::new();
+                    let mut extra = 0.0f32;
+                    for (i, $b) in blocks.iter().enumerate() {
+                        let x = $unpack;
+                        let $y = &a[(t0 + t) * bpr + i];
+                        let $m: f32 = $min;
+                        acc.add(&x, &$y.qs, f16_at($b, 0) * $y.d);
+                        extra += $extra;
+                    }
+                    *o = acc.sum() + extra;
                 }
             }};
         }
@@ -264,7 +289,7 @@ macro_rules! kernels {
                     x[j + QK / 2] = (b[2 + j] >> 4) as i8 - 8;
                 }
                 x
-            }, |y| f16_at(b, 0) * y.d, |_yb| 0.0)
+            }, 0.0, |_m, _y| 0.0)
         }
 
         /// Q4_1 weights (`q·d + m`) with Q8_1 activations: `d·dy·Σq·qy + m·sy`.
@@ -278,7 +303,7 @@ macro_rules! kernels {
                     x[j + QK / 2] = (b[4 + j] >> 4) as i8;
                 }
                 x
-            }, |y| f16_at(b, 0) * y.d, |yb| f16_at(yb.0, 2) * yb.1.s)
+            }, f16_at(b, 2), |m, y| m * y.s)
         }
 
         $(#[target_feature(enable = $feat)])?
@@ -292,7 +317,7 @@ macro_rules! kernels {
         #[inline]
         pub fn q5_0(w: &[u8], a: &[BlockQ8_0], bpr: usize, out: &mut [f32]) {
             tiled32!(w, a, bpr, out, Q5_0_BYTES, |b| { q5_values(u32::from_le_bytes([b[2], b[3], b[4], b[5]]), &b[6..], 16) },
-                |y| f16_at(b, 0) * y.d, |_yb| 0.0)
+                0.0, |_m, _y| 0.0)
         }
 
         /// Q5_1 weights (`q·d + m`) with Q8_1 activations.
@@ -300,14 +325,14 @@ macro_rules! kernels {
         #[inline]
         pub fn q5_1(w: &[u8], a: &[BlockQ8_1], bpr: usize, out: &mut [f32]) {
             tiled32!(w, a, bpr, out, Q5_1_BYTES, |b| { q5_values(u32::from_le_bytes([b[4], b[5], b[6], b[7]]), &b[8..], 0) },
-                |y| f16_at(b, 0) * y.d, |yb| f16_at(yb.0, 2) * yb.1.s)
+                f16_at(b, 2), |m, y| m * y.s)
         }
 
         /// Q8_0 weights with Q8_0 activations.
         $(#[target_feature(enable = $feat)])?
         #[inline]
         pub fn q8_0(w: &[u8], a: &[BlockQ8_0], bpr: usize, out: &mut [f32]) {
-            tiled32!(w, a, bpr, out, Q8_0_BYTES, |b| { *bytemuck_i8(&b[2..2 + QK]) }, |y| f16_at(b, 0) * y.d, |_yb| 0.0)
+            tiled32!(w, a, bpr, out, Q8_0_BYTES, |b| { *bytemuck_i8(&b[2..2 + QK]) }, 0.0, |_m, _y| 0.0)
         }
 
         $(#[target_feature(enable = $feat)])?

@@ -207,7 +207,7 @@ mod tests {
         }
         let w = QMatrix::new(GgmlType::Q8_0, rows, cols, Arc::new(bytes), 0).unwrap();
         // Activations that quantize exactly: integers with |max| = 127 in every block.
-        let n = 3;
+        let n = 6; // one whole tile of 4 and a remainder of 2
         let x: Vec<f32> = (0..n * cols).map(|i| if i % 32 == 0 { 127.0 } else { (i % 9) as f32 - 4.0 }).collect();
         let mut out = vec![0.0; n * rows];
         w.matmul(&x, n, &mut out);
