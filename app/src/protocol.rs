@@ -36,6 +36,27 @@ impl AssetList {
     }
 }
 
+/// Which runtime runs the chat model in the worker.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Runtime {
+    /// Burn's flex CPU backend, weights dequantized to f32 (540 MB for 135M parameters); fastest
+    /// in wasm so far (docs/BENCHMARKS.md).
+    #[default]
+    Burn,
+    /// The quantized CPU runtime (`ChatModel::load`): weights stay in their GGUF blocks (~100 MB).
+    Quantized,
+}
+
+impl Runtime {
+    pub fn from_param(p: &str) -> Option<Runtime> {
+        match p {
+            "burn" => Some(Runtime::Burn),
+            "quantized" | "cpu" => Some(Runtime::Quantized),
+            _ => None,
+        }
+    }
+}
+
 /// Asset roles.
 pub mod names {
     pub const BUNDLE: &str = "bundle";
@@ -50,7 +71,12 @@ pub mod names {
 pub enum Request {
     /// Load the course and models: from IndexedDB when cached, else downloaded. `None` when
     /// `assets.json` could not be fetched (offline): the last complete set in IndexedDB is used.
-    Load { assets: Option<AssetList> },
+    Load {
+        assets: Option<AssetList>,
+        /// The LLM runtime: [`Runtime::default`] unless `?llm=` says otherwise (for measuring).
+        #[serde(default)]
+        runtime: Runtime,
+    },
     /// Hybrid retrieval (`lexical: false`) or BM25 over the book (`lexical: true`).
     Search { id: u32, question: String, lexical: bool },
     /// Retrieval, then a grounded answer streamed as [`Reply::Token`]s, or an abstention.

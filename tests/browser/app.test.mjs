@@ -1,8 +1,8 @@
 // End-to-end: the Pathshala PWA in headless Chromium, on its own origin (a server this file
 // starts and stops): first load with progress, installability, Ask with a streamed cited answer,
 // abstention, Stop, the book, safe Markdown, the language switch, warm start from IndexedDB, a
-// corrupted cached file, a service worker update, an interrupted download with Retry, and a
-// reload with the server gone.
+// corrupted cached file, a service worker update, an interrupted download and a full quota with
+// Retry, and a reload with the server gone.
 //
 //   DIST=dist node --test tests/browser/     (scripts/browser-test.sh builds dist and runs this)
 import { test, before, after } from 'node:test';
@@ -259,6 +259,32 @@ test('an interrupted download says so, keeps nothing, and Retry recovers', async
   await page.click('[data-testid=tab-storage]');
   await page.waitForSelector('[data-testid=storage-complete]');
   assert.equal((await page.$$('[data-testid=storage-entry]')).length, 5);
+});
+
+test('a full quota says so, keeps nothing half-written, and Retry works once there is room', async () => {
+  // A fresh profile: Chromium applies a quota override only before the site first stores data.
+  const dir = mkdtempSync(join(tmpdir(), 'pathshala-quota-'));
+  const small = await launchProfile(dir);
+  try {
+    const tab = small.pages()[0] || await small.newPage();
+    const cdp = await small.newCDPSession(tab);
+    const origin = base.slice(0, -1);
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 20_000_000 });
+    await tab.goto(base);
+    await tab.waitForSelector('[data-testid=status][data-state=error]', { timeout: 120_000 });
+    const message = await tab.textContent('[data-testid=error-message]');
+    console.log(`# quota: ${message}`);
+    assert.match(message, /QuotaExceededError.*press Retry/);
+    await tab.click('[data-testid=tab-storage]');
+    await tab.waitForSelector('[data-testid=storage] p');
+    assert.equal(await tab.$('[data-testid=storage-complete]'), null, 'no set is marked complete');
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+    await tab.click('[data-testid=retry]');
+    await tab.waitForSelector('[data-testid=status][data-state=ready]', { timeout: 300_000 });
+  } finally {
+    await small.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('offline: with the server gone, a reload still loads and answers', async () => {

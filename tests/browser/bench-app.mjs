@@ -4,13 +4,15 @@
 //
 //   node tests/browser/bench-app.mjs BASE_URL DIST_DIR [rounds]
 //   e.g. node tests/browser/bench-app.mjs http://127.0.0.1:8080/ dist 3
+//   LLM=quantized node tests/browser/bench-app.mjs …   (the LLM runtime: burn, the default, or quantized)
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { launchProfile, percentile } from './chromium.mjs';
 
-const [base, dist, roundsArg = '3'] = process.argv.slice(2);
+const [site, dist, roundsArg = '3'] = process.argv.slice(2);
+const base = process.env.LLM ? `${site}?llm=${process.env.LLM}` : site;
 const rounds = Number(roundsArg);
 const questions = [
   'Does the interactive prompt support pressing Tab to complete names, and is my command history saved between sessions?',
@@ -114,4 +116,5 @@ result.summary = {
   longest_main_thread_task_ms_max: Math.max(...result.answers.map((a) => a.longest_main_thread_task_ms)),
   longest_frame_gap_ms_max: Math.max(...result.answers.map((a) => a.longest_frame_gap_ms)),
 };
+result.llm = process.env.LLM || 'burn';
 console.log(JSON.stringify(result, null, 1));

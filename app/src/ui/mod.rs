@@ -9,7 +9,7 @@ pub mod state;
 use crate::fetch;
 use crate::i18n::{Lang, Texts};
 use crate::markdown;
-use crate::protocol::{AssetList, Reply, Request};
+use crate::protocol::{AssetList, Reply, Request, Runtime};
 use bridge::Bridge;
 use components::{ask::AskPanel, book::BookPanel, find::FindPanel, status::StatusLine, storage::StoragePanel};
 use state::{Action, State, View};
@@ -24,7 +24,8 @@ fn start_load(send: Callback<Request>) {
             Ok(text) => serde_json::from_str::<AssetList>(&text).ok(),
             Err(_) => None,
         };
-        send.emit(Request::Load { assets });
+        let runtime = fetch::query_param("llm").as_deref().and_then(Runtime::from_param).unwrap_or_default();
+        send.emit(Request::Load { assets, runtime });
     });
 }
 

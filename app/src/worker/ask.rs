@@ -44,7 +44,7 @@ pub async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>,
     let retrieval = engine.search(question).await?;
     let mut chat = engine.chat.borrow_mut();
     let chat = &mut *chat;
-    let render = |p: &ask::AskPrompt| p.render(&engine.template).map_err(|e| format!("the chat template failed: {e}"));
+    let render = |p: &ask::AskPrompt| p.render(&chat.template).map_err(|e| format!("the chat template failed: {e}"));
     let count = |p: &ask::AskPrompt| render(p).and_then(|t| chat.tokenizer.encode(&t).map_err(|e| e.to_string())).map_or(usize::MAX, |ids| ids.len());
     let prompt = match ask::plan(&engine.bundle.header.title, question, &retrieval, &cfg, &count) {
         Plan::Abstain { nearest_sections } => {

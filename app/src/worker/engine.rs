@@ -1,9 +1,8 @@
 //! Everything loaded once per visit: the course bundle, the sentence encoder and the chat model.
 
 use super::loader::{Failure, Fetcher, now_ms};
-use crate::protocol::{Hit, OutlineItem, SectionRef, SectionView, names};
+use crate::protocol::{Hit, OutlineItem, Runtime, SectionRef, SectionView, names};
 use inference::agent::ChatModel;
-use inference::llm::chat::ChatTemplate;
 use inference::bundle::Bundle;
 use inference::embed::{DEFAULT_MAX_TOKENS, SentenceEncoder};
 use inference::retrieve::{FeatureReranker, Query, Reranker, Retrieval, RetrievalConfig, retrieve};
@@ -13,14 +12,12 @@ pub struct Engine {
     pub bundle: Bundle,
     pub encoder: Option<SentenceEncoder>,
     pub chat: RefCell<ChatModel>,
-    /// The model's own chat template (ChatML when the file has none).
-    pub template: ChatTemplate,
 }
 
 impl Engine {
     /// Loads every asset through `fetch` (IndexedDB or network), building each part as soon as
     /// its files are there so their bytes can be dropped.
-    pub async fn load(fetch: &mut Fetcher<'_>) -> Result<Engine, Failure> {
+    pub async fn load(fetch: &mut Fetcher<'_>, runtime: Runtime) -> Result<Engine, Failure> {
         let device = inference::device::default_device();
         let bytes = fetch.get(names::BUNDLE).await?;
         fetch.preparing("course.bundle");
@@ -46,14 +43,13 @@ impl Engine {
         let gguf = fetch.get(names::LLM).await?;
         fetch.preparing(&fetch.asset(names::LLM)?.url);
         let t0 = now_ms();
-        let broken = |e: String| Failure { message: format!("The language model cannot be loaded: {e}"), retry: false };
-        let template = inference::gguf::Gguf::parse(&gguf)
-            .map_err(|e| e.to_string())
-            .and_then(|g| ChatTemplate::from_gguf(&g).map_err(|e| e.to_string()))
-            .map_err(broken)?;
-        let chat = ChatModel::from_gguf(&gguf, &device).map_err(|e| broken(e.to_string()))?;
+        let chat = match runtime {
+            Runtime::Burn => ChatModel::load_burn(&gguf, &device),
+            Runtime::Quantized => ChatModel::load(std::sync::Arc::new(gguf)),
+        }
+        .map_err(|e| Failure { message: format!("The language model cannot be loaded: {e}"), retry: false })?;
         fetch.mark("build llm", t0);
-        Ok(Engine { bundle, encoder, chat: RefCell::new(chat), template })
+        Ok(Engine { bundle, encoder, chat: RefCell::new(chat) })
     }
 
     /// Hybrid retrieval, as `index-builder search`.

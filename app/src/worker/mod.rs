@@ -57,14 +57,14 @@ fn handle(state: &Rc<State>, req: Request) {
     let engine = state.engine.borrow().clone();
     match req {
         Request::Stop => state.stop.set(true),
-        Request::Load { assets } => {
+        Request::Load { assets, runtime } => {
             if state.loading.get() || engine.is_some() {
                 return;
             }
             state.loading.set(true);
             let state = state.clone();
             spawn_local(async move {
-                match load(assets).await {
+                match load(assets, runtime).await {
                     Ok((engine, info)) => {
                         *state.engine.borrow_mut() = Some(Rc::new(engine));
                         post(Reply::Ready(info));
@@ -133,7 +133,7 @@ fn handle(state: &Rc<State>, req: Request) {
     }
 }
 
-async fn load(assets: Option<protocol::AssetList>) -> Result<(Engine, ReadyInfo), Failure> {
+async fn load(assets: Option<protocol::AssetList>, runtime: protocol::Runtime) -> Result<(Engine, ReadyInfo), Failure> {
     let t0 = now_ms();
     let store = Store::open().await?;
     let list = match assets {
@@ -143,7 +143,7 @@ async fn load(assets: Option<protocol::AssetList>) -> Result<(Engine, ReadyInfo)
         })?,
     };
     let mut fetcher = Fetcher::new(&store, &list, &post).await?;
-    let engine = Engine::load(&mut fetcher).await?;
+    let engine = Engine::load(&mut fetcher, runtime).await?;
     // Every file of this version is stored: record it and drop files of older versions.
     let t1 = now_ms();
     store.prune(&list).await?;
@@ -158,7 +158,7 @@ async fn load(assets: Option<protocol::AssetList>) -> Result<(Engine, ReadyInfo)
         downloaded_bytes: fetcher.downloaded,
         load_ms: now_ms() - t0,
         encoder: engine.encoder.as_ref().map(|e| e.id().name.clone()),
-        llm,
+        llm: format!("{llm} ({runtime:?})"),
         timings: fetcher.timings.clone(),
     };
     Ok((engine, info))
