@@ -6,7 +6,8 @@
 //!   F32) and are never dequantized; activations are quantized per row to Q8_0, Q8_1 or Q8_K
 //!   (ggml's `vec_dot_type`) and multiplied in integers.
 //! - Norms, biases, RoPE, SwiGLU and residuals run in f32; RMSNorm sums squares in f64.
-//! - Keys and values are cached as f16. Attention follows llama.cpp's flash-attention CPU path:
+//! - Keys and values are rounded to f16 as llama.cpp caches them (kept as f32 values, so
+//!   attention needs no conversion, which wasm would do in software). Attention follows llama.cpp's flash-attention CPU path:
 //!   for fewer than 64 query rows, queries are rounded to f16 and values accumulate in an f16
 //!   accumulator with an online softmax; for 64 or more rows, scores and sums are f32.
 //! - The embedding row of each token is dequantized to f32 (ggml `get_rows`).
@@ -18,7 +19,6 @@
 use std::sync::Arc;
 
 use half::f16;
-use half::slice::HalfFloatSliceExt;
 
 use super::llama::{LlamaConfig, LlamaError};
 use crate::gguf::{GgmlType, Gguf, GgufError};
@@ -159,11 +159,11 @@ impl QuantDecoder {
     }
 }
 
-/// Keys and values of past positions, f16, preallocated for the whole context.
+/// Keys and values of past positions, rounded through f16, preallocated for the whole context.
 struct KvCache {
     /// Per layer, `capacity × kv_dim` keys then values.
-    k: Vec<Vec<f16>>,
-    v: Vec<Vec<f16>>,
+    k: Vec<Vec<f32>>,
+    v: Vec<Vec<f32>>,
     len: usize,
     capacity: usize,
 }
@@ -185,8 +185,8 @@ impl CpuLm {
         let kvd = cfg.num_key_value_heads * cfg.head_dim();
         let layers = cfg.num_hidden_layers;
         let cache = KvCache {
-            k: (0..layers).map(|_| vec![f16::ZERO; capacity * kvd]).collect(),
-            v: (0..layers).map(|_| vec![f16::ZERO; capacity * kvd]).collect(),
+            k: (0..layers).map(|_| vec![0.0f32; capacity * kvd]).collect(),
+            v: (0..layers).map(|_| vec![0.0f32; capacity * kvd]).collect(),
             len: 0,
             capacity,
         };
@@ -294,10 +294,10 @@ impl CpuLm {
             show("Kcur", li, &k);
             let (kc, vc) = (&mut self.cache.k[li], &mut self.cache.v[li]);
             for (dst, src) in kc[start * kvd..(start + n) * kvd].iter_mut().zip(&k) {
-                *dst = f16::from_f32(*src);
+                *dst = to_f16_precision(*src);
             }
             for (dst, src) in vc[start * kvd..(start + n) * kvd].iter_mut().zip(&v) {
-                *dst = f16::from_f32(*src);
+                *dst = to_f16_precision(*src);
             }
             attention(&q, &kc[..(start + n) * kvd], &vc[..(start + n) * kvd], start, n, nh, nkv, hd, &mut att);
             show("kqv_out", li, &att);
@@ -354,22 +354,16 @@ fn add_into(x: &mut [f32], y: &[f32]) {
 /// Causal grouped-query attention of `n` new rows (positions `start..start + n`) over the
 /// cached keys/values, into `out` (`n × heads·hd`), as llama.cpp's flash-attention CPU path.
 #[allow(clippy::too_many_arguments)]
-fn attention(q: &[f32], k: &[f16], v: &[f16], start: usize, n: usize, nh: usize, nkv: usize, hd: usize, out: &mut [f32]) {
+fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, n: usize, nh: usize, nkv: usize, hd: usize, out: &mut [f32]) {
     let (qd, kvd) = (nh * hd, nkv * hd);
     let group = nh / nkv;
     let scale = 1.0 / (hd as f32).sqrt();
     let f16_path = n < FA_TILE_ROWS;
-    // The cached keys and values widened to f32 once per call, not once per query.
-    let (mut kf_all, mut vf_all) = (vec![0.0f32; k.len()], vec![0.0f32; v.len()]);
-    k.convert_to_f32_slice(&mut kf_all);
-    v.convert_to_f32_slice(&mut vf_all);
-    let (kf_all, vf_all) = (&kf_all, &vf_all);
+    let (kf_all, vf_all) = (k, v);
     let row = |t: usize, o: &mut [f32]| {
         let visible = start + t + 1;
         let mut scores = vec![0.0f32; visible];
-        // Scratch for one head: the f16 round trip of the accumulator.
-        let (mut acc, mut acc16) = (vec![0.0f32; hd], vec![f16::ZERO; hd]);
-        let mut qh16 = vec![f16::ZERO; hd];
+        let mut acc = vec![0.0f32; hd];
         let mut qf = vec![0.0f32; hd];
         for h in 0..nh {
             let kh = h / group;
@@ -378,8 +372,9 @@ fn attention(q: &[f32], k: &[f16], v: &[f16], start: usize, n: usize, nh: usize,
             let key = |j: usize| &kf_all[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
             let value = |j: usize| &vf_all[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
             if f16_path {
-                qh16.convert_from_f32_slice(qh);
-                qh16.convert_to_f32_slice(&mut qf);
+                for (d, &x) in qf.iter_mut().zip(qh) {
+                    *d = to_f16_precision(x);
+                }
                 let (mut m, mut s) = (f32::NEG_INFINITY, 0.0f32);
                 acc.fill(0.0);
                 for j in 0..visible {
@@ -390,14 +385,14 @@ fn attention(q: &[f32], k: &[f16], v: &[f16], start: usize, n: usize, nh: usize,
                         m = score;
                         ms = (old - m).exp();
                         acc.iter_mut().for_each(|a| *a *= ms);
-                        round_f16(&mut acc, &mut acc16);
+                        round_f16(&mut acc);
                     } else {
                         vs = (score - m).exp();
                     }
                     for (a, x) in acc.iter_mut().zip(value(j)) {
                         *a += x * vs;
                     }
-                    round_f16(&mut acc, &mut acc16);
+                    round_f16(&mut acc);
                     s = s * ms + vs;
                 }
                 let inv = if s == 0.0 { 0.0 } else { 1.0 / s };
@@ -452,9 +447,24 @@ fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
 
 /// Rounds every value through f16 (llama.cpp keeps this accumulator in f16).
 #[inline]
-fn round_f16(x: &mut [f32], scratch: &mut [f16]) {
-    scratch.convert_from_f32_slice(x);
-    scratch.convert_to_f32_slice(x);
+fn round_f16(x: &mut [f32]) {
+    for v in x {
+        *v = to_f16_precision(*v);
+    }
+}
+
+/// `f32 → f16 → f32` (round to nearest, ties to even), without a conversion instruction: on the
+/// f16 normal range the mantissa is rounded to 10 bits by integer arithmetic (vectorizes, and
+/// wasm has no f16 conversion); outside it, `half` does it exactly.
+#[inline(always)]
+fn to_f16_precision(x: f32) -> f32 {
+    let a = x.abs();
+    if (6.103_515_6e-5..65504.0).contains(&a) {
+        let b = x.to_bits();
+        f32::from_bits((b + 0x0FFF + ((b >> 13) & 1)) & !0x1FFF)
+    } else {
+        f16::from_f32(x).to_f32()
+    }
 }
 
 impl LanguageModel for CpuLm {
@@ -488,5 +498,31 @@ impl LanguageModel for CpuLm {
         let mut logits = vec![0.0f32; rows * model.config.vocab_size];
         model.output.matmul(&normed, rows, &mut logits);
         Ok(logits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f16_precision_rounding_equals_half_on_every_f16_neighbourhood() {
+        // Every f16 value, and the points just above, below and halfway to its neighbour.
+        for bits in 0u16..=0xFFFF {
+            let h = f16::from_bits(bits);
+            if !h.is_finite() {
+                continue;
+            }
+            let x = h.to_f32();
+            let next = f16::from_bits(bits.wrapping_add(1)).to_f32();
+            for y in [x, f32::from_bits(x.to_bits().wrapping_add(1)), f32::from_bits(x.to_bits().wrapping_sub(1)), (x + next) / 2.0] {
+                if !y.is_finite() {
+                    continue;
+                }
+                let want = f16::from_f32(y).to_f32();
+                let got = to_f16_precision(y);
+                assert!(got == want || (got.is_nan() && want.is_nan()), "{y:e}: {got:e} vs {want:e}");
+            }
+        }
     }
 }
