@@ -64,34 +64,123 @@ pub fn dot_i8_portable(a: &[i8; QK], b: &[i8; QK]) -> (i32, i32) {
     }
 }
 
-/// Accumulates `scale · Σ a·b` per 32-value block, summed at the end (portable).
-pub struct PortableAcc(f32);
+/// Accumulates `scale · Σ a·b` per 32-value block, summed at the end (portable; four f32 lanes
+/// with SIMD128 in wasm).
+pub struct PortableAcc {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    v: core::arch::wasm32::v128,
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    f: f32,
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm {
+    use super::*;
+    use core::arch::wasm32::*;
+
+    /// Σ a·b of 16 signed bytes at `a`, `b` as four i32 lanes.
+    #[inline(always)]
+    pub fn lanes16(a: v128, b: v128) -> v128 {
+        i32x4_add(i32x4_extadd_pairwise_i16x8(i16x8_extmul_low_i8x16(a, b)), i32x4_extadd_pairwise_i16x8(i16x8_extmul_high_i8x16(a, b)))
+    }
+
+    #[inline(always)]
+    pub fn load2(a: &[i8; QK]) -> (v128, v128) {
+        // SAFETY: 32-byte array; unaligned v128 loads are allowed in wasm.
+        unsafe { (v128_load(a.as_ptr() as *const v128), v128_load(a.as_ptr().add(16) as *const v128)) }
+    }
+
+    #[inline(always)]
+    pub fn hsum_i32(v: v128) -> i32 {
+        i32x4_extract_lane::<0>(v) + i32x4_extract_lane::<1>(v) + i32x4_extract_lane::<2>(v) + i32x4_extract_lane::<3>(v)
+    }
+
+    /// [`super::q5_values_portable`] with SIMD128: each bit of `qh` spread to a byte by swizzle,
+    /// or-mask and compare.
+    #[inline(always)]
+    pub fn q5_values(qh: u32, qs: &[u8; QK / 2], offset: i8) -> [i8; QK] {
+        // SAFETY: 16-byte load from a 16-byte array; stores into a 32-byte array.
+        unsafe {
+            let q = v128_load(qs.as_ptr() as *const v128);
+            let lo = v128_and(q, u8x16_splat(0x0F));
+            let hi = v128_and(u16x8_shr(q, 4), u8x16_splat(0x0F));
+            let all = u32x4_splat(qh);
+            let mask = u64x2_splat(0x7fbfdfeff7fbfdfe);
+            let bits = |sel: v128| {
+                let b = v128_or(i8x16_swizzle(all, sel), mask);
+                v128_and(i8x16_eq(b, u8x16_splat(0xFF)), u8x16_splat(0x10))
+            };
+            let b0 = bits(u8x16(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1));
+            let b1 = bits(u8x16(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+            let off = i8x16_splat(offset);
+            let mut x = [0i8; QK];
+            v128_store(x.as_mut_ptr() as *mut v128, i8x16_sub(v128_or(lo, b0), off));
+            v128_store(x.as_mut_ptr().add(16) as *mut v128, i8x16_sub(v128_or(hi, b1), off));
+            x
+        }
+    }
+}
 
 impl PortableAcc {
     #[inline(always)]
     fn new() -> Self {
-        PortableAcc(0.0)
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return PortableAcc { v: core::arch::wasm32::f32x4_splat(0.0) };
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        PortableAcc { f: 0.0 }
     }
     #[inline(always)]
     fn add(&mut self, a: &[i8; QK], b: &[i8; QK], scale: f32) {
-        let (lo, hi) = dot_i8_portable(a, b);
-        self.0 += (lo + hi) as f32 * scale;
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        {
+            use core::arch::wasm32::*;
+            let ((a0, a1), (b0, b1)) = (wasm::load2(a), wasm::load2(b));
+            let l = i32x4_add(wasm::lanes16(a0, b0), wasm::lanes16(a1, b1));
+            self.v = f32x4_add(self.v, f32x4_mul(f32x4_splat(scale), f32x4_convert_i32x4(l)));
+        }
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        {
+            let (lo, hi) = dot_i8_portable(a, b);
+            self.f += (lo + hi) as f32 * scale;
+        }
     }
     #[inline(always)]
     fn sum(self) -> f32 {
-        self.0
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        {
+            use core::arch::wasm32::*;
+            let v = self.v;
+            return (f32x4_extract_lane::<0>(v) + f32x4_extract_lane::<2>(v)) + (f32x4_extract_lane::<1>(v) + f32x4_extract_lane::<3>(v));
+        }
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        self.f
     }
 }
 
-/// `Σ_j scale16[j] · Σ_{16 values} q·y` over a 256-value super-block (portable).
+/// `Σ_j scale16[j] · Σ_{16 values} q·y` over a 256-value super-block (portable; SIMD128 in wasm).
 #[inline(always)]
 pub fn dot256_portable(q: &[i8; QK_K], y: &[i8; QK_K], scale16: &[i16; QK_K / 16]) -> i32 {
-    let mut isum = 0i32;
-    for j in 0..QK_K / QK {
-        let (lo, hi) = dot_i8_portable(q[j * QK..][..QK].try_into().unwrap(), y[j * QK..][..QK].try_into().unwrap());
-        isum += scale16[2 * j] as i32 * lo + scale16[2 * j + 1] as i32 * hi;
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::*;
+        let mut acc = i32x4_splat(0);
+        for j in 0..QK_K / QK {
+            let (a0, a1) = wasm::load2(q[j * QK..][..QK].try_into().unwrap());
+            let (b0, b1) = wasm::load2(y[j * QK..][..QK].try_into().unwrap());
+            acc = i32x4_add(acc, i32x4_mul(wasm::lanes16(a0, b0), i32x4_splat(scale16[2 * j] as i32)));
+            acc = i32x4_add(acc, i32x4_mul(wasm::lanes16(a1, b1), i32x4_splat(scale16[2 * j + 1] as i32)));
+        }
+        return wasm::hsum_i32(acc);
     }
-    isum
+    #[allow(unreachable_code)]
+    {
+        let mut isum = 0i32;
+        for j in 0..QK_K / QK {
+            let (lo, hi) = dot_i8_portable(q[j * QK..][..QK].try_into().unwrap(), y[j * QK..][..QK].try_into().unwrap());
+            isum += scale16[2 * j] as i32 * lo + scale16[2 * j + 1] as i32 * hi;
+        }
+        isum
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -190,6 +279,9 @@ mod x86 {
 /// The 32 five-bit values of a Q5 block minus `offset`: nibbles from `qs`, fifth bits from `qh`.
 #[inline(always)]
 pub fn q5_values_portable(qh: u32, qs: &[u8; QK / 2], offset: i8) -> [i8; QK] {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return wasm::q5_values(qh, qs, offset);
+    #[allow(unreachable_code)]
     let mut x = [0i8; QK];
     for j in 0..QK / 2 {
         let h0 = (((qh >> j) << 4) & 0x10) as u8;

@@ -43,3 +43,32 @@ pub async fn greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize)
     Ok(Value::to_string(&json!({"load_ms": load_ms, "cases": cases})))
 }
 
+
+/// The same greedy runs on the quantized CPU runtime (`CpuLm`, wasm SIMD128, one thread), for
+/// comparing speed and tokens with WebGPU and native. Returns the same JSON shape.
+#[wasm_bindgen]
+pub async fn cpu_greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize) -> Result<String, JsValue> {
+    use inference::llm::{CpuLm, GenerateOptions, QuantDecoder, generate};
+    use std::sync::Arc;
+    let prompts: Vec<Vec<u32>> = serde_json::from_str(&prompts).map_err(err)?;
+    let stop_ids: Vec<u32> = serde_json::from_str(&stop_ids).map_err(err)?;
+    let t0 = now_ms();
+    let model = Arc::new(QuantDecoder::load(Arc::new(model)).map_err(err)?);
+    let mut lm = CpuLm::new(model, 2048);
+    let load_ms = now_ms() - t0;
+    let opts = GenerateOptions { max_new_tokens: n, stop_ids, ..Default::default() };
+    let mut cases = Vec::new();
+    for p in &prompts {
+        let t = now_ms();
+        let mut first = None;
+        let ids = generate(&mut lm, p, &opts, |_| {
+            first.get_or_insert_with(now_ms);
+            true
+        })
+        .map_err(err)?;
+        let end = now_ms();
+        let first = first.unwrap_or(end);
+        cases.push(json!({"ids": ids, "ms": end - t, "prefill_ms": first - t, "decode_tok_s": (ids.len().saturating_sub(1)) as f64 / ((end - first) / 1000.0)}));
+    }
+    Ok(Value::to_string(&json!({"load_ms": load_ms, "cases": cases})))
+}
