@@ -39,11 +39,11 @@ impl AssetList {
 /// Which runtime runs the chat model in the worker.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Runtime {
-    /// Burn's flex CPU backend, weights dequantized to f32 (540 MB for 135M parameters); fastest
-    /// in wasm so far (docs/BENCHMARKS.md).
-    #[default]
+    /// Burn's flex CPU backend, weights dequantized to f32 (540 MB for 135M parameters).
     Burn,
-    /// The quantized CPU runtime (`ChatModel::load`): weights stay in their GGUF blocks (~100 MB).
+    /// The quantized CPU runtime (`ChatModel::load`): weights stay in their GGUF blocks (~100 MB),
+    /// SIMD128 integer kernels; faster than `Burn` in wasm (docs/BENCHMARKS.md).
+    #[default]
     Quantized,
 }
 

@@ -453,18 +453,19 @@ fn round_f16(x: &mut [f32]) {
     }
 }
 
-/// `f32 → f16 → f32` (round to nearest, ties to even), without a conversion instruction: on the
-/// f16 normal range the mantissa is rounded to 10 bits by integer arithmetic (vectorizes, and
-/// wasm has no f16 conversion); outside it, `half` does it exactly.
+/// `f32 → f16 → f32` (round to nearest, ties to even), without a conversion instruction and
+/// without branches, so loops of it vectorize (wasm has no f16 conversion): the mantissa is
+/// rounded to 10 bits by integer arithmetic on the normal range, to multiples of 2^-24 below it,
+/// and values from 65520 up overflow to infinity as in f16.
 #[inline(always)]
 fn to_f16_precision(x: f32) -> f32 {
+    let b = x.to_bits();
+    let normal = f32::from_bits((b.wrapping_add(0x0FFF + ((b >> 13) & 1))) & !0x1FFF);
+    let subnormal = (x * 16_777_216.0).round_ties_even() * (1.0 / 16_777_216.0);
     let a = x.abs();
-    if (6.103_515_6e-5..65504.0).contains(&a) {
-        let b = x.to_bits();
-        f32::from_bits((b + 0x0FFF + ((b >> 13) & 1)) & !0x1FFF)
-    } else {
-        f16::from_f32(x).to_f32()
-    }
+    let r = if a < 6.103_515_6e-5 { subnormal } else { normal };
+    let r = if a >= 65520.0 { f32::INFINITY.copysign(x) } else { r };
+    if x.is_nan() { x } else { r }
 }
 
 impl LanguageModel for CpuLm {
