@@ -18,7 +18,6 @@
 
 use std::sync::Arc;
 
-use half::f16;
 
 use super::llama::{LlamaConfig, LlamaError};
 use crate::gguf::{GgmlType, Gguf, GgufError};
@@ -505,6 +504,7 @@ impl LanguageModel for CpuLm {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use half::f16;
 
     #[test]
     fn f16_precision_rounding_equals_half_on_every_f16_neighbourhood() {
