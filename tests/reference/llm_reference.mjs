@@ -1,11 +1,14 @@
-// Greedy reference tokens for SmolLM2-135M-Instruct (Q4_1) from llama.cpp, via node-llama-cpp.
+// Greedy reference tokens from llama.cpp, via node-llama-cpp: SmolLM2-135M-Instruct (Q4_1) or
+// Qwen2.5-Coder-0.5B-Instruct (Q4_K_M).
 //
 // Setup (CPU prebuilt binary only, nothing compiled or downloaded at run time):
 //   mkdir -p /tmp/nlc && cd /tmp/nlc && npm install node-llama-cpp@3.21.1 --ignore-scripts
 // Run from the repository root:
-//   NODE_PATH=/tmp/nlc/node_modules node tests/reference/llm_reference.mjs
-// Writes inference/tests/fixtures/llm/smollm2_greedy.json: for each chat prompt, the prompt token
-// ids from llama.cpp's tokenizer (special tokens parsed) and 32 greedy (argmax) continuation ids.
+//   NODE_PATH=/tmp/nlc/node_modules node tests/reference/llm_reference.mjs [smollm2|qwen]
+// Writes inference/tests/fixtures/llm/{smollm2,qwen}_greedy.json: for each chat prompt, the prompt
+// token ids from llama.cpp's tokenizer (special tokens parsed) and 32 greedy (argmax) continuation
+// ids. On an AVX512 x86 CPU node-llama-cpp loads libggml-cpu-zen4.so and uses flash attention
+// ("auto"); tests/reference/llama_dump reproduces these runs tensor by tensor.
 import { createRequire } from "node:module";
 import { writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
@@ -13,17 +16,37 @@ import path from "node:path";
 const require = createRequire(path.join(process.env.NODE_PATH ?? "/tmp/nlc/node_modules", "x.js"));
 const { getLlama } = await import(require.resolve("node-llama-cpp"));
 
-const MODEL = "models/cache/SmolLM2-135M-Instruct.Q4_1.gguf";
-const OUT = "inference/tests/fixtures/llm/smollm2_greedy.json";
+const MODELS = {
+  smollm2: {
+    file: "SmolLM2-135M-Instruct.Q4_1.gguf",
+    system: "You are a helpful AI assistant named SmolLM, trained by Hugging Face",
+    users: [
+      "What is the capital of France?",
+      "Explain what a Python list comprehension is, with an example.",
+      "Write a haiku about the number 42 and rain.",
+    ],
+  },
+  // Qwen2.5's template inserts this system message when the conversation has none, so each
+  // prompt is what inference::llm::chat::ChatTemplate renders for the user message alone.
+  qwen: {
+    file: "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    system: "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.",
+    users: [
+      "Write a Python function that checks whether a number is prime.",
+      "What is the difference between a list and a tuple in Python?",
+      "Explain what a hash map is in two sentences.",
+    ],
+  },
+};
+const KEY = process.argv[2] ?? "smollm2";
+if (!MODELS[KEY]) throw new Error(`unknown model ${KEY}; one of ${Object.keys(MODELS).join(", ")}`);
+const MODEL = `models/cache/${MODELS[KEY].file}`;
+const OUT = `inference/tests/fixtures/llm/${KEY}_greedy.json`;
 const N_TOKENS = 32;
-const SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face";
-const USERS = [
-  "What is the capital of France?",
-  "Explain what a Python list comprehension is, with an example.",
-  "Write a haiku about the number 42 and rain.",
-];
+const SYSTEM = MODELS[KEY].system;
+const USERS = MODELS[KEY].users;
 
-// SmolLM2's ChatML, rendered by hand exactly as inference::llm::chatml_prompt does.
+// ChatML (SmolLM2's and Qwen2.5's format), rendered by hand exactly as inference::llm::chatml_prompt does.
 const chatml = (user) =>
   `<|im_start|>system\n${SYSTEM}<|im_end|>\n<|im_start|>user\n${user}<|im_end|>\n<|im_start|>assistant\n`;
 

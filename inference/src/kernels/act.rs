@@ -76,11 +76,22 @@ pub fn quantize_q8_1(x: &[f32], out: &mut Vec<BlockQ8_1>) {
 /// `quantize_row_q8_K_ref`: the scale is set by the value of largest magnitude, with its sign
 /// (`iscale = -127 / max`), values are clamped to 127, `d = 1 / iscale` stays f32.
 pub fn quantize_q8_k(x: &[f32], out: &mut Vec<BlockQ8K>) {
+    quantize_q8_k_with(x, out, false);
+}
+
+/// `ggml_quantize_mat_q8_K_4x8` (x86), which quantizes activation rows four at a time for
+/// repacked Q4_K weights: as [`quantize_q8_k`], except that when `+m` and `-m` both have the
+/// largest magnitude the sign is `+`, whichever comes first.
+pub fn quantize_q8_k_4x8(x: &[f32], out: &mut Vec<BlockQ8K>) {
+    quantize_q8_k_with(x, out, true);
+}
+
+fn quantize_q8_k_with(x: &[f32], out: &mut Vec<BlockQ8K>, positive_wins: bool) {
     out.clear();
     for x in x.chunks_exact(QK_K) {
         let (mut max, mut amax) = (0.0f32, 0.0f32);
         for &v in x {
-            if v.abs() > amax {
+            if v.abs() > amax || (positive_wins && v.abs() == amax && v > 0.0) {
                 amax = v.abs();
                 max = v;
             }
@@ -126,6 +137,24 @@ mod tests {
         let d = (31.0f32 / 7.0) / 127.0;
         assert_eq!(out[0].s, round_f16(d * sum as f32));
         assert_eq!(out[0].qs[31], 127);
+    }
+
+    #[test]
+    fn q8_k_4x8_prefers_the_positive_maximum_on_ties() {
+        let mut x = vec![0.5f32; 256];
+        x[3] = -2.0;
+        x[7] = 2.0;
+        let (mut first, mut positive) = (Vec::new(), Vec::new());
+        quantize_q8_k(&x, &mut first);
+        quantize_q8_k_4x8(&x, &mut positive);
+        // quantize_row_q8_K_ref takes the first (-2): iscale = 63.5; the 4x8 quantizer takes +2.
+        assert_eq!((first[0].qs[3], first[0].qs[7], first[0].d), (-127, 127, 1.0 / 63.5));
+        assert_eq!((positive[0].qs[3], positive[0].qs[7], positive[0].d), (127, -127, -1.0 / 63.5));
+        // Without a tie both agree.
+        x[3] = -1.0;
+        quantize_q8_k(&x, &mut first);
+        quantize_q8_k_4x8(&x, &mut positive);
+        assert_eq!(first[0].qs, positive[0].qs);
     }
 
     #[test]

@@ -1,8 +1,13 @@
 //! Dot products of one quantized weight row with quantized activations (ggml's `vec_dot_*`).
 //!
-//! Integer sums per block are exact, as in llama.cpp; only the f32 accumulation across blocks
-//! may round in another order (~1e-7 relative). Loops are written so LLVM vectorizes them
-//! (SSE2/AVX2 natively, SIMD128 in wasm); [`super::matmul`] compiles them once more with AVX2.
+//! Bit for bit as llama.cpp's x86 kernels (AVX2 code, also used by its AVX512 builds): integer
+//! sums in eight i32 lanes of four products each, converted to f32 and accumulated per lane with
+//! FMA (`fma(d·dy, lane, acc)`), then summed in ggml's `hsum_float_8` order; Q4_1/Q5_1 add the
+//! `m·s` terms apart (fused, as GCC compiles ggml); Q4_0 (rows in eights) and Q4_K follow
+//! llama.cpp's repacked GEMV/GEMM, Q5_K and Q6_K its AVX2 kernels. [`super::matmul`] compiles
+//! the kernels once more with AVX2 and FMA; the portable build computes the same values natively
+//! (FMA by libm). In wasm, which has no FMA, speed comes first: four f32 lanes (SIMD128) and
+//! unfused multiply-adds, equal to llama.cpp's results only to f32 rounding.
 
 use super::act::{BlockQ8_0, BlockQ8_1, BlockQ8K};
 use crate::gguf::quant::{
@@ -64,13 +69,63 @@ pub fn dot_i8_portable(a: &[i8; QK], b: &[i8; QK]) -> (i32, i32) {
     }
 }
 
-/// Accumulates `scale · Σ a·b` per 32-value block, summed at the end (portable; four f32 lanes
-/// with SIMD128 in wasm).
+/// `a·b + c` rounded once: an FMA instruction, or libm's `fmaf`. wasm has no FMA; there this is
+/// `a·b + c` with two roundings (speed over bit-exactness, see the module docs).
+#[inline(always)]
+pub fn fma(a: f32, b: f32, c: f32) -> f32 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        a * b + c
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        a.mul_add(b, c)
+    }
+}
+
+/// ggml's `hsum_float_8`: `(x4+x0 + x6+x2) + (x5+x1 + x7+x3)` in that order.
+#[inline(always)]
+pub fn hsum8(x: &[f32; 8]) -> f32 {
+    let r = [x[4] + x[0], x[5] + x[1], x[6] + x[2], x[7] + x[3]];
+    (r[0] + r[2]) + (r[1] + r[3])
+}
+
+/// `Σ a·b` of 32 signed bytes as ggml's x86 kernels hold it: eight i32 lanes, lane `l` summing
+/// bytes `4l..4l+4` (`mul_sum_i8_pairs_float`, or `dpbusd` with AVX512-VNNI: the same sums).
+#[inline(always)]
+pub fn lanes_portable(a: &[i8; QK], b: &[i8; QK]) -> [i32; 8] {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::*;
+        let ((a0, a1), (b0, b1)) = (wasm::load2(a), wasm::load2(b));
+        let mut out = [0i32; 8];
+        // SAFETY: two 16-byte stores into a 32-byte array.
+        unsafe {
+            v128_store(out.as_mut_ptr() as *mut v128, wasm::quads16(a0, b0));
+            v128_store(out.as_mut_ptr().add(4) as *mut v128, wasm::quads16(a1, b1));
+        }
+        return out;
+    }
+    #[allow(unreachable_code)]
+    {
+        let mut l = [0i32; 8];
+        for (k, l) in l.iter_mut().enumerate() {
+            for j in 4 * k..4 * k + 4 {
+                *l += a[j] as i32 * b[j] as i32;
+            }
+        }
+        l
+    }
+}
+
+/// ggml's AVX2 accumulator, portably: eight f32 lanes, each block adding
+/// `fma(scale, lane, acc)`, summed once by [`hsum8`]. In wasm (SIMD128): four f32 lanes, each
+/// the sum of two of ggml's, multiplied and added unfused (fast, equal to f32 rounding).
 pub struct PortableAcc {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     v: core::arch::wasm32::v128,
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    f: f32,
+    f: [f32; 8],
 }
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -84,15 +139,18 @@ mod wasm {
         i32x4_add(i32x4_extadd_pairwise_i16x8(i16x8_extmul_low_i8x16(a, b)), i32x4_extadd_pairwise_i16x8(i16x8_extmul_high_i8x16(a, b)))
     }
 
+    /// Σ a·b of 16 signed bytes as ggml's four lanes of four consecutive products.
+    #[inline(always)]
+    pub fn quads16(a: v128, b: v128) -> v128 {
+        let lo = i32x4_extadd_pairwise_i16x8(i16x8_extmul_low_i8x16(a, b));
+        let hi = i32x4_extadd_pairwise_i16x8(i16x8_extmul_high_i8x16(a, b));
+        i32x4_add(i32x4_shuffle::<0, 2, 4, 6>(lo, hi), i32x4_shuffle::<1, 3, 5, 7>(lo, hi))
+    }
+
     #[inline(always)]
     pub fn load2(a: &[i8; QK]) -> (v128, v128) {
         // SAFETY: 32-byte array; unaligned v128 loads are allowed in wasm.
         unsafe { (v128_load(a.as_ptr() as *const v128), v128_load(a.as_ptr().add(16) as *const v128)) }
-    }
-
-    #[inline(always)]
-    pub fn hsum_i32(v: v128) -> i32 {
-        i32x4_extract_lane::<0>(v) + i32x4_extract_lane::<1>(v) + i32x4_extract_lane::<2>(v) + i32x4_extract_lane::<3>(v)
     }
 
     /// [`super::q5_values_portable`] with SIMD128: each bit of `qh` spread to a byte by swizzle,
@@ -127,7 +185,7 @@ impl PortableAcc {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return PortableAcc { v: core::arch::wasm32::f32x4_splat(0.0) };
         #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-        PortableAcc { f: 0.0 }
+        PortableAcc { f: [0.0; 8] }
     }
     #[inline(always)]
     fn add(&mut self, a: &[i8; QK], b: &[i8; QK], scale: f32) {
@@ -139,9 +197,20 @@ impl PortableAcc {
             self.v = f32x4_add(self.v, f32x4_mul(f32x4_splat(scale), f32x4_convert_i32x4(l)));
         }
         #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        self.add_lanes(&lanes_portable(a, b), scale);
+    }
+    #[inline(always)]
+    fn add_lanes(&mut self, lanes: &[i32; 8], scale: f32) {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         {
-            let (lo, hi) = dot_i8_portable(a, b);
-            self.f += (lo + hi) as f32 * scale;
+            use core::arch::wasm32::*;
+            // SAFETY: two 16-byte loads from a 32-byte array.
+            let l = unsafe { i32x4_add(v128_load(lanes.as_ptr() as *const v128), v128_load(lanes.as_ptr().add(4) as *const v128)) };
+            self.v = f32x4_add(self.v, f32x4_mul(f32x4_splat(scale), f32x4_convert_i32x4(l)));
+        }
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        for (a, &l) in self.f.iter_mut().zip(lanes) {
+            *a = fma(scale, l as f32, *a);
         }
     }
     #[inline(always)]
@@ -153,38 +222,47 @@ impl PortableAcc {
             return (f32x4_extract_lane::<0>(v) + f32x4_extract_lane::<2>(v)) + (f32x4_extract_lane::<1>(v) + f32x4_extract_lane::<3>(v));
         }
         #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-        self.f
+        hsum8(&self.f)
     }
 }
 
-/// `Σ_j scale16[j] · Σ_{16 values} q·y` over a 256-value super-block (portable; SIMD128 in wasm).
+/// `Σ_j scale16[j] · Σ_{16 values} q·y` over a 256-value super-block, kept in ggml's eight
+/// lanes: lane `l` of each 32 values (bytes `4l..4l+4`) scaled by its half's scale (portable).
 #[inline(always)]
-pub fn dot256_portable(q: &[i8; QK_K], y: &[i8; QK_K], scale16: &[i16; QK_K / 16]) -> i32 {
+pub fn lanes256_portable(q: &[i8; QK_K], y: &[i8; QK_K], scale16: &[i16; QK_K / 16]) -> [i32; 8] {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
         use core::arch::wasm32::*;
-        let mut acc = i32x4_splat(0);
+        let (mut lo, mut hi) = (i32x4_splat(0), i32x4_splat(0));
         for j in 0..QK_K / QK {
             let (a0, a1) = wasm::load2(q[j * QK..][..QK].try_into().unwrap());
             let (b0, b1) = wasm::load2(y[j * QK..][..QK].try_into().unwrap());
-            acc = i32x4_add(acc, i32x4_mul(wasm::lanes16(a0, b0), i32x4_splat(scale16[2 * j] as i32)));
-            acc = i32x4_add(acc, i32x4_mul(wasm::lanes16(a1, b1), i32x4_splat(scale16[2 * j + 1] as i32)));
+            lo = i32x4_add(lo, i32x4_mul(wasm::quads16(a0, b0), i32x4_splat(scale16[2 * j] as i32)));
+            hi = i32x4_add(hi, i32x4_mul(wasm::quads16(a1, b1), i32x4_splat(scale16[2 * j + 1] as i32)));
         }
-        return wasm::hsum_i32(acc);
+        let mut out = [0i32; 8];
+        // SAFETY: two 16-byte stores into a 32-byte array.
+        unsafe {
+            v128_store(out.as_mut_ptr() as *mut v128, lo);
+            v128_store(out.as_mut_ptr().add(4) as *mut v128, hi);
+        }
+        return out;
     }
     #[allow(unreachable_code)]
     {
-        let mut isum = 0i32;
+        let mut acc = [0i32; 8];
         for j in 0..QK_K / QK {
-            let (lo, hi) = dot_i8_portable(q[j * QK..][..QK].try_into().unwrap(), y[j * QK..][..QK].try_into().unwrap());
-            isum += scale16[2 * j] as i32 * lo + scale16[2 * j + 1] as i32 * hi;
+            let l = lanes_portable(q[j * QK..][..QK].try_into().unwrap(), y[j * QK..][..QK].try_into().unwrap());
+            for (i, (a, l)) in acc.iter_mut().zip(l).enumerate() {
+                *a += scale16[2 * j + i / 4] as i32 * l;
+            }
         }
-        isum
+        acc
     }
 }
 
 #[cfg(target_arch = "x86_64")]
-pub use x86::{Avx2Acc, dot256_avx2, q5_values_avx2};
+pub use x86::{Avx2Acc, lanes_avx2, lanes256_avx2, q5_values_avx2};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -203,13 +281,15 @@ mod x86 {
         }
     }
 
+    /// [`super::lanes_portable`] with AVX2.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn hsum_i32(v: __m256i) -> i32 {
-        let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
-        let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b01_00_11_10>(s));
-        let s = _mm_add_epi32(s, _mm_shuffle_epi32::<0b10_11_00_01>(s));
-        _mm_cvtsi128_si32(s)
+    pub fn lanes_avx2(a: &[i8; QK], b: &[i8; QK]) -> [i32; 8] {
+        let p = _mm256_madd_epi16(lanes(a, b), _mm256_set1_epi16(1));
+        let mut out = [0i32; 8];
+        // SAFETY: a 32-byte store into a 32-byte array.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, p) };
+        out
     }
 
     /// Accumulates `scale · Σ a·b` in eight f32 lanes with FMA, summed once (as ggml's AVX2 kernels).
@@ -225,6 +305,13 @@ mod x86 {
         #[inline]
         pub fn add(&mut self, a: &[i8; QK], b: &[i8; QK], scale: f32) {
             let p = _mm256_madd_epi16(lanes(a, b), _mm256_set1_epi16(1));
+            self.0 = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(p), self.0);
+        }
+        #[target_feature(enable = "avx2,fma")]
+        #[inline]
+        pub fn add_lanes(&mut self, lanes: &[i32; 8], scale: f32) {
+            // SAFETY: a 32-byte load from a 32-byte array.
+            let p = unsafe { _mm256_loadu_si256(lanes.as_ptr() as *const __m256i) };
             self.0 = _mm256_fmadd_ps(_mm256_set1_ps(scale), _mm256_cvtepi32_ps(p), self.0);
         }
         #[target_feature(enable = "avx2,fma")]
@@ -262,17 +349,21 @@ mod x86 {
         }
     }
 
-    /// [`super::dot256_portable`] with AVX2: per-16 scales applied by `madd` on the i16 pairs.
+    /// [`super::lanes256_portable`] with AVX2: per-16 scales applied by `madd` on the i16 pairs
+    /// (as ggml's Q6_K kernel), the eight lanes kept.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub fn dot256_avx2(q: &[i8; QK_K], y: &[i8; QK_K], scale16: &[i16; QK_K / 16]) -> i32 {
+    pub fn lanes256_avx2(q: &[i8; QK_K], y: &[i8; QK_K], scale16: &[i16; QK_K / 16]) -> [i32; 8] {
         let mut acc = _mm256_setzero_si256();
         for j in 0..QK_K / QK {
             let p = lanes(q[j * QK..][..QK].try_into().unwrap(), y[j * QK..][..QK].try_into().unwrap());
             let sc = _mm256_set_m128i(_mm_set1_epi16(scale16[2 * j + 1]), _mm_set1_epi16(scale16[2 * j]));
             acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, sc));
         }
-        hsum_i32(acc)
+        let mut out = [0i32; 8];
+        // SAFETY: a 32-byte store into a 32-byte array.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, acc) };
+        out
     }
 }
 
@@ -302,30 +393,54 @@ fn bytemuck_i8(b: &[u8]) -> &[i8; QK] {
     unsafe { &*(b as *const [u8; QK] as *const [i8; QK]) }
 }
 
-/// The kernels, generated once portable and once with AVX2 (`$feat`), around an accumulator of
-/// scaled 32-value dot products (`$acc`) and a scaled 256-value dot product (`$dot256`).
+/// The kernels, generated once portable and once with AVX2 (`$feat`), around ggml's lane
+/// accumulator of scaled 32-value dot products (`$acc`), its lanes of a 32-value (`$lanes`) and
+/// of a scaled 256-value dot product (`$lanes256`).
 macro_rules! kernels {
-    ($($feat:literal)?; $acc:ident, $dot256:path, $q5:path) => {
+    ($($feat:literal)?; $acc:ident, $lanes:path, $lanes256:path, $q5:path) => {
+        /// One f32 accumulator, `fma(Σq·qy, d·dy, acc)` per block: llama.cpp's repacked
+        /// `q4_0_8x8` GEMV/GEMM.
+        struct RowAcc(f32);
+
+        impl RowAcc {
+            #[inline(always)]
+            fn new() -> Self {
+                RowAcc(0.0)
+            }
+            $(#[target_feature(enable = $feat)])?
+            #[inline]
+            fn add(&mut self, a: &[i8; QK], b: &[i8; QK], scale: f32) {
+                let s: i32 = $lanes(a, b).iter().sum();
+                self.0 = fma(s as f32, scale, self.0);
+            }
+            #[inline(always)]
+            fn sum(self) -> f32 {
+                self.0
+            }
+        }
+
         /// Runs `$body` (which sees the block `b`, its unpacked values `x` and a closure
         /// `add(t, y_block_scale_source)`) over a tile of up to [`TILE`] tokens per weight row,
         /// so that each weight block is unpacked once per tile (batched prefill).
         // Over a tile of up to TILE tokens per weight row, each weight block is unpacked once
         // (batched prefill). `$unpack` makes the block's 32 values; the block scale `d` is at
         // byte 0; `$min` is the block's min term (0 without one) and `$extra` its product with
-        // the activation block (`m·s` for Q4_1/Q5_1).
+        // the activation block (`m·s` for Q4_1/Q5_1), given as its two factors and accumulated
+        // with FMA apart from the lanes (`summs` in ggml). `$A` is the accumulator type.
         macro_rules! tiled32 {
-            ($w:expr, $a:expr, $bpr:expr, $out:expr, $bytes:expr, |$b:ident| $unpack:block, $min:expr, |$m:ident, $y:ident| $extra:expr) => {{
+            ($A:ident, $w:expr, $a:expr, $bpr:expr, $out:expr, $bytes:expr, |$b:ident| $unpack:block, $min:expr, |$m:ident, $y:ident| $extra:expr) => {{
                 let (w, a, bpr, out) = ($w, $a, $bpr, $out);
                 let blocks = w.as_chunks::<{ $bytes }>().0;
                 if out.len() == 1 {
                     // One token (decode): a single accumulator stays in registers.
-                    let mut acc = $acc::new();
+                    let mut acc = $A::new();
                     let mut extra = 0.0f32;
                     for ($b, $y) in blocks.iter().zip(a) {
                         let x = $unpack;
                         let $m: f32 = $min;
                         acc.add(&x, &$y.qs, f16_at($b, 0) * $y.d);
-                        extra += $extra;
+                        let (ea, eb): (f32, f32) = $extra;
+                        extra = fma(ea, eb, extra);
                     }
                     out[0] = acc.sum() + extra;
                     return;
@@ -334,7 +449,7 @@ macro_rules! kernels {
                 let mut t0 = 0;
                 for out in &mut chunks {
                     // A whole tile: fixed bounds, so the accumulators stay in registers.
-                    let (mut a0, mut a1, mut a2, mut a3) = ($acc::new(), $acc::new(), $acc::new(), $acc::new());
+                    let (mut a0, mut a1, mut a2, mut a3) = ($A::new(), $A::new(), $A::new(), $A::new());
                     let mut extra = [0.0f32; TILE];
                     for (i, $b) in blocks.iter().enumerate() {
                         let x = $unpack;
@@ -346,7 +461,8 @@ macro_rules! kernels {
                         a2.add(&x, &ys[2].qs, d * ys[2].d);
                         a3.add(&x, &ys[3].qs, d * ys[3].d);
                         for (e, $y) in extra.iter_mut().zip(ys) {
-                            *e += $extra;
+                            let (ea, eb): (f32, f32) = $extra;
+                            *e = fma(ea, eb, *e);
                         }
                     }
                     out[0] = a0.sum() + extra[0];
@@ -356,14 +472,15 @@ macro_rules! kernels {
                     t0 += TILE;
                 }
                 for (t, o) in chunks.into_remainder().iter_mut().enumerate() {
-                    let mut acc = $acc::new();
+                    let mut acc = $A::new();
                     let mut extra = 0.0f32;
                     for (i, $b) in blocks.iter().enumerate() {
                         let x = $unpack;
                         let $y = &a[(t0 + t) * bpr + i];
                         let $m: f32 = $min;
                         acc.add(&x, &$y.qs, f16_at($b, 0) * $y.d);
-                        extra += $extra;
+                        let (ea, eb): (f32, f32) = $extra;
+                        extra = fma(ea, eb, extra);
                     }
                     *o = acc.sum() + extra;
                 }
@@ -374,28 +491,44 @@ macro_rules! kernels {
         $(#[target_feature(enable = $feat)])?
         #[inline]
         pub fn q4_0(w: &[u8], a: &[BlockQ8_0], bpr: usize, out: &mut [f32]) {
-            tiled32!(w, a, bpr, out, Q4_0_BYTES, |b| {
+            tiled32!($acc, w, a, bpr, out, Q4_0_BYTES, |b| {
                 let mut x = [0i8; QK];
                 for j in 0..QK / 2 {
                     x[j] = (b[2 + j] & 0x0F) as i8 - 8;
                     x[j + QK / 2] = (b[2 + j] >> 4) as i8 - 8;
                 }
                 x
-            }, 0.0, |_m, _y| 0.0)
+            }, 0.0, |_m, _y| (0.0, 0.0))
+        }
+
+        /// Q4_0 weights as llama.cpp multiplies them on x86 when the matrix has a multiple of 8
+        /// rows: repacked to `q4_0_8x8` (`ggml_gemv/gemm_q4_0_8x8_q8_0`), one f32 accumulator per
+        /// row and token, `fma(Σq·qy, d·dy, acc)` per block of 32.
+        $(#[target_feature(enable = $feat)])?
+        #[inline]
+        pub fn q4_0_repacked(w: &[u8], a: &[BlockQ8_0], bpr: usize, out: &mut [f32]) {
+            tiled32!(RowAcc, w, a, bpr, out, Q4_0_BYTES, |b| {
+                let mut x = [0i8; QK];
+                for j in 0..QK / 2 {
+                    x[j] = (b[2 + j] & 0x0F) as i8 - 8;
+                    x[j + QK / 2] = (b[2 + j] >> 4) as i8 - 8;
+                }
+                x
+            }, 0.0, |_m, _y| (0.0, 0.0))
         }
 
         /// Q4_1 weights (`q·d + m`) with Q8_1 activations: `d·dy·Σq·qy + m·sy`.
         $(#[target_feature(enable = $feat)])?
         #[inline]
         pub fn q4_1(w: &[u8], a: &[BlockQ8_1], bpr: usize, out: &mut [f32]) {
-            tiled32!(w, a, bpr, out, Q4_1_BYTES, |b| {
+            tiled32!($acc, w, a, bpr, out, Q4_1_BYTES, |b| {
                 let mut x = [0i8; QK];
                 for j in 0..QK / 2 {
                     x[j] = (b[4 + j] & 0x0F) as i8;
                     x[j + QK / 2] = (b[4 + j] >> 4) as i8;
                 }
                 x
-            }, f16_at(b, 2), |m, y| m * y.s)
+            }, f16_at(b, 2), |m, y| (m, y.s))
         }
 
         $(#[target_feature(enable = $feat)])?
@@ -408,23 +541,23 @@ macro_rules! kernels {
         $(#[target_feature(enable = $feat)])?
         #[inline]
         pub fn q5_0(w: &[u8], a: &[BlockQ8_0], bpr: usize, out: &mut [f32]) {
-            tiled32!(w, a, bpr, out, Q5_0_BYTES, |b| { q5_values(u32::from_le_bytes([b[2], b[3], b[4], b[5]]), &b[6..], 16) },
-                0.0, |_m, _y| 0.0)
+            tiled32!($acc, w, a, bpr, out, Q5_0_BYTES, |b| { q5_values(u32::from_le_bytes([b[2], b[3], b[4], b[5]]), &b[6..], 16) },
+                0.0, |_m, _y| (0.0, 0.0))
         }
 
         /// Q5_1 weights (`q·d + m`) with Q8_1 activations.
         $(#[target_feature(enable = $feat)])?
         #[inline]
         pub fn q5_1(w: &[u8], a: &[BlockQ8_1], bpr: usize, out: &mut [f32]) {
-            tiled32!(w, a, bpr, out, Q5_1_BYTES, |b| { q5_values(u32::from_le_bytes([b[4], b[5], b[6], b[7]]), &b[8..], 0) },
-                f16_at(b, 2), |m, y| m * y.s)
+            tiled32!($acc, w, a, bpr, out, Q5_1_BYTES, |b| { q5_values(u32::from_le_bytes([b[4], b[5], b[6], b[7]]), &b[8..], 0) },
+                f16_at(b, 2), |m, y| (m, y.s))
         }
 
         /// Q8_0 weights with Q8_0 activations.
         $(#[target_feature(enable = $feat)])?
         #[inline]
         pub fn q8_0(w: &[u8], a: &[BlockQ8_0], bpr: usize, out: &mut [f32]) {
-            tiled32!(w, a, bpr, out, Q8_0_BYTES, |b| { *bytemuck_i8(&b[2..2 + QK]) }, 0.0, |_m, _y| 0.0)
+            tiled32!($acc, w, a, bpr, out, Q8_0_BYTES, |b| { *bytemuck_i8(&b[2..2 + QK]) }, 0.0, |_m, _y| (0.0, 0.0))
         }
 
         $(#[target_feature(enable = $feat)])?
@@ -441,44 +574,61 @@ macro_rules! kernels {
             (sc, mn)
         }
 
-        $(#[target_feature(enable = $feat)])?
-        #[inline]
-        fn k_mins(y: &BlockQ8K, mins: &[u8; 8]) -> i32 {
-            let mut s = 0i32;
-            for j in 0..QK_K / 16 {
-                s += y.bsums[j] as i32 * mins[j / 2] as i32;
-            }
-            s
-        }
-
-        /// Q4_K weights with Q8_K activations: `d·dy·Σ scale·Σq·qy − dmin·dy·Σ min·bsum`.
+        /// Q4_K weights with Q8_K activations, as llama.cpp computes them on x86: there Q4_K
+        /// matrices (rows a multiple of 8) are always repacked to `q4_K_8x8` and multiplied by
+        /// `ggml_gemv_q4_K_8x8_q8_K` (tokens past the last whole group of four) or
+        /// `ggml_gemm_q4_K_8x8_q8_K` (groups of four tokens). Both keep `Σ scale·Σq·qy` and
+        /// `Σ min·bsum` exact in integers and accumulate `fma(sum, d·dy, acc)`,
+        /// `fma(mins, dmin·dy, acc_min)`, the GEMV once per super-block, the GEMM once per 64
+        /// values; the result is `acc − acc_min`.
         $(#[target_feature(enable = $feat)])?
         #[inline]
         pub fn q4_k(w: &[u8], a: &[BlockQ8K], bpr: usize, out: &mut [f32]) {
-            out.fill(0.0);
+            let grouped = out.len() - out.len() % 4;
+            let mut accs = vec![(0.0f32, 0.0f32); out.len()];
             for (i, b) in w.as_chunks::<Q4_K_BYTES>().0.iter().enumerate() {
                 let (sc, mn) = k4_scales(b);
                 let qs = &b[4 + K_SCALE_SIZE..];
-                let mut q = [0i8; QK_K];
+                let mut q = [[0i8; QK]; QK_K / QK];
                 for c in 0..QK_K / 64 {
                     for l in 0..32 {
-                        q[64 * c + l] = (qs[32 * c + l] & 0x0F) as i8;
-                        q[64 * c + 32 + l] = (qs[32 * c + l] >> 4) as i8;
+                        q[2 * c][l] = (qs[32 * c + l] & 0x0F) as i8;
+                        q[2 * c + 1][l] = (qs[32 * c + l] >> 4) as i8;
                     }
                 }
                 let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
-                for (t, o) in out.iter_mut().enumerate() {
+                for (t, (acc, acc_min)) in accs.iter_mut().enumerate() {
                     let y = &a[t * bpr + i];
-                    *o += d * y.d * $dot256(&q, &y.qs, &sc) as f32 - dmin * y.d * k_mins(y, &mn) as f32;
+                    let (dy, dminy) = (d * y.d, dmin * y.d);
+                    let (mut sum, mut mins) = (0i32, 0i32);
+                    for c in 0..QK_K / QK {
+                        let p: i32 = $lanes(&q[c], y.qs[c * QK..][..QK].try_into().unwrap()).iter().sum();
+                        sum += sc[2 * c] as i32 * p;
+                        mins += mn[c] as i32 * (y.bsums[2 * c] as i32 + y.bsums[2 * c + 1] as i32);
+                        if t < grouped && c % 2 == 1 {
+                            *acc = fma(sum as f32, dy, *acc);
+                            *acc_min = fma(mins as f32, dminy, *acc_min);
+                            (sum, mins) = (0, 0);
+                        }
+                    }
+                    if t >= grouped {
+                        *acc = fma(sum as f32, dy, *acc);
+                        *acc_min = fma(mins as f32, dminy, *acc_min);
+                    }
                 }
+            }
+            for (o, (acc, acc_min)) in out.iter_mut().zip(accs) {
+                *o = acc - acc_min;
             }
         }
 
-        /// Q5_K weights with Q8_K activations (Q4_K plus a fifth bit from `qh`).
+        /// Q5_K weights with Q8_K activations (Q4_K plus a fifth bit from `qh`), as ggml's AVX2
+        /// kernel: lanes scaled per sub-block of 32, one `fma(d·dy, lane, acc)` per super-block;
+        /// the mins apart, `summs = fma(−dmin·dy, Σ min·bsum, summs)`, added last.
         $(#[target_feature(enable = $feat)])?
         #[inline]
         pub fn q5_k(w: &[u8], a: &[BlockQ8K], bpr: usize, out: &mut [f32]) {
-            out.fill(0.0);
+            let mut accs: Vec<($acc, f32)> = (0..out.len()).map(|_| ($acc::new(), 0.0f32)).collect();
             for (i, b) in w.as_chunks::<Q5_K_BYTES>().0.iter().enumerate() {
                 let (sc, mn) = k4_scales(b);
                 let qh = &b[4 + K_SCALE_SIZE..4 + K_SCALE_SIZE + QK_K / 8];
@@ -494,18 +644,26 @@ macro_rules! kernels {
                     }
                 }
                 let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
-                for (t, o) in out.iter_mut().enumerate() {
+                for (t, (acc, summs)) in accs.iter_mut().enumerate() {
                     let y = &a[t * bpr + i];
-                    *o += d * y.d * $dot256(&q, &y.qs, &sc) as f32 - dmin * y.d * k_mins(y, &mn) as f32;
+                    let mins: i32 = (0..8).map(|j| mn[j] as i32 * (y.bsums[2 * j] as i32 + y.bsums[2 * j + 1] as i32)).sum();
+                    *summs = fma(-y.d * dmin, mins as f32, *summs);
+                    acc.add_lanes(&$lanes256(&q, &y.qs, &sc), y.d * d);
                 }
+            }
+            for (o, (acc, summs)) in out.iter_mut().zip(accs) {
+                *o = acc.sum() + summs;
             }
         }
 
-        /// Q6_K weights (`d·scale·(q − 32)`, sixteen sub-blocks of 16) with Q8_K activations.
+        /// Q6_K weights (`d·scale·(q − 32)`, sixteen sub-blocks of 16) with Q8_K activations, as
+        /// ggml's AVX2 kernel: unsigned 6-bit values, lane `l` of each 32 scaled by its half's
+        /// scale, minus `32·(bsum[2l]·scale[2l] + bsum[2l+1]·scale[2l+1])` (the offset, by
+        /// 16-sums), then one `fma(d·dy, lane, acc)` per super-block.
         $(#[target_feature(enable = $feat)])?
         #[inline]
         pub fn q6_k(w: &[u8], a: &[BlockQ8K], bpr: usize, out: &mut [f32]) {
-            out.fill(0.0);
+            let mut accs: Vec<$acc> = (0..out.len()).map(|_| $acc::new()).collect();
             for (i, b) in w.as_chunks::<Q6_K_BYTES>().0.iter().enumerate() {
                 let (ql, rest) = b.split_at(QK_K / 2);
                 let (qh, rest) = rest.split_at(QK_K / 4);
@@ -515,10 +673,10 @@ macro_rules! kernels {
                     let (ql, qh) = (&ql[64 * n..], &qh[32 * n..]);
                     let q = &mut q[128 * n..];
                     for l in 0..32 {
-                        q[l] = ((ql[l] & 0x0F) | ((qh[l] & 3) << 4)) as i8 - 32;
-                        q[l + 32] = ((ql[l + 32] & 0x0F) | (((qh[l] >> 2) & 3) << 4)) as i8 - 32;
-                        q[l + 64] = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) as i8 - 32;
-                        q[l + 96] = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) as i8 - 32;
+                        q[l] = ((ql[l] & 0x0F) | ((qh[l] & 3) << 4)) as i8;
+                        q[l + 32] = ((ql[l + 32] & 0x0F) | (((qh[l] >> 2) & 3) << 4)) as i8;
+                        q[l + 64] = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) as i8;
+                        q[l + 96] = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) as i8;
                     }
                 }
                 let mut sc16 = [0i16; QK_K / 16];
@@ -526,10 +684,17 @@ macro_rules! kernels {
                     *s = c as i8 as i16;
                 }
                 let d = f16_at(d, 0);
-                for (t, o) in out.iter_mut().enumerate() {
+                for (t, acc) in accs.iter_mut().enumerate() {
                     let y = &a[t * bpr + i];
-                    *o += d * y.d * $dot256(&q, &y.qs, &sc16) as f32;
+                    let mut lanes = $lanes256(&q, &y.qs, &sc16);
+                    for (l, v) in lanes.iter_mut().enumerate() {
+                        *v -= 32 * (y.bsums[2 * l] as i32 * sc16[2 * l] as i32 + y.bsums[2 * l + 1] as i32 * sc16[2 * l + 1] as i32);
+                    }
+                    acc.add_lanes(&lanes, y.d * d);
                 }
+            }
+            for (o, acc) in out.iter_mut().zip(accs) {
+                *o = acc.sum();
             }
         }
     };
@@ -538,14 +703,14 @@ macro_rules! kernels {
 /// Kernels without target features: scalar natively, SIMD128 in wasm.
 pub mod portable {
     use super::*;
-    kernels!(; PortableAcc, dot256_portable, q5_values_portable);
+    kernels!(; PortableAcc, lanes_portable, lanes256_portable, q5_values_portable);
 }
 
 /// Kernels for x86-64 CPUs with AVX2 and FMA; call only after detecting them.
 #[cfg(target_arch = "x86_64")]
 pub mod avx2 {
     use super::*;
-    kernels!("avx2,fma"; Avx2Acc, dot256_avx2, q5_values_avx2);
+    kernels!("avx2,fma"; Avx2Acc, lanes_avx2, lanes256_avx2, q5_values_avx2);
 }
 
 /// f32 weights with f32 activations.
@@ -639,7 +804,7 @@ mod tests {
         a.iter().flat_map(|b| b.qs.iter().map(move |&q| q as f32 * b.d)).collect()
     }
 
-    /// The AVX2 kernels compute the same integer sums; only the f32 order differs.
+    /// The AVX2 kernels and the portable ones compute the same values, bit for bit.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx2_kernels_equal_portable_ones() {
@@ -651,12 +816,13 @@ mod tests {
         quantize_q8_0(&x, &mut a0);
         quantize_q8_1(&x, &mut a1);
         quantize_q8_k(&x, &mut ak);
-        let close = |a: f32, b: f32| (a - b).abs() <= 1e-5 * a.abs().max(1.0);
+        let close = |a: f32, b: f32| a.to_bits() == b.to_bits();
         for seed in 1..5 {
             // AVX2 and FMA were detected above, as `one` requires.
             {
                 let w = row(GgmlType::Q4_0, 16, seed);
                 assert!(close(one(avx2::q4_0, &w, &a0), one(q4_0, &w, &a0)));
+                assert!(close(one(avx2::q4_0_repacked, &w, &a0), one(q4_0_repacked, &w, &a0)));
                 let w = row(GgmlType::Q4_1, 16, seed);
                 assert!(close(one(avx2::q4_1, &w, &a1), one(q4_1, &w, &a1)));
                 let w = row(GgmlType::Q5_0, 16, seed);
@@ -673,6 +839,44 @@ mod tests {
                 assert!(close(one(avx2::q6_k, &w, &ak), one(q6_k, &w, &ak)));
             }
         }
+    }
+
+    #[test]
+    fn accumulation_is_ggml_avx2_order() {
+        // Eight lanes with FMA, then (x4+x0 + x6+x2) + (x5+x1 + x7+x3): with 2^24 in lane 0 and
+        // 1 in lanes 2 and 6, (x6+x2) = 2 is added whole, where a running sum drops each 1.
+        let mut acc = PortableAcc::new();
+        let mut l = [0i32; 8];
+        l[0] = 1 << 24;
+        l[2] = 1;
+        l[6] = 1;
+        acc.add_lanes(&l, 1.0);
+        assert_eq!(acc.sum(), 16_777_218.0);
+        // The lanes are sums of four consecutive products.
+        let a: [i8; QK] = std::array::from_fn(|i| i as i8);
+        let b = [1i8; QK];
+        assert_eq!(lanes_portable(&a, &b), [6, 22, 38, 54, 70, 86, 102, 118]);
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 checked.
+            assert_eq!(unsafe { lanes_avx2(&a, &b) }, lanes_portable(&a, &b));
+        }
+    }
+
+    /// Q4_K: groups of four tokens go through llama.cpp's GEMM order, the rest its GEMV order;
+    /// both are the same sums up to f32 rounding.
+    #[test]
+    fn q4_k_gemm_and_gemv_orders_agree_closely() {
+        let x: Vec<f32> = bytes(512, 9).iter().map(|&b| (b as f32 - 127.5) / 40.0).collect();
+        let w = row(GgmlType::Q4_K, 2, 3);
+        let mut a = Vec::new();
+        quantize_q8_k(&x, &mut a);
+        let five: Vec<BlockQ8K> = (0..5).flat_map(|_| a.iter().copied()).collect();
+        let mut out = [0.0f32; 5];
+        q4_k(&w, &five, 2, &mut out);
+        assert_eq!(out[4], one(q4_k, &w, &a), "the fifth token takes the GEMV path");
+        assert!((out[0] - out[4]).abs() <= 1e-5 * out[4].abs().max(1.0));
+        assert!(out[..4].iter().all(|&v| v == out[0]));
     }
 
     #[test]
@@ -694,6 +898,7 @@ mod tests {
             a
         };
         check(GgmlType::Q4_0, 256, |w, x| (one(q4_0, w, &q80(x)), deq_q8_0(&q80(x))));
+        check(GgmlType::Q4_0, 256, |w, x| (one(q4_0_repacked, w, &q80(x)), deq_q8_0(&q80(x))));
         check(GgmlType::Q5_0, 256, |w, x| (one(q5_0, w, &q80(x)), deq_q8_0(&q80(x))));
         check(GgmlType::Q8_0, 256, |w, x| (one(q8_0, w, &q80(x)), deq_q8_0(&q80(x))));
         check(GgmlType::Q4_K, 512, |w, x| (one(q4_k, w, &q8k(x)), deq_q8_k(&q8k(x))));

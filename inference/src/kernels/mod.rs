@@ -11,7 +11,7 @@ pub mod dot;
 
 use std::sync::Arc;
 
-use act::{BlockQ8_0, BlockQ8_1, BlockQ8K, quantize_q8_0, quantize_q8_1, quantize_q8_k, round_f16};
+use act::{BlockQ8_0, BlockQ8_1, BlockQ8K, quantize_q8_0, quantize_q8_1, quantize_q8_k, quantize_q8_k_4x8, round_f16};
 
 use crate::gguf::{GgmlType, dequantize_row};
 
@@ -81,7 +81,7 @@ impl QMatrix {
     pub fn matmul(&self, x: &[f32], n: usize, out: &mut [f32]) {
         assert_eq!(x.len(), n * self.cols, "activations are n × cols");
         assert_eq!(out.len(), n * self.rows, "output is n × rows");
-        let acts = self.quantize(x);
+        let acts = self.quantize(x, n);
         let bpr = self.cols / self.ty.block_size();
         if n == 1 {
             for_row_chunks(out, self.rows, 1, |r0, chunk| rows(self, &acts, bpr, 1, r0, chunk));
@@ -97,7 +97,7 @@ impl QMatrix {
     }
 
     /// Activations in the form this weight type's kernel reads (ggml's `vec_dot_type`).
-    fn quantize(&self, x: &[f32]) -> Acts {
+    fn quantize(&self, x: &[f32], n: usize) -> Acts {
         use GgmlType::*;
         match self.ty {
             Q4_0 | Q5_0 | Q8_0 => {
@@ -110,7 +110,18 @@ impl QMatrix {
                 quantize_q8_1(x, &mut v);
                 Acts::Q8_1(v)
             }
-            Q4_K | Q5_K | Q6_K => {
+            Q4_K => {
+                // llama.cpp (x86) repacks Q4_K: rows in whole groups of four are quantized by
+                // `ggml_quantize_mat_q8_K_4x8`, the rest by `quantize_row_q8_K`.
+                let grouped = n - n % 4;
+                let mut v = Vec::new();
+                quantize_q8_k_4x8(&x[..grouped * self.cols], &mut v);
+                let mut rest = Vec::new();
+                quantize_q8_k(&x[grouped * self.cols..], &mut rest);
+                v.extend(rest);
+                Acts::Q8K(v)
+            }
+            Q5_K | Q6_K => {
                 let mut v = Vec::new();
                 quantize_q8_k(x, &mut v);
                 Acts::Q8K(v)
@@ -165,6 +176,8 @@ macro_rules! row_loop {
         }
         use GgmlType::*;
         match (w.ty, acts) {
+            // llama.cpp (x86) repacks Q4_0 matrices whose rows come in eights (`q4_0_8x8`)
+            (Q4_0, Acts::Q8_0(a)) if w.rows.is_multiple_of(8) => each!(a, bpr, dot::$k::q4_0_repacked),
             (Q4_0, Acts::Q8_0(a)) => each!(a, bpr, dot::$k::q4_0),
             (Q5_0, Acts::Q8_0(a)) => each!(a, bpr, dot::$k::q5_0),
             (Q8_0, Acts::Q8_0(a)) => each!(a, bpr, dot::$k::q8_0),
