@@ -29,6 +29,8 @@ enum Command {
     Generate(cmd::generate::Args),
     /// Run or check a learner's Python program in the sandbox.
     Sandbox(cmd::sandbox::Args),
+    /// Run the Code Tutor (or one-shot generation) on a problems file and score it.
+    TutorEval(cmd::tutor_eval::Args),
 }
 
 fn main() {
@@ -40,6 +42,7 @@ fn main() {
         Command::HnswRecall(a) => cmd::hnsw_recall::run(a),
         Command::Sandbox(a) => cmd::sandbox::run(a),
         Command::Generate(a) => cmd::generate::run(a),
+        Command::TutorEval(a) => cmd::tutor_eval::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -4,3 +4,4 @@ pub mod hnsw_recall;
 pub mod info;
 pub mod sandbox;
 pub mod search;
+pub mod tutor_eval;

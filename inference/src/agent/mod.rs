@@ -6,9 +6,13 @@
 //! - [`ask`]: grounded conceptual Q&A (ACE-TA "Ask"): evidence → structured prompt → cited answer.
 //! - [`decode`]: step-wise greedy decoding for hosts that must yield between tokens (the browser
 //!   worker answers Stop messages between steps).
+//! - [`tutor`] (feature `sandbox`): the step-by-step Code Tutor (ACE-TA): plan, checked step code,
+//!   the learner's lines compared by behaviour, final tests.
 
 pub mod ask;
 pub mod decode;
+#[cfg(feature = "sandbox")]
+pub mod tutor;
 
 use std::sync::Arc;
 

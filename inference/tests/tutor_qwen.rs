@@ -1,0 +1,77 @@
+//! The Code Tutor with the real Qwen2.5-Coder-0.5B-Instruct (skipped when the file is absent:
+//! `models/fetch.sh llm`). Each test is one short model call or a few; about a minute in all on
+//! two cores.
+#![cfg(feature = "sandbox")]
+
+use inference::agent::tutor::{self, Prepared, SandboxRunner, Task, TutorConfig, TutorModel, TutorSession};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[global_allocator]
+static ALLOC: inference::sandbox::memory::SandboxAlloc = inference::sandbox::memory::SandboxAlloc;
+
+fn model() -> Option<TutorModel> {
+    let root = std::env::var_os("PATHSHALA_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models/cache"));
+    let path = root.join("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf");
+    let Ok(bytes) = std::fs::read(&path) else {
+        eprintln!("skipped: {} is absent (run `models/fetch.sh llm`)", path.display());
+        return None;
+    };
+    Some(TutorModel::load(Arc::new(bytes)).expect("the tutor model loads"))
+}
+
+fn add_task() -> Task {
+    Task {
+        starter: "def add_squares(a: int, b: int) -> int:\n    \"\"\" Return a*a + b*b.\n    >>> add_squares(2, 3)\n    13\n    \"\"\"\n".into(),
+        entry_point: Some("add_squares".into()),
+        inputs: vec!["2, 3".into()],
+        tests: "assert add_squares(2, 3) == 13\nassert add_squares(0, -4) == 16\n".into(),
+        ..Task::default()
+    }
+}
+
+#[test]
+fn plan_parses_and_the_first_step_runs() {
+    let Some(mut m) = model() else { return };
+    let cfg = TutorConfig { model_hints: false, ..TutorConfig::default() };
+    let mut s = TutorSession::start(&mut m, add_task(), &cfg).unwrap();
+    let plan = s.plan();
+    assert!((1..=cfg.max_steps).contains(&plan.len()), "{plan:?}");
+    assert!(plan.iter().all(|p| p.len() >= 5 && !p.contains('\n')), "{plan:?}");
+    match s.prepare(&mut m, &mut SandboxRunner, &cfg).unwrap() {
+        Prepared::Step(view) => {
+            assert_eq!(view.index, 0);
+            assert!(view.code.contains("# Step 1: "), "{}", view.code);
+            let reference = s.steps[0].reference.clone().unwrap();
+            assert!(!reference.trim().is_empty());
+            assert!(inference::sandbox::check_syntax(&tutor::code::pad_block_openers(&(view.code + &reference))).is_ok());
+            // The tutor's own lines are accepted.
+            let f = s.submit(Some(&mut m), &mut SandboxRunner, &cfg, &reference).unwrap();
+            assert!(f.accepted(), "{f:?}");
+        }
+        other => panic!("the first step should be ready: {other:?}"),
+    }
+}
+
+#[test]
+fn one_shot_solves_a_trivial_task() {
+    let Some(mut m) = model() else { return };
+    let r = tutor::one_shot(&mut m, &mut SandboxRunner, &add_task(), &TutorConfig::default(), 1).unwrap();
+    assert!(r.passed, "{r:?}");
+}
+
+#[test]
+fn the_judge_prefers_a_correct_alternative_to_a_wrong_one() {
+    let Some(mut m) = model() else { return };
+    let cfg = TutorConfig { model_hints: false, ..TutorConfig::default() };
+    // No variable of either learner holds the reference's values, so the model judges.
+    let fresh = || TutorSession::with_reference(add_task(), &[("Compute the square of a and the square of b", "    sq_a = a * a\n    sq_b = b * b\n")]);
+    let good = fresh().submit(Some(&mut m), &mut SandboxRunner, &cfg, "    squares = [a * a, b * b]\n").unwrap();
+    let bad = fresh().submit(Some(&mut m), &mut SandboxRunner, &cfg, "    s = a + b\n").unwrap();
+    let (pg, pb) = (good.p_yes.expect("judged"), bad.p_yes.expect("judged"));
+    eprintln!("p_yes: correct alternative {pg:.3}, wrong {pb:.3}");
+    assert!(pg > pb, "good {good:?}\nbad {bad:?}");
+    assert!(good.accepted() && !bad.accepted(), "good {good:?}\nbad {bad:?}");
+}
