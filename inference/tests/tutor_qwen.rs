@@ -75,3 +75,16 @@ fn the_judge_prefers_a_correct_alternative_to_a_wrong_one() {
     assert!(pg > pb, "good {good:?}\nbad {bad:?}");
     assert!(good.accepted() && !bad.accepted(), "good {good:?}\nbad {bad:?}");
 }
+
+#[test]
+fn a_draft_first_session_keeps_its_draft_and_plans_from_it() {
+    let Some(mut m) = model() else { return };
+    let cfg = TutorConfig { model_hints: false, draft_first: true, ..TutorConfig::default() };
+    let s = TutorSession::start(&mut m, add_task(), &cfg).unwrap();
+    let draft = s.draft.clone().expect("a draft");
+    assert!(draft.starts_with("def add_squares(") && draft.contains("return"), "{draft}");
+    let t = TutorSession::test(&s.task, &mut SandboxRunner, &cfg, &draft);
+    assert!(t.passed, "the draft of a trivial task passes: {t:?}\n{draft}");
+    assert!(!s.plan().is_empty() && s.plan().iter().all(|p| !p.contains("def ")), "{:?}", s.plan());
+    assert!(s.view().is_none(), "no step is ready before prepare");
+}

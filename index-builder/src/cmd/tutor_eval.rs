@@ -55,6 +55,9 @@ pub struct Args {
     /// No model-written hints (the scripted learner never needs them).
     #[arg(long)]
     no_hints: bool,
+    /// Tutor: the model writes a whole solution first (hidden from the learner) and plans from it.
+    #[arg(long)]
+    draft_first: bool,
 }
 
 #[derive(Deserialize)]
@@ -100,7 +103,7 @@ pub fn run(a: Args) -> Result<()> {
         problems.push(p);
     }
     problems.truncate(a.limit.unwrap_or(usize::MAX));
-    let mut cfg = TutorConfig { model_hints: !a.no_hints, ..TutorConfig::default() };
+    let mut cfg = TutorConfig { model_hints: !a.no_hints, draft_first: a.draft_first, ..TutorConfig::default() };
     let attempts = a.attempts.unwrap_or(if a.mode == Mode::Tutor { cfg.final_attempts } else { 1 });
     cfg.final_attempts = attempts;
     let mut model = match (a.mode, &a.model) {
@@ -151,7 +154,7 @@ pub fn run(a: Args) -> Result<()> {
         let row = Row {
             id: p.id.clone(),
             tier: p.tier.clone(),
-            mode: format!("{:?}", a.mode).to_lowercase(),
+            mode: format!("{:?}{}", a.mode, if a.draft_first && a.mode == Mode::Tutor { "+draft" } else { "" }).to_lowercase(),
             passed: report.passed,
             passed_first: report.passed_at == Some(1),
             seconds: t0.elapsed().as_secs_f64(),
@@ -202,6 +205,7 @@ pub fn run(a: Args) -> Result<()> {
         #[derive(Serialize)]
         struct Totals<'a> {
             mode: Mode,
+            draft_first: bool,
             model: Option<String>,
             attempts: usize,
             problems: &'a [Row],
@@ -211,7 +215,7 @@ pub fn run(a: Args) -> Result<()> {
             dwpm_first_attempt: Option<f64>,
         }
         let model_name = a.model.as_ref().and_then(|m| m.file_name()).map(|n| n.to_string_lossy().into_owned());
-        let doc = Totals { mode: a.mode, model: model_name, attempts, problems: &rows, tiers: &tiers, all: &all, dwpm: dwpm_final, dwpm_first_attempt: dwpm_first };
+        let doc = Totals { mode: a.mode, draft_first: a.draft_first, model: model_name, attempts, problems: &rows, tiers: &tiers, all: &all, dwpm: dwpm_final, dwpm_first_attempt: dwpm_first };
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         for (name, t) in tiers.iter().map(|(n, t)| (n.as_str(), t)).chain([("all", &all)]) {

@@ -83,11 +83,16 @@ pub fn run_tutor(
 /// The one-shot baseline: the model writes the whole program at once (greedy), then the same
 /// final attempts as the tutor (`attempts` of them).
 pub fn one_shot(model: &mut TutorModel, runner: &mut dyn CodeRunner, task: &Task, cfg: &TutorConfig, attempts: usize) -> Result<TutorReport, TutorError> {
-    let text = model.complete(&prompt::one_shot(task), cfg.program_tokens, &program_stops(task), &Sampling::greedy())?;
+    let program = draft(model, task, cfg)?;
     let mut report = TutorReport { generations: 1, ..TutorReport::default() };
-    let program = format!("{}{}", task.start_code(), clean_snippet(&text, task.is_function()));
     finish(model, runner, task, cfg, program, attempts, &mut report)?;
     Ok(report)
+}
+
+/// The whole program in one greedy generation (the one-shot baseline, and the tutor's draft).
+pub fn draft(model: &mut TutorModel, task: &Task, cfg: &TutorConfig) -> Result<String, TutorError> {
+    let text = model.complete(&prompt::one_shot(task), cfg.program_tokens, &program_stops(task), &Sampling::greedy())?;
+    Ok(format!("{}{}", task.start_code(), clean_snippet(&text, task.is_function())))
 }
 
 /// Runs `program` against the tests up to `attempts` times; between runs the model rewrites it

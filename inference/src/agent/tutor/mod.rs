@@ -4,7 +4,8 @@
 //! The loop, UI-free and model-driven:
 //!
 //! 1. **Plan** ([`TutorSession::start`]): the model writes 1–`max_steps` logic steps, no code,
-//!    as JSON under a schema (constrained decoding, so even a small model's plan parses).
+//!    as JSON under a schema (constrained decoding, so even a small model's plan parses); with
+//!    `draft_first` it first writes a whole solution, hidden from the learner, and plans from it.
 //! 2. **Step** ([`TutorSession::prepare`]): the model continues the code so far after the
 //!    comment `# Step k: …` (whose indentation the model picks by likelihood). The code so far
 //!    plus the snippet, with a `pass` body under a trailing block opener, is syntax-checked and
@@ -105,6 +106,10 @@ pub struct TutorConfig {
     pub test: RunOptions,
     /// Seed of the sampled retries (first tries are greedy).
     pub seed: u64,
+    /// The model first writes a whole solution (hidden from the learner); the plan describes it
+    /// and step prompts show it. A small model plans far better from its own draft (see
+    /// docs/EVALUATION.md, "Code tutor: HumanEval").
+    pub draft_first: bool,
 }
 
 impl Default for TutorConfig {
@@ -122,6 +127,7 @@ impl Default for TutorConfig {
             check: RunOptions { timeout_ms: 3_000, max_output_bytes: 64 << 10, ..RunOptions::default() },
             test: RunOptions { timeout_ms: 20_000, max_output_bytes: 256 << 10, ..RunOptions::default() },
             seed: 0,
+            draft_first: false,
         }
     }
 }

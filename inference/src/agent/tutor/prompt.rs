@@ -75,47 +75,61 @@ pub fn plan_schema(max_steps: usize) -> String {
 
 const PLAN_RULES: &str = "Each step is one small action in plain English, in the order the code will be written. Do not write any code.";
 
-/// The example exchange shown before a plan request: a function task, or a script task.
-fn plan_shot(function: bool, max_steps: usize) -> (String, String) {
-    let task = if function {
-        Task {
-            starter: "def count_vowels(word: str) -> int:\n    \"\"\" Count the vowels in a word.\n    >>> count_vowels(\"hello\")\n    2\n    \"\"\"\n".into(),
-            entry_point: Some("count_vowels".into()),
-            ..Task::default()
-        }
+/// The example exchange shown before a plan request: a function task, or a script task (with
+/// its worked solution when the plan is drawn from a draft).
+fn plan_shot(function: bool, max_steps: usize, with_draft: bool) -> (String, String) {
+    let (task, solution) = if function {
+        let starter = "def count_vowels(word: str) -> int:\n    \"\"\" Count the vowels in a word.\n    >>> count_vowels(\"hello\")\n    2\n    \"\"\"\n";
+        let task = Task { starter: starter.into(), entry_point: Some("count_vowels".into()), ..Task::default() };
+        (task, format!("{starter}    count = 0\n    for letter in word:\n        if letter in \"aeiou\":\n            count += 1\n    return count\n"))
     } else {
-        Task { description: "Read a word and print how many vowels it has.".into(), ..Task::default() }
+        let task = Task { description: "Read a word and print how many vowels it has.".into(), ..Task::default() };
+        (task, "word = input()\ncount = 0\nfor letter in word:\n    if letter in \"aeiou\":\n        count += 1\nprint(count)\n".to_string())
     };
     let first = if function { "Start a counter at 0" } else { "Read the word with input() and start a counter at 0" };
     let last = if function { "Return the counter" } else { "Print the counter" };
     let steps = format!(
         r#"{{"steps":["{first}","Go through each letter of the word","If the letter is one of a, e, i, o, u, add 1 to the counter","{last}"]}}"#
     );
-    (plan_request(&task, max_steps), steps)
+    (plan_request(&task, max_steps, with_draft.then_some(solution.as_str())), steps)
 }
 
-fn plan_request(task: &Task, max_steps: usize) -> String {
-    format!("{}\nBreak the task into a plan of 1 to {max_steps} short steps. {PLAN_RULES}", task_text(task))
+fn plan_request(task: &Task, max_steps: usize, draft: Option<&str>) -> String {
+    match draft {
+        None => format!("{}\nBreak the task into a plan of 1 to {max_steps} short steps. {PLAN_RULES}", task_text(task)),
+        Some(d) => format!(
+            "{}{}Break this solution into a plan of 1 to {max_steps} short steps. {PLAN_RULES}",
+            task_text(task),
+            solution_text(d)
+        ),
+    }
 }
 
-/// Asks for a plan of logic steps, no code (after one example exchange).
-pub fn plan(task: &Task, max_steps: usize) -> Prompt {
+/// The tutor's own worked solution, shown to the model only.
+fn solution_text(draft: &str) -> String {
+    format!("\nA worked solution:\n```python\n{}```\n", inert(draft))
+}
+
+/// Asks for a plan of logic steps, no code (after one example exchange); with `draft`, the plan
+/// describes that worked solution.
+pub fn plan(task: &Task, max_steps: usize, draft: Option<&str>) -> Prompt {
     Prompt {
         system: TUTOR_SYSTEM.into(),
-        shots: vec![plan_shot(task.is_function(), max_steps)],
-        user: plan_request(task, max_steps),
+        shots: vec![plan_shot(task.is_function(), max_steps, draft.is_some())],
+        user: plan_request(task, max_steps, draft),
         prefill: String::new(),
     }
 }
 
 /// Asks for a new plan for the rest of the task after `failed` could not be written.
-pub fn replan(task: &Task, code: &str, failed: &str, error: &str, max_steps: usize) -> Prompt {
+pub fn replan(task: &Task, code: &str, failed: &str, error: &str, max_steps: usize, draft: Option<&str>) -> Prompt {
     Prompt {
         system: TUTOR_SYSTEM.into(),
-        shots: vec![plan_shot(task.is_function(), max_steps)],
+        shots: vec![plan_shot(task.is_function(), max_steps, false)],
         user: format!(
-            "{}\nThe code so far:\n```python\n{}```\nThe step \"{}\" could not be turned into code that runs (last error: {}).\nWrite a new plan of 1 to {max_steps} short steps for the rest of the task, starting from the code so far. {PLAN_RULES}",
+            "{}{}\nThe code so far:\n```python\n{}```\nThe step \"{}\" could not be turned into code that runs (last error: {}).\nWrite a new plan of 1 to {max_steps} short steps for the rest of the task, starting from the code so far. {PLAN_RULES}",
             task_text(task),
+            draft.map(solution_text).unwrap_or_default(),
             inert(code),
             inert(failed),
             inert(error)
@@ -138,22 +152,23 @@ pub fn one_line(step: &str) -> String {
 }
 
 /// The user turn shared by every step of a plan.
-pub fn step_user(task: &Task, steps: &[String]) -> String {
+pub fn step_user(task: &Task, steps: &[String], draft: Option<&str>) -> String {
     format!(
-        "{}\nPlan:\n{}\nWrite the program one step at a time. Each step starts with a comment `# Step n: ...`; under it write only the few lines of Python that do that step, then stop.",
+        "{}{}\nPlan:\n{}\nWrite the program one step at a time. Each step starts with a comment `# Step n: ...`; under it write only the few lines of Python that do that step, then stop.",
         task_text(task),
+        draft.map(solution_text).unwrap_or_default(),
         numbered(steps)
     )
 }
 
 /// Asks for the code of the step whose comment ends `code_with_comment`. A retry's error goes
 /// in a comment under the step's (at `indent`), so the turns and the code stay a cached prefix.
-pub fn step(task: &Task, steps: &[String], code_with_comment: &str, indent: usize, retry: Option<&str>) -> Prompt {
+pub fn step(task: &Task, steps: &[String], draft: Option<&str>, code_with_comment: &str, indent: usize, retry: Option<&str>) -> Prompt {
     let mut prefill = format!("```python\n{}", inert(code_with_comment));
     if let Some(error) = retry {
         prefill.push_str(&format!("{}# (An earlier try failed with {}. Avoid that mistake.)\n", " ".repeat(indent), one_line(&inert(error))));
     }
-    Prompt { system: TUTOR_SYSTEM.into(), shots: Vec::new(), user: step_user(task, steps), prefill }
+    Prompt { system: TUTOR_SYSTEM.into(), shots: Vec::new(), user: step_user(task, steps, draft), prefill }
 }
 
 /// Asks for the whole program again after it failed the task's tests.
@@ -259,13 +274,13 @@ mod tests {
     fn step_prompts_share_their_turns_and_prefill_the_code() {
         let steps = vec!["Add the numbers".to_string(), "Return the sum".to_string()];
         let code = format!("{}{}", task().start_code(), step_comment(1, "Add the numbers", 4));
-        let p = step(&task(), &steps, &code, 4, None);
+        let p = step(&task(), &steps, None, &code, 4, None);
         assert!(p.user.contains("Plan:\n1. Add the numbers\n2. Return the sum\n"));
         assert!(p.prefill.starts_with("```python\ndef add(a, b):"));
         assert!(p.prefill.ends_with("    # Step 1: Add the numbers\n"));
-        let q = step(&task(), &steps, &(code.clone() + "    s = a + b\n"), 4, None);
+        let q = step(&task(), &steps, None, &(code.clone() + "    s = a + b\n"), 4, None);
         assert_eq!(p.user, q.user, "the user turn is the same for every step");
-        let r = step(&task(), &steps, &code, 4, Some("SyntaxError: invalid\nsyntax"));
+        let r = step(&task(), &steps, None, &code, 4, Some("SyntaxError: invalid\nsyntax"));
         assert_eq!(r.user, p.user);
         assert!(r.prefill.starts_with(&p.prefill));
         assert!(r.prefill.ends_with("    # (An earlier try failed with SyntaxError: invalid syntax. Avoid that mistake.)\n"), "{}", r.prefill);
@@ -275,7 +290,7 @@ mod tests {
 
     #[test]
     fn plan_prompts_show_one_example_exchange() {
-        let p = plan(&task(), 6);
+        let p = plan(&task(), 6, None);
         assert_eq!(p.shots.len(), 1);
         assert!(p.shots[0].0.contains("def count_vowels") && p.shots[0].1.starts_with("{\"steps\":[\"Start a counter at 0\""));
         let schema = crate::llm::Schema::parse(&plan_schema(6)).unwrap();
@@ -285,7 +300,13 @@ mod tests {
         assert!(r.contains("<|im_start|>assistant\n{\"steps\""));
         let mut script = task();
         (script.starter, script.entry_point, script.description) = (String::new(), None, "Print hello.".into());
-        assert!(plan(&script, 6).shots[0].1.contains("Print the counter"));
+        assert!(plan(&script, 6, None).shots[0].1.contains("Print the counter"));
+        // Drawn from a draft: the example and the question both carry a worked solution.
+        let d = plan(&task(), 6, Some("def add(a, b):\n    return a + b\n"));
+        assert!(d.shots[0].0.contains("A worked solution:\n```python\ndef count_vowels") && d.shots[0].0.contains("count += 1"));
+        assert!(d.user.contains("A worked solution:\n```python\ndef add(a, b):\n    return a + b\n```\nBreak this solution"), "{}", d.user);
+        let st = step(&task(), &["Add".to_string()], Some("def add(a, b):\n    return a + b\n"), "x\n", 4, None);
+        assert!(st.user.contains("A worked solution:") && st.user.contains("Plan:\n1. Add"));
     }
 
     #[test]
@@ -293,7 +314,7 @@ mod tests {
         assert_eq!(one_line("1. Loop over\n the list"), "Loop over the list");
         assert_eq!(one_line("Step 2: Return it"), "Return it");
         assert_eq!(step_comment(3, "- Return the sum", 8), "        # Step 3: Return the sum\n");
-        assert!(plan(&task(), 6).user.contains("1 to 6 short steps"));
+        assert!(plan(&task(), 6, None).user.contains("1 to 6 short steps"));
     }
 
     #[test]

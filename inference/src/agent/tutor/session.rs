@@ -128,6 +128,10 @@ pub struct TutorSession {
     pub replans: usize,
     /// Model generations of step code (first tries and refinements).
     pub generations: usize,
+    /// The tutor's worked solution the plan was drawn from (`TutorConfig::draft_first`); never
+    /// shown to the learner.
+    #[serde(default)]
+    pub draft: Option<String>,
     #[serde(skip)]
     reference_behaviour: Option<Behaviour>,
 }
@@ -158,18 +162,23 @@ fn retry_sampling(cfg: &TutorConfig, attempt: usize) -> Sampling {
 }
 
 impl TutorSession {
-    /// Plans the task: the model writes the steps (JSON under a schema, no code).
+    /// Plans the task: the model writes the steps (JSON under a schema, no code); with
+    /// `cfg.draft_first` it first writes a whole solution and the plan describes that.
     pub fn start(model: &mut TutorModel, task: Task, cfg: &TutorConfig) -> Result<TutorSession, TutorError> {
-        let steps = plan_steps(model, &prompt::plan(&task, cfg.max_steps), cfg)?;
+        let draft = match cfg.draft_first {
+            true => Some(super::drive::draft(model, &task, cfg)?),
+            false => None,
+        };
+        let steps = plan_steps(model, &prompt::plan(&task, cfg.max_steps, draft.as_deref()), cfg)?;
         let code = task.start_code();
-        Ok(TutorSession { task, steps, current: 0, code, replans: 0, generations: 0, reference_behaviour: None })
+        Ok(TutorSession { task, steps, current: 0, code, replans: 0, generations: draft.is_some() as usize, draft, reference_behaviour: None })
     }
 
     /// A session with a given plan (no model call), e.g. one a teacher wrote.
     pub fn with_plan(task: Task, steps: &[&str]) -> TutorSession {
         let code = task.start_code();
         let steps = steps.iter().map(|s| new_step(s)).collect();
-        TutorSession { task, steps, current: 0, code, replans: 0, generations: 0, reference_behaviour: None }
+        TutorSession { task, steps, current: 0, code, replans: 0, generations: 0, draft: None, reference_behaviour: None }
     }
 
     /// A fixed plan with the tutor's lines for each step, e.g. a teacher's worked solution (no
@@ -219,13 +228,13 @@ impl TutorSession {
             // Where the step goes: the indentation the model finds most likely for its comment.
             let candidates = code::indent_candidates(&self.code, self.task.min_indent());
             let comments: Vec<String> = candidates.iter().map(|&i| prompt::step_comment(k + 1, &plan[k], i)).collect();
-            let best = model.most_likely(&prompt::step(&self.task, &plan, &self.code, 0, None), &comments)?;
+            let best = model.most_likely(&prompt::step(&self.task, &plan, self.draft.as_deref(), &self.code, 0, None), &comments)?;
             self.steps[k].indent = candidates[best];
             let code = self.code_with_comment();
             let mut last: Option<(String, String)> = None;
             for attempt in 0..=cfg.max_refinements {
                 let retry = last.as_ref().map(|(_, e)| e.as_str());
-                let p = prompt::step(&self.task, &plan, &code, self.steps[k].indent, retry);
+                let p = prompt::step(&self.task, &plan, self.draft.as_deref(), &code, self.steps[k].indent, retry);
                 let text = model.complete(&p, cfg.step_tokens, &code_stops(&self.task, true), &retry_sampling(cfg, attempt))?;
                 self.generations += 1;
                 let snippet = clean_snippet(&text, self.task.is_function());
@@ -248,7 +257,7 @@ impl TutorSession {
                 return Ok(Prepared::Stuck { index: k, problem: error });
             }
             self.replans += 1;
-            let p = prompt::replan(&self.task, &self.code, &plan[k], &error, cfg.max_steps);
+            let p = prompt::replan(&self.task, &self.code, &plan[k], &error, cfg.max_steps, self.draft.as_deref());
             let fresh = plan_steps(model, &p, cfg)?;
             self.steps.truncate(k);
             self.steps.extend(fresh);
