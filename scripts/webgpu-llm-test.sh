@@ -18,7 +18,7 @@ trap 'rm -rf "$out"; kill ${server:-} 2>/dev/null || true' EXIT
 wasm-bindgen --target web --no-typescript --out-dir "$out" "$WASM_TARGET_DIR/wasm32-unknown-unknown/release/webgpu_llm.wasm"
 ln -s "$PWD/$MODEL" "$out/model.gguf"
 cat > "$out/index.html" <<'HTML'
-<!doctype html><meta charset="utf-8"><title>WebGPU LLM check</title>
+<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>WebGPU LLM check</title>
 <script type="module">
 import init, { greedy } from './webgpu_llm.js';
 await init();

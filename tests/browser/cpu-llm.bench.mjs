@@ -11,6 +11,7 @@ const fx = JSON.parse(readFileSync(new URL('../../inference/tests/fixtures/llm/s
 const browser = await launch();
 const page = await browser.newPage();
 await page.goto(process.env.BASE);
+await page.waitForFunction(() => typeof window.runCpu === 'function', null, { timeout: 300_000 });
 await page.waitForFunction(() => window.ready === true);
 const prompts = [fx.cases[0].prompt_ids];
 const out = await page.evaluate(async ({ file, prompts, n }) => window.runCpu(file, prompts, [0, 2], n), { file, prompts, n: Number(n) });

@@ -17,7 +17,10 @@ before(async () => {
   browser = await launch();
   page = await browser.newPage();
   page.on('console', (m) => console.log('[page]', m.text()));
+  page.on('pageerror', (e) => console.log('[page error]', e.message));
   await page.goto(base);
+  // The module's top-level `await init()` may finish after the load event: wait for it.
+  await page.waitForFunction(() => typeof window.runGreedy === 'function', null, { timeout: 300_000 });
 });
 after(async () => browser?.close());
 
