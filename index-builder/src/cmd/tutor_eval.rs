@@ -77,7 +77,8 @@ struct Row {
     id: String,
     tier: Option<String>,
     mode: String,
-    passed: bool,
+    // `passed` is the report's (flattened): a second field of that name would write the key
+    // twice, and the row would not read back for --resume.
     passed_first: bool,
     seconds: f64,
     #[serde(flatten)]
@@ -155,7 +156,6 @@ pub fn run(a: Args) -> Result<()> {
             id: p.id.clone(),
             tier: p.tier.clone(),
             mode: format!("{:?}{}", a.mode, if a.draft_first && a.mode == Mode::Tutor { "+draft" } else { "" }).to_lowercase(),
-            passed: report.passed,
             passed_first: report.passed_at == Some(1),
             seconds: t0.elapsed().as_secs_f64(),
             report,
@@ -166,7 +166,7 @@ pub fn run(a: Args) -> Result<()> {
             i + 1,
             row.id,
             row.tier.as_deref().unwrap_or("-"),
-            if row.passed { "pass" } else { "FAIL" },
+            if row.report.passed { "pass" } else { "FAIL" },
             r.passed_at.map(|n| format!(" (attempt {n})")).unwrap_or_default(),
             r.steps_done,
             r.plan.len(),
@@ -187,7 +187,7 @@ pub fn run(a: Args) -> Result<()> {
     for r in &rows {
         for t in [Some(&mut all), r.tier.as_ref().map(|t| tiers.entry(t.clone()).or_default())].into_iter().flatten() {
             t.problems += 1;
-            t.passed += r.passed as usize;
+            t.passed += r.report.passed as usize;
             t.passed_first += r.passed_first as usize;
             t.seconds += r.seconds;
         }
