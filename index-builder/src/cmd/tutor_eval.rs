@@ -230,3 +230,24 @@ pub fn run(a: Args) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_read_back_for_resume() {
+        let row = Row {
+            id: "HumanEval/2".into(),
+            tier: Some("easy".into()),
+            mode: "tutor".into(),
+            passed_first: false,
+            seconds: 1.5,
+            report: TutorReport { final_attempts: 3, plan: vec!["a".into()], problem: Some("x".into()), ..TutorReport::default() },
+        };
+        let line = serde_json::to_string(&row).unwrap();
+        assert_eq!(line.matches("\"passed\"").count(), 1, "{line}");
+        let back: Row = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert_eq!(back.report, row.report);
+    }
+}
