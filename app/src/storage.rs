@@ -182,3 +182,51 @@ pub async fn estimate() -> (Option<f64>, Option<f64>) {
     let num = |k: &str| js_sys::Reflect::get(&est, &k.into()).ok().and_then(|v| v.as_f64());
     (num("usage"), num("quota"))
 }
+
+/// The Code view's progress, in a database of its own so the course store's schema (and any
+/// worker holding it open) is untouched:
+///
+/// ```text
+/// database "pathshala-code" v1
+///   progress  key: "current" → JSON ui::code::Saved (problem, tutor session, editor, tests)
+/// ```
+pub mod progress {
+    use super::{StoreError, other};
+    use idb::{DatabaseEvent, Factory, ObjectStoreParams, TransactionMode};
+    use wasm_bindgen::JsValue;
+
+    const DB_NAME: &str = "pathshala-code";
+    const DB_VERSION: u32 = 1;
+    const STORE: &str = "progress";
+    const KEY: &str = "current";
+
+    async fn open() -> Result<idb::Database, StoreError> {
+        let factory = Factory::new().map_err(|_| StoreError::Other("this browser has no IndexedDB".into()))?;
+        let mut req = factory.open(DB_NAME, Some(DB_VERSION)).map_err(other)?;
+        req.on_upgrade_needed(|event| {
+            let Ok(db) = event.database() else { return };
+            if !db.store_names().iter().any(|n| n == STORE) {
+                let _ = db.create_object_store(STORE, ObjectStoreParams::new());
+            }
+        });
+        req.await.map_err(other)
+    }
+
+    /// The saved progress (JSON), if any.
+    pub async fn load() -> Result<Option<String>, StoreError> {
+        let db = open().await?;
+        let tx = db.transaction(&[STORE], TransactionMode::ReadOnly).map_err(other)?;
+        let v = tx.object_store(STORE).map_err(other)?.get(JsValue::from_str(KEY)).map_err(other)?.await.map_err(other)?;
+        db.close();
+        Ok(v.and_then(|v| v.as_string()))
+    }
+
+    pub async fn save(json: &str) -> Result<(), StoreError> {
+        let db = open().await?;
+        let tx = db.transaction(&[STORE], TransactionMode::ReadWrite).map_err(other)?;
+        tx.object_store(STORE).map_err(other)?.put(&JsValue::from_str(json), Some(&JsValue::from_str(KEY))).map_err(other)?.await.map_err(other)?;
+        tx.await.map_err(other)?;
+        db.close();
+        Ok(())
+    }
+}

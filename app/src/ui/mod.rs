@@ -1,9 +1,13 @@
-//! The page: one store ([`state::State`]), the worker bridge, and the views (Ask, Book, Storage).
+//! The page: one store ([`state::State`]), the worker bridge, and the views (Ask, Book, Code,
+//! Storage). The Code view keeps its own state ([`code::CodeState`]) and the sandbox worker
+//! ([`sandbox::SandboxClient`]).
 
 pub mod bridge;
+pub mod code;
 pub mod components;
 pub mod gpu;
 pub mod pwa;
+pub mod sandbox;
 pub mod state;
 
 use crate::fetch;
@@ -11,7 +15,7 @@ use crate::i18n::{Lang, Texts};
 use crate::markdown;
 use crate::protocol::{AssetList, Reply, Request, Runtime};
 use bridge::Bridge;
-use components::{ask::AskPanel, book::BookPanel, find::FindPanel, status::StatusLine, storage::StoragePanel};
+use components::{ask::AskPanel, book::BookPanel, code::CodeView, find::FindPanel, status::StatusLine, storage::StoragePanel};
 use state::{Action, State, View};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -157,6 +161,7 @@ pub fn App() -> Html {
             <BookPanel outline={outline} section={state.section.clone()} highlight={state.highlight}
                        results={state.book_results.clone()} lang={state.lang} on_open={on_open.clone()} on_search={search(true)} />
         },
+        View::Code => html! {},
         View::Storage => html! {
             <StoragePanel info={state.storage.clone()} lang={state.lang}
                           on_refresh={send.reform(|_| Request::Storage)} on_clear={send.reform(|_| Request::ClearStorage)} />
@@ -174,6 +179,7 @@ pub fn App() -> Html {
                 <nav>
                     { tab(View::Ask, t.tab_ask(), "tab-ask") }
                     { tab(View::Book, t.tab_book(), "tab-book") }
+                    { tab(View::Code, t.tab_code(), "tab-code") }
                     { tab(View::Storage, t.tab_storage(), "tab-storage") }
                     <button class="lang" data-testid="lang-switch" lang={state.lang.other().code()} onclick={on_lang}>{ t.switch_to() }</button>
                 </nav>
@@ -189,7 +195,7 @@ pub fn App() -> Html {
                 <p class="notice" data-testid="notice">{ n.clone() }{ " " }<button onclick={on_dismiss}>{ "×" }</button></p>
             }
             { for md_preview }
-            <main>{ view }</main>
+            <main>{ view }<CodeView lang={state.lang} visible={state.view == View::Code} /></main>
             if let Some(b) = &state.bench { <pre data-testid="bench">{ b.clone() }</pre> }
         </div>
     }

@@ -17,6 +17,7 @@ pub enum Load {
 pub enum View {
     Ask,
     Book,
+    Code,
     Storage,
 }
 

@@ -3,6 +3,7 @@
 pub mod answer;
 pub mod ask;
 pub mod book;
+pub mod code;
 pub mod find;
 pub mod status;
 pub mod storage;

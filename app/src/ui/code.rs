@@ -1,0 +1,410 @@
+//! The Code view's state: the problem being practised (a [`TutorSession`] built from the
+//! teacher's steps in `problems.json`, no model needed), the learner's editor, the last run and
+//! the tutor's feedback. Pure logic, tested natively; the component renders it and the
+//! [`super::sandbox::SandboxClient`] carries its requests.
+
+use crate::sandbox_protocol::{SandboxReply, SandboxRequest, RUN_TIMEOUT_MS};
+use crate::ui::sandbox::SandboxEvent;
+use inference::agent::tutor::code::pad_block_openers;
+use inference::agent::tutor::{Feedback, Task, TestRun, TutorSession, Verdict};
+use inference::sandbox::{RunResult, RunStatus, SyntaxIssue};
+use serde::{Deserialize, Serialize};
+use std::rc::Rc;
+use yew::Reducible;
+
+/// One practice problem of `problems.json`: a task and the teacher's steps with their lines.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Problem {
+    pub id: String,
+    pub title: String,
+    pub task: Task,
+    /// (what the step does, the teacher's lines for it).
+    pub steps: Vec<(String, String)>,
+}
+
+impl Problem {
+    pub fn session(&self) -> TutorSession {
+        let steps: Vec<(&str, &str)> = self.steps.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        TutorSession::with_reference(self.task.clone(), &steps)
+    }
+}
+
+/// What is kept in IndexedDB: enough to carry on after a reload.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Saved {
+    pub problem: Option<String>,
+    pub session: Option<TutorSession>,
+    pub editor: String,
+    #[serde(default)]
+    pub tests: Option<TestRun>,
+}
+
+/// How the last run ended, for `code-output`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    Running,
+    Ran(RunResult),
+    /// The program did not parse; nothing ran.
+    Syntax(SyntaxIssue),
+    /// No answer within the time limit: the worker was terminated and replaced.
+    TimedOut { after_ms: u64 },
+    /// The worker trapped (memory) or panicked: replaced.
+    Killed(String),
+}
+
+impl Output {
+    /// `data-status`: running | ok | error | timeout | killed.
+    pub fn status(&self) -> &'static str {
+        match self {
+            Output::Running => "running",
+            Output::Ran(r) => match r.status {
+                RunStatus::Ok => "ok",
+                RunStatus::Error => "error",
+                RunStatus::Timeout => "timeout",
+                RunStatus::Killed(_) => "killed",
+            },
+            Output::Syntax(_) => "error",
+            Output::TimedOut { .. } => "timeout",
+            Output::Killed(_) => "killed",
+        }
+    }
+}
+
+/// The tutor's answer, for `code-feedback`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Said {
+    Checking,
+    Feedback(Feedback),
+    /// The check itself ran out of time (a loop that never ends in the learner's lines).
+    TimedOut,
+    Killed(String),
+    Testing,
+    Tested(TestRun),
+}
+
+impl Said {
+    /// `data-verdict`: checking | accepted | empty | syntax | differs | timeout | killed | testing | passed | failed.
+    pub fn verdict(&self) -> &'static str {
+        match self {
+            Said::Checking => "checking",
+            Said::Feedback(f) => match f.verdict {
+                Verdict::Accepted { .. } => "accepted",
+                Verdict::Empty => "empty",
+                Verdict::Syntax { .. } => "syntax",
+                Verdict::Differs { .. } => "differs",
+            },
+            Said::TimedOut => "timeout",
+            Said::Killed(_) => "killed",
+            Said::Testing => "testing",
+            Said::Tested(t) if t.passed => "passed",
+            Said::Tested(_) => "failed",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Run,
+    Check,
+    Test,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CodeState {
+    pub problems: Rc<Vec<Problem>>,
+    pub problem: Option<String>,
+    /// Sessions hold no PartialEq; compared through their JSON (see `PartialEq` use in Yew props).
+    pub session: Option<Rc<SessionBox>>,
+    pub editor: String,
+    pub output: Option<Output>,
+    pub said: Option<Said>,
+    pub tests: Option<TestRun>,
+    /// The request in flight.
+    pub busy: Option<(u32, Kind)>,
+    /// The last request id handed out.
+    pub last_id: u32,
+    /// Progress was read back from IndexedDB (or there was none): saving may begin.
+    pub restored: bool,
+    /// Bumped whenever something worth saving changed.
+    pub revision: u32,
+    /// The last revision written to IndexedDB.
+    pub saved_revision: u32,
+}
+
+/// A [`TutorSession`] with equality by identity (Yew props need `PartialEq`).
+#[derive(Debug)]
+pub struct SessionBox(pub TutorSession);
+
+impl PartialEq for SessionBox {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+pub enum CodeAction {
+    Problems(Vec<Problem>),
+    Restore(Option<Saved>),
+    /// `None`: free practice.
+    Pick(Option<String>),
+    Edit(String),
+    /// A request was sent.
+    Sent { id: u32, kind: Kind },
+    Event(SandboxEvent),
+    Reveal,
+    /// Revision `n` is in IndexedDB.
+    Saved(u32),
+}
+
+impl CodeState {
+    pub fn session(&self) -> Option<&TutorSession> {
+        self.session.as_deref().map(|b| &b.0)
+    }
+
+    pub fn problem(&self) -> Option<&Problem> {
+        let id = self.problem.as_ref()?;
+        self.problems.iter().find(|p| &p.id == id)
+    }
+
+    pub fn saved(&self) -> Saved {
+        Saved { problem: self.problem.clone(), session: self.session().cloned(), editor: self.editor.clone(), tests: self.tests.clone() }
+    }
+
+    /// The code above the editor (read-only): the steps done so far and the current step's comment.
+    pub fn code_above(&self) -> String {
+        match self.session() {
+            Some(s) => s.view().map(|v| v.code).unwrap_or_else(|| s.code.clone()),
+            None => String::new(),
+        }
+    }
+
+    /// Whether every step is done.
+    pub fn finished(&self) -> bool {
+        self.session().is_some_and(|s| s.current >= s.steps.len())
+    }
+
+    /// The next request id.
+    pub fn next_id(&self) -> u32 {
+        self.last_id + 1
+    }
+
+    /// The program a Run executes: the code above plus the editor (a trailing block opener gets
+    /// `pass`), then, for a function task, a call on the first check input so there is output.
+    pub fn run_request(&self, id: u32) -> SandboxRequest {
+        let source = match self.session() {
+            None => self.editor.clone(),
+            Some(s) => {
+                let editor = if self.finished() { String::new() } else { self.editor.clone() };
+                let mut src = pad_block_openers(&format!("{}{}", self.code_above(), editor));
+                if let (Some(f), Some(args)) = (&s.task.entry_point, s.task.inputs.first()) {
+                    src = format!("{}\nprint({f}({args}))\n", src.trim_end());
+                }
+                src
+            }
+        };
+        SandboxRequest::Run { id, source, stdin: String::new(), timeout_ms: RUN_TIMEOUT_MS }
+    }
+
+    /// The tutor's check of the editor's lines (`None` when there is no step to check).
+    pub fn check_request(&self, id: u32) -> Option<SandboxRequest> {
+        let s = self.session().filter(|_| !self.finished())?;
+        Some(SandboxRequest::Check { id, session: Box::new(s.clone()), lines: self.editor.clone() })
+    }
+
+    /// The finished program against the tests.
+    pub fn test_request(&self, id: u32) -> Option<SandboxRequest> {
+        let s = self.session().filter(|_| self.finished())?;
+        Some(SandboxRequest::Test { id, task: s.task.clone(), program: s.code.clone() })
+    }
+
+    /// Lines of the code above the editor (to map a program line to the learner's lines).
+    pub fn offset(&self) -> usize {
+        self.code_above().lines().count()
+    }
+
+    fn set_session(&mut self, s: Option<TutorSession>) {
+        self.session = s.map(|s| Rc::new(SessionBox(s)));
+    }
+
+    /// The editor for the current step: its indentation, ready to type.
+    fn fresh_editor(&self) -> String {
+        self.session().and_then(|s| s.view()).map(|v| " ".repeat(v.indent)).unwrap_or_default()
+    }
+}
+
+impl Reducible for CodeState {
+    type Action = CodeAction;
+
+    fn reduce(self: Rc<Self>, action: CodeAction) -> Rc<Self> {
+        let mut s = (*self).clone();
+        match action {
+            CodeAction::Problems(p) => s.problems = Rc::new(p),
+            CodeAction::Restore(saved) => {
+                if let Some(saved) = saved {
+                    s.problem = saved.problem;
+                    s.set_session(saved.session);
+                    s.editor = saved.editor;
+                    s.tests = saved.tests;
+                }
+                s.restored = true;
+            }
+            CodeAction::Pick(id) => {
+                let session = id.as_ref().and_then(|id| s.problems.iter().find(|p| &p.id == id)).map(Problem::session);
+                s.problem = id.filter(|_| session.is_some());
+                s.set_session(session);
+                s.editor = s.fresh_editor();
+                s.output = None;
+                s.said = None;
+                s.tests = None;
+                s.busy = None;
+                s.revision += 1;
+            }
+            CodeAction::Edit(text) => s.editor = text,
+            CodeAction::Sent { id, kind } => {
+                s.last_id = s.last_id.max(id);
+                s.busy = Some((id, kind));
+                match kind {
+                    Kind::Run => s.output = Some(Output::Running),
+                    Kind::Check => s.said = Some(Said::Checking),
+                    Kind::Test => s.said = Some(Said::Testing),
+                }
+                s.revision += 1;
+            }
+            CodeAction::Event(e) => s.apply(e),
+            CodeAction::Saved(n) => s.saved_revision = s.saved_revision.max(n),
+            CodeAction::Reveal => {
+                if let Some(mut session) = s.session().cloned() {
+                    if session.reveal().is_ok() {
+                        s.set_session(Some(session));
+                        s.editor = s.fresh_editor();
+                        s.said = None;
+                        s.revision += 1;
+                    }
+                }
+            }
+        }
+        Rc::new(s)
+    }
+}
+
+impl CodeState {
+    fn apply(&mut self, e: SandboxEvent) {
+        let id = match &e {
+            SandboxEvent::Reply(r) => match r {
+                SandboxReply::Syntax { id, .. } | SandboxReply::Ran { id, .. } | SandboxReply::Checked { id, .. } | SandboxReply::Tested { id, .. } => *id,
+                _ => return,
+            },
+            SandboxEvent::TimedOut { id, .. } | SandboxEvent::Killed { id, .. } => *id,
+        };
+        let Some((busy, kind)) = self.busy.filter(|(b, _)| *b == id) else { return };
+        let _ = busy;
+        self.busy = None;
+        match (kind, e) {
+            (_, SandboxEvent::Reply(SandboxReply::Syntax { issue, .. })) => self.output = Some(Output::Syntax(issue)),
+            (_, SandboxEvent::Reply(SandboxReply::Ran { result, .. })) => self.output = Some(Output::Ran(result)),
+            (_, SandboxEvent::Reply(SandboxReply::Checked { session, feedback, .. })) => {
+                let accepted = feedback.accepted();
+                self.set_session(Some(*session));
+                if accepted {
+                    self.editor = self.fresh_editor();
+                }
+                self.said = Some(Said::Feedback(feedback));
+                self.revision += 1;
+            }
+            (_, SandboxEvent::Reply(SandboxReply::Tested { run, .. })) => {
+                self.tests = Some(run.clone());
+                self.said = Some(Said::Tested(run));
+                self.revision += 1;
+            }
+            (Kind::Run, SandboxEvent::TimedOut { after_ms, .. }) => self.output = Some(Output::TimedOut { after_ms }),
+            (Kind::Run, SandboxEvent::Killed { message, .. }) => self.output = Some(Output::Killed(message)),
+            (_, SandboxEvent::TimedOut { .. }) => self.said = Some(Said::TimedOut),
+            (_, SandboxEvent::Killed { message, .. }) => self.said = Some(Said::Killed(message)),
+            (_, SandboxEvent::Reply(_)) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems() -> Vec<Problem> {
+        serde_json::from_str(include_str!("../../../static/problems.json")).expect("problems.json parses")
+    }
+
+    #[test]
+    fn every_problem_builds_a_session_with_its_steps() {
+        let all = problems();
+        assert!(all.len() >= 4);
+        for p in &all {
+            let s = p.session();
+            assert_eq!(s.steps.len(), p.steps.len(), "{}", p.id);
+            assert!(s.view().is_some(), "{}", p.id);
+            assert!(p.task.entry_point.is_some() && !p.task.tests.is_empty() && !p.task.inputs.is_empty(), "{}", p.id);
+        }
+    }
+
+    #[test]
+    fn pick_run_and_reveal_walk_the_steps() {
+        let mut s = Rc::new(CodeState::default());
+        s = s.reduce(CodeAction::Problems(problems()));
+        let first = s.problems[0].id.clone();
+        s = s.reduce(CodeAction::Pick(Some(first.clone())));
+        assert_eq!(s.problem.as_deref(), Some(first.as_str()));
+        assert!(s.code_above().contains("# Step 1"));
+        let SandboxRequest::Run { source, .. } = s.run_request(1) else { panic!() };
+        assert!(source.contains("# Step 1") && source.trim_end().ends_with(')'), "{source}");
+        s = s.reduce(CodeAction::Sent { id: 1, kind: Kind::Run });
+        assert_eq!(s.output.as_ref().map(Output::status), Some("running"));
+        s = s.reduce(CodeAction::Event(SandboxEvent::TimedOut { id: 1, after_ms: 7000 }));
+        assert_eq!(s.output.as_ref().map(Output::status), Some("timeout"));
+        assert!(s.busy.is_none());
+        // A stale answer is ignored.
+        s = s.reduce(CodeAction::Event(SandboxEvent::Killed { id: 1, message: "late".into() }));
+        assert_eq!(s.output.as_ref().map(Output::status), Some("timeout"));
+        let steps = s.session().unwrap().steps.len();
+        for _ in 0..steps {
+            s = s.reduce(CodeAction::Reveal);
+        }
+        assert!(s.finished());
+        assert!(s.check_request(2).is_none() && s.test_request(2).is_some());
+        let saved: Saved = serde_json::from_str(&serde_json::to_string(&s.saved()).unwrap()).unwrap();
+        let r = Rc::new(CodeState::default()).reduce(CodeAction::Restore(Some(saved)));
+        assert!(r.finished() && r.restored);
+    }
+
+    /// Every problem can be completed by typing the teacher's lines, and the finished program
+    /// passes its tests (the native sandbox, with the browser's limits).
+    #[test]
+    fn every_problem_is_solvable_by_its_reference_and_judges_alternatives() {
+        use inference::agent::tutor::{SandboxRunner, TutorSession};
+        let cfg = crate::sandbox::tutor_config();
+        for p in problems() {
+            let mut s = p.session();
+            for (text, lines) in &p.steps {
+                let f = s.submit(None, &mut SandboxRunner, &cfg, lines).unwrap();
+                assert!(f.accepted(), "{}: step {text:?}: {}", p.id, f.message);
+            }
+            let t = TutorSession::test(&s.task, &mut SandboxRunner, &cfg, &s.code);
+            assert!(t.passed, "{}: {:?}\n{}", p.id, t.problem, s.code);
+        }
+        // The browser test's lines for sum-evens: a wrong one gets the flaw, an alternative passes.
+        let p = problems().into_iter().find(|p| p.id == "sum-evens").unwrap();
+        let mut s = p.session();
+        for lines in ["    total = 0", "    for n in numbers:"] {
+            assert!(s.submit(None, &mut SandboxRunner, &cfg, lines).unwrap().accepted());
+        }
+        let wrong = s.submit(None, &mut SandboxRunner, &cfg, "        if n % 2 == 1:\n            total += n").unwrap();
+        assert!(matches!(wrong.verdict, Verdict::Differs { .. }), "{wrong:?}");
+        let alt = s.submit(None, &mut SandboxRunner, &cfg, "        if n % 2 == 0:\n            total = total + n").unwrap();
+        assert!(alt.accepted(), "{alt:?}");
+    }
+
+    #[test]
+    fn free_practice_runs_the_editor_as_is() {
+        let s = Rc::new(CodeState::default()).reduce(CodeAction::Edit("while True: pass".into()));
+        let SandboxRequest::Run { source, timeout_ms, .. } = s.run_request(1) else { panic!() };
+        assert_eq!(source, "while True: pass");
+        assert_eq!(timeout_ms, RUN_TIMEOUT_MS);
+    }
+}

@@ -1,0 +1,339 @@
+//! The Code view (`code-view`): a problem from `problems.json` practised step by step, or free
+//! practice; an editor with line numbers (`code-editor`: Tab indents, Shift+Tab dedents, Enter
+//! keeps the indentation, Ctrl/Cmd+Enter runs), Run (`code-run`) and Check (`code-check`), the
+//! output (`code-output`, `data-status` ok|error|timeout|killed|running) and the tutor's feedback
+//! (`code-feedback`, `data-verdict`). Steps are `code-step` (`data-state` done|current|todo).
+//!
+//! The view owns its state ([`CodeState`]) and the sandbox worker's client, and stays mounted
+//! while hidden so the worker stays warm and a run survives a tab switch. Progress is saved in
+//! IndexedDB (`storage::progress`) after every change worth keeping and read back on start.
+
+use crate::fetch;
+use crate::i18n::{Lang, Texts};
+use crate::sandbox_protocol::RUN_TIMEOUT_MS;
+use crate::storage::progress;
+use crate::ui::code::{CodeAction, CodeState, Kind, Output, Problem, Said, Saved};
+use crate::ui::sandbox::SandboxClient;
+use inference::agent::tutor::Verdict;
+use inference::sandbox::RunStatus;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub lang: Lang,
+    pub visible: bool,
+}
+
+/// Inserts or removes indentation in a textarea as the keyboard asks; returns the new text when
+/// the key was handled.
+fn key_edit(el: &web_sys::HtmlTextAreaElement, e: &KeyboardEvent) -> Option<String> {
+    let text = el.value();
+    let chars: Vec<char> = text.chars().collect();
+    let (a, b) = (el.selection_start().ok()??.min(chars.len() as u32) as usize, el.selection_end().ok()??.min(chars.len() as u32) as usize);
+    let line_start = chars[..a].iter().rposition(|&c| c == '\n').map_or(0, |i| i + 1);
+    let (new, cursor): (Vec<char>, usize) = match e.key().as_str() {
+        "Tab" if !e.shift_key() => {
+            let mut v = chars[..a].to_vec();
+            v.extend("    ".chars());
+            v.extend_from_slice(&chars[b..]);
+            (v, a + 4)
+        }
+        "Tab" => {
+            let n = chars[line_start..].iter().take(4).take_while(|&&c| c == ' ').count();
+            let mut v = chars[..line_start].to_vec();
+            v.extend_from_slice(&chars[line_start + n..]);
+            (v, a.saturating_sub(n).max(line_start))
+        }
+        "Enter" if !(e.ctrl_key() || e.meta_key()) => {
+            let line: String = chars[line_start..a].iter().collect();
+            let mut indent = line.chars().take_while(|&c| c == ' ').count();
+            if line.trim_end().ends_with(':') {
+                indent += 4;
+            }
+            let mut v = chars[..a].to_vec();
+            v.push('\n');
+            v.extend(std::iter::repeat_n(' ', indent));
+            v.extend_from_slice(&chars[b..]);
+            (v, a + 1 + indent)
+        }
+        _ => return None,
+    };
+    let new: String = new.into_iter().collect();
+    el.set_value(&new);
+    let _ = el.set_selection_range(cursor as u32, cursor as u32);
+    Some(new)
+}
+
+#[function_component]
+pub fn CodeView(p: &Props) -> Html {
+    let t = Texts(p.lang);
+    let state = use_reducer(CodeState::default);
+    let client: Rc<RefCell<Option<SandboxClient>>> = use_mut_ref(|| None);
+    let next_id = use_mut_ref(|| 0u32);
+    let editor = use_node_ref();
+
+    {
+        // Problems and saved progress, once.
+        let dispatch = state.dispatcher();
+        use_effect_with((), move |_| {
+            let d = dispatch.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let problems = fetch::text("problems.json").await.ok().and_then(|t| serde_json::from_str::<Vec<Problem>>(&t).ok()).unwrap_or_default();
+                d.dispatch(CodeAction::Problems(problems));
+            });
+            wasm_bindgen_futures::spawn_local(async move {
+                let saved = progress::load().await.ok().flatten().and_then(|j| serde_json::from_str::<Saved>(&j).ok());
+                dispatch.dispatch(CodeAction::Restore(saved));
+            });
+        });
+    }
+    {
+        // The sandbox worker starts the first time the view is shown (not on every page load).
+        let (client, dispatch) = (client.clone(), state.dispatcher());
+        use_effect_with(p.visible, move |visible| {
+            if *visible && client.borrow().is_none() {
+                let cfg = crate::sandbox::tutor_config();
+                let c = SandboxClient::new(Callback::from(move |e| dispatch.dispatch(CodeAction::Event(e))), cfg.check.timeout_ms, cfg.test.timeout_ms);
+                *client.borrow_mut() = Some(c);
+            }
+        });
+    }
+    {
+        // Save after every change worth keeping.
+        let (restored, saved, dispatch) = (state.restored, state.saved(), state.dispatcher());
+        use_effect_with(state.revision, move |revision| {
+            let revision = *revision;
+            if restored {
+                if let Ok(json) = serde_json::to_string(&saved) {
+                    wasm_bindgen_futures::spawn_local(async move {
+                        if progress::save(&json).await.is_ok() {
+                            dispatch.dispatch(CodeAction::Saved(revision));
+                        }
+                    });
+                }
+            }
+        });
+    }
+
+    let send = {
+        let (client, dispatch, next_id) = (client.clone(), state.dispatcher(), next_id.clone());
+        Rc::new(move |req: crate::sandbox_protocol::SandboxRequest, kind: Kind| {
+            if let Some(c) = client.borrow().as_ref() {
+                dispatch.dispatch(CodeAction::Sent { id: req.id(), kind });
+                c.send(&req);
+            }
+            let _ = &next_id;
+        })
+    };
+    let new_id = {
+        let next_id = next_id.clone();
+        move || {
+            *next_id.borrow_mut() += 1;
+            *next_id.borrow()
+        }
+    };
+    {
+        // Every step done: run the tests once.
+        let (send, s, new_id) = (send.clone(), state.clone(), new_id.clone());
+        use_effect_with((state.finished(), state.tests.is_none(), state.busy.is_none(), state.problem.clone()), move |(finished, untested, idle, _)| {
+            if *finished && *untested && *idle {
+                if let Some(req) = s.test_request(new_id()) {
+                    send(req, Kind::Test);
+                }
+            }
+        });
+    }
+
+    let on_run = {
+        let (send, s, new_id) = (send.clone(), state.clone(), new_id.clone());
+        Callback::from(move |_: ()| send(s.run_request(new_id()), Kind::Run))
+    };
+    let on_check = {
+        let (send, s, new_id) = (send.clone(), state.clone(), new_id.clone());
+        Callback::from(move |_: ()| {
+            if let Some(req) = s.check_request(new_id()) {
+                send(req, Kind::Check);
+            }
+        })
+    };
+    let on_input = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |e: InputEvent| {
+            if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
+                dispatch.dispatch(CodeAction::Edit(el.value()));
+            }
+        })
+    };
+    let on_keydown = {
+        let (dispatch, on_run) = (state.dispatcher(), on_run.clone());
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
+                e.prevent_default();
+                on_run.emit(());
+                return;
+            }
+            let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) else { return };
+            if let Some(text) = key_edit(&el, &e) {
+                e.prevent_default();
+                dispatch.dispatch(CodeAction::Edit(text));
+            }
+        })
+    };
+    let on_pick = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |e: Event| {
+            if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()) {
+                let v = el.value();
+                dispatch.dispatch(CodeAction::Pick((!v.is_empty()).then_some(v)));
+            }
+        })
+    };
+    let on_reveal = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |_: MouseEvent| dispatch.dispatch(CodeAction::Reveal))
+    };
+
+    let busy = state.busy.is_some();
+    let offset = state.offset();
+    let session = state.session();
+    let steps = session.map(|s| {
+        let total = s.steps.len();
+        html! {
+            <section class="steps">
+                <p class="progress" data-testid="code-progress">{ format!("{} {} / {}", t.code_steps_done(), s.current.min(total), total) }</p>
+                <ol>
+                    { for s.steps.iter().enumerate().map(|(i, step)| {
+                        let st = if i < s.current { "done" } else if i == s.current { "current" } else { "todo" };
+                        html! { <li data-testid="code-step" data-state={st} class={st}>{ step.text.clone() }</li> }
+                    }) }
+                </ol>
+            </section>
+        }
+    });
+    let task = state.problem().map(|pr| html! { <p class="task" data-testid="code-task">{ pr.task.description.clone() }</p> });
+    let above = state.code_above();
+    let above = (!above.is_empty()).then(|| {
+        html! {
+            <div class="code-above" aria-label={t.code_so_far()}>
+                <div class="gutter" aria-hidden="true">{ for above.lines().enumerate().map(|(i, _)| html! { <span>{ i + 1 }</span> }) }</div>
+                <pre data-testid="code-above">{ above.clone() }</pre>
+            </div>
+        }
+    });
+    let finished = state.finished();
+    let editor_lines = state.editor.split('\n').count().max(6);
+    let output = state.output.as_ref().map(|o| {
+        let status = o.status();
+        let badge = match status {
+            "ok" => t.status_ok(),
+            "error" => t.status_error(),
+            "timeout" => t.status_timeout(),
+            "killed" => t.status_killed(),
+            _ => t.running(),
+        };
+        let line_of = |l: usize| if l > offset { format!("{} {}", t.your_line(), l - offset) } else { format!("{} {l}", t.line()) };
+        let body = match o {
+            Output::Running => html! { <p>{ t.running() }</p> },
+            Output::Syntax(issue) => {
+                let line = if issue.line > offset { issue.line - offset } else { issue.line };
+                html! {
+                    <div class="syntax" data-ran="false" data-line={line.to_string()} data-column={issue.column.to_string()}>
+                        <p><strong>{ t.syntax_error() }</strong>{ format!(" {}, {} {}: {}", line_of(issue.line), t.column(), issue.column, issue.message) }</p>
+                        <p class="hint" data-testid="code-hint">{ format!("{} {}", t.hint(), issue.hint) }</p>
+                        <p class="note">{ t.not_run() }</p>
+                    </div>
+                }
+            }
+            Output::Ran(r) => {
+                let why = match &r.status {
+                    RunStatus::Timeout => Some(format!("{} ({} s)", t.stopped_time(), RUN_TIMEOUT_MS / 1000)),
+                    RunStatus::Killed(reason) if reason.contains("output") => Some(t.stopped_output().to_string()),
+                    RunStatus::Killed(_) => Some(t.stopped_memory().to_string()),
+                    _ => None,
+                };
+                html! {
+                    <>
+                        if !r.stdout.is_empty() { <pre class="stdout" data-testid="code-stdout">{ r.stdout.clone() }</pre> }
+                        if let Some(e) = &r.exception {
+                            <p class="exception" data-testid="code-exception" data-line={e.line.map(|l| l.to_string())}>
+                                <strong>{ e.type_name.clone() }</strong>{ format!(": {}", e.message) }
+                                { e.line.map(|l| format!(" ({})", line_of(l))).unwrap_or_default() }
+                            </p>
+                        }
+                        if !r.stderr.is_empty() { <pre class="stderr">{ r.stderr.clone() }</pre> }
+                        if let Some(w) = why { <p class="stopped">{ w }</p> }
+                        <p class="note">{ format!("{} ms", r.duration_ms) }</p>
+                    </>
+                }
+            }
+            Output::TimedOut { after_ms } => html! { <p class="stopped">{ format!("{} ({} ms). {}", t.stopped_time(), after_ms, t.restarted()) }</p> },
+            Output::Killed(m) => html! { <p class="stopped">{ format!("{} {}. {}", t.stopped_memory(), m, t.restarted()) }</p> },
+        };
+        html! {
+            <section class="output" data-testid="code-output" data-status={status} aria-live="polite">
+                <span class={classes!("badge", status)}>{ badge }</span>
+                { body }
+            </section>
+        }
+    });
+    let feedback = state.said.as_ref().map(|said| {
+        let body = match said {
+            Said::Checking => html! { <p>{ t.checking_lines() }</p> },
+            Said::Testing => html! { <p>{ t.testing() }</p> },
+            Said::TimedOut => html! { <p>{ t.check_timeout() }</p> },
+            Said::Killed(m) => html! { <p>{ format!("{} {m}", t.stopped_memory()) }</p> },
+            Said::Tested(run) if run.passed => html! { <p>{ t.tests_passed() }</p> },
+            Said::Tested(run) => html! { <p>{ format!("{} {}", t.tests_failed(), run.problem.clone().unwrap_or_default()) }</p> },
+            Said::Feedback(f) => html! {
+                <>
+                    <p>{ f.message.clone() }</p>
+                    if let Verdict::Syntax { line, issue } = &f.verdict {
+                        <p class="hint" data-testid="code-hint" data-line={line.to_string()} data-column={issue.column.to_string()}>{ format!("{} {}", t.hint(), issue.hint) }</p>
+                    }
+                    if let Some(h) = &f.hint { <p class="hint">{ h.clone() }</p> }
+                    if let Some(a) = &f.answer {
+                        <p>{ t.tutor_lines() }</p>
+                        <pre data-testid="code-answer">{ a.clone() }</pre>
+                        <button data-testid="code-reveal" onclick={on_reveal.clone()}>{ t.use_lines() }</button>
+                    }
+                </>
+            },
+        };
+        html! { <section class="feedback" data-testid="code-feedback" data-verdict={said.verdict()} aria-live="polite">{ body }</section> }
+    });
+    let selected = state.problem.clone().unwrap_or_default();
+    html! {
+        <section class="code" data-testid="code-view" hidden={!p.visible} data-saved={(state.saved_revision >= state.revision).to_string()}>
+            <label class="picker">{ t.code_problem() }{ " " }
+                <select data-testid="code-problem" onchange={on_pick}>
+                    <option value="" selected={selected.is_empty()}>{ t.free_practice() }</option>
+                    { for state.problems.iter().map(|pr| html! { <option value={pr.id.clone()} selected={pr.id == selected}>{ pr.title.clone() }</option> }) }
+                </select>
+            </label>
+            if state.problem.is_none() { <p class="note">{ t.free_note() }</p> }
+            { for task }
+            { for steps }
+            { for above }
+            if !finished {
+                <div class="editor">
+                    <div class="gutter" aria-hidden="true">{ for (1..=editor_lines).map(|i| html! { <span>{ i }</span> }) }</div>
+                    <textarea ref={editor} data-testid="code-editor" spellcheck="false" autocapitalize="off" autocomplete="off"
+                              aria-label={t.code_editor()} rows={editor_lines.to_string()} value={state.editor.clone()}
+                              oninput={on_input} onkeydown={on_keydown}></textarea>
+                </div>
+                <p class="note">{ t.editor_keys() }</p>
+            }
+            <div class="actions">
+                <button data-testid="code-run" disabled={busy} onclick={on_run.reform(|_: MouseEvent| ())}>{ t.run() }</button>
+                if session.is_some() && !finished {
+                    <button data-testid="code-check" disabled={busy} onclick={on_check.reform(|_: MouseEvent| ())}>{ t.check_step() }</button>
+                }
+            </div>
+            { for output }
+            { for feedback }
+        </section>
+    }
+}
