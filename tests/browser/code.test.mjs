@@ -116,6 +116,16 @@ for (const [name, source, status, text] of hostile) {
   });
 }
 
+test('ordinary programs near the limits run: 100,000 references to one object, recursion 190 deep', async () => {
+  // 32-bit RustPython 0.5 aborted past 32,767 references to one object (third_party/README.md).
+  let r = await run('sieve = [True] * 100001\nsieve[0] = sieve[1] = False\nfor i in range(2, 317):\n    if sieve[i]:\n        for j in range(i * i, 100001, i):\n            sieve[j] = False\nprint(sum(sieve))\n');
+  assert.equal(r.status, 'ok', r.text);
+  assert.match(r.text, /9592/);
+  r = await run('def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\nprint(depth(190))\n');
+  assert.equal(r.status, 'ok', r.text);
+  assert.match(r.text, /190/);
+});
+
 test('nothing survives a run: a name defined before is gone', async () => {
   assert.equal((await run('secret = 41\nprint(secret + 1)')).status, 'ok');
   const r = await run('print(secret)');
