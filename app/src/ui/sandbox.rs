@@ -95,6 +95,9 @@ impl SandboxClient {
             }
             i.pending = Some(Pending { id: req.id(), text: protocol::encode(req), budget_ms, posted: false, timer: None });
         }
+        if self.inner.borrow().worker.is_none() {
+            self.spawn();
+        }
         self.flush();
         // A worker that never says Ready (a broken build) must not leave the request hanging.
         self.arm(START_MS + budget_ms, req.id());
@@ -193,9 +196,19 @@ impl SandboxClient {
                 return;
             }
             let id = client.inner.borrow().pending.as_ref().map(|p| p.id);
-            client.restart();
-            if let Some(id) = id {
-                client.finish(SandboxEvent::Killed { id, message: event.message() });
+            match id {
+                // The learner's program trapped it: a fresh worker, warm for the next run.
+                Some(id) => {
+                    client.restart();
+                    client.finish(SandboxEvent::Killed { id, message: event.message() });
+                }
+                // It failed on its own (cannot load, e.g. offline before the app was cached):
+                // no new one until the next request, so a broken worker never loops.
+                None => {
+                    if let Some(w) = client.inner.borrow_mut().worker.take() {
+                        w.terminate();
+                    }
+                }
             }
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

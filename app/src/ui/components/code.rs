@@ -243,7 +243,7 @@ pub fn CodeView(p: &Props) -> Html {
                     <div class="syntax" data-ran="false" data-line={line.to_string()} data-column={issue.column.to_string()}>
                         <p><strong>{ t.syntax_error() }</strong>{ format!(" {}, {} {}: {}", line_of(issue.line), t.column(), issue.column, issue.message) }</p>
                         <p class="hint" data-testid="code-hint">{ format!("{} {}", t.hint(), issue.hint) }</p>
-                        <p class="note">{ t.not_run() }</p>
+                        <p class="help">{ t.not_run() }</p>
                     </div>
                 }
             }
@@ -265,7 +265,7 @@ pub fn CodeView(p: &Props) -> Html {
                         }
                         if !r.stderr.is_empty() { <pre class="stderr">{ r.stderr.clone() }</pre> }
                         if let Some(w) = why { <p class="stopped">{ w }</p> }
-                        <p class="note">{ format!("{} ms", r.duration_ms) }</p>
+                        <p class="help">{ format!("{} ms", r.duration_ms) }</p>
                     </>
                 }
             }
@@ -291,7 +291,7 @@ pub fn CodeView(p: &Props) -> Html {
                 <>
                     <p>{ f.message.clone() }</p>
                     if let Verdict::Syntax { line, issue } = &f.verdict {
-                        <p class="hint" data-testid="code-hint" data-line={line.to_string()} data-column={issue.column.to_string()}>{ format!("{} {}", t.hint(), issue.hint) }</p>
+                        <p class="where" data-line={line.to_string()} data-column={issue.column.to_string()}>{ format!("{} {line}, {} {}", t.your_line(), t.column(), issue.column) }</p>
                     }
                     if let Some(h) = &f.hint { <p class="hint">{ h.clone() }</p> }
                     if let Some(a) = &f.answer {
@@ -313,7 +313,7 @@ pub fn CodeView(p: &Props) -> Html {
                     { for state.problems.iter().map(|pr| html! { <option value={pr.id.clone()} selected={pr.id == selected}>{ pr.title.clone() }</option> }) }
                 </select>
             </label>
-            if state.problem.is_none() { <p class="note">{ t.free_note() }</p> }
+            if state.problem.is_none() { <p class="help">{ t.free_note() }</p> }
             { for task }
             { for steps }
             { for above }
@@ -324,7 +324,7 @@ pub fn CodeView(p: &Props) -> Html {
                               aria-label={t.code_editor()} rows={editor_lines.to_string()} value={state.editor.clone()}
                               oninput={on_input} onkeydown={on_keydown}></textarea>
                 </div>
-                <p class="note">{ t.editor_keys() }</p>
+                <p class="help">{ t.editor_keys() }</p>
             }
             <div class="actions">
                 <button data-testid="code-run" disabled={busy} onclick={on_run.reform(|_: MouseEvent| ())}>{ t.run() }</button>
