@@ -108,6 +108,7 @@ texts! {
     stopped_time: "Stopped: the program ran past its time limit (a loop that never ends?)", "থামানো হয়েছে: প্রোগ্রাম সময়সীমা পেরিয়েছে (শেষ না হওয়া লুপ?)";
     stopped_output: "Stopped: the program printed more than the sandbox keeps.", "থামানো হয়েছে: প্রোগ্রাম স্যান্ডবক্সের সীমার বেশি ছাপিয়েছে।";
     stopped_memory: "Stopped: the program needed more memory than the sandbox allows.", "থামানো হয়েছে: প্রোগ্রামের স্যান্ডবক্সের সীমার বেশি মেমরি লেগেছে।";
+    stopped_stack: "Stopped: the program nested calls deeper than the browser's stack allows (recursion without an end?).", "থামানো হয়েছে: প্রোগ্রাম ব্রাউজারের স্ট্যাকের সীমার চেয়ে গভীরে ফাংশন ডেকেছে (শেষ না হওয়া রিকার্শন?)।";
     restarted: "The sandbox was restarted; the next run starts clean.", "স্যান্ডবক্স আবার চালু হয়েছে; পরের রান পরিষ্কার অবস্থা থেকে শুরু হবে।";
     checking_lines: "Checking your lines…", "তোমার লাইনগুলো যাচাই হচ্ছে…";
     check_timeout: "Your lines did not finish in time: is there a loop whose condition never becomes false?", "তোমার লাইনগুলো সময়মতো শেষ হয়নি: কোনো লুপের শর্ত কি কখনও মিথ্যা হয় না?";

@@ -270,7 +270,10 @@ pub fn CodeView(p: &Props) -> Html {
                 }
             }
             Output::TimedOut { after_ms } => html! { <p class="stopped">{ format!("{} ({} ms). {}", t.stopped_time(), after_ms, t.restarted()) }</p> },
-            Output::Killed(m) => html! { <p class="stopped">{ format!("{} {}. {}", t.stopped_memory(), m, t.restarted()) }</p> },
+            Output::Killed(m) => {
+                let why = if m.contains("call stack") { t.stopped_stack() } else { t.stopped_memory() };
+                html! { <p class="stopped">{ format!("{why} ({m}). {}", t.restarted()) }</p> }
+            }
         };
         html! {
             <section class="output" data-testid="code-output" data-status={status} aria-live="polite">
@@ -284,7 +287,7 @@ pub fn CodeView(p: &Props) -> Html {
             Said::Checking => html! { <p>{ t.checking_lines() }</p> },
             Said::Testing => html! { <p>{ t.testing() }</p> },
             Said::TimedOut => html! { <p>{ t.check_timeout() }</p> },
-            Said::Killed(m) => html! { <p>{ format!("{} {m}", t.stopped_memory()) }</p> },
+            Said::Killed(m) => html! { <p>{ format!("{} ({m})", if m.contains("call stack") { t.stopped_stack() } else { t.stopped_memory() }) }</p> },
             Said::Tested(run) if run.passed => html! { <p>{ t.tests_passed() }</p> },
             Said::Tested(run) => html! { <p>{ format!("{} {}", t.tests_failed(), run.problem.clone().unwrap_or_default()) }</p> },
             Said::Feedback(f) => html! {
