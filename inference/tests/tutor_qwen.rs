@@ -88,3 +88,32 @@ fn a_draft_first_session_keeps_its_draft_and_plans_from_it() {
     assert!(!s.plan().is_empty() && s.plan().iter().all(|p| !p.contains("def ")), "{:?}", s.plan());
     assert!(s.view().is_none(), "no step is ready before prepare");
 }
+
+/// Draft steps: the tutor's worked solution is cut at its statements, each part gets a
+/// plain-language step, and the tutored program is the draft (here, with a scripted learner who
+/// types the tutor's lines).
+#[test]
+fn draft_steps_tutor_the_drafts_own_lines() {
+    let Some(mut m) = model() else { return };
+    let task = Task {
+        starter: "def count_evens(xs: list) -> int:\n    \"\"\" Count the even numbers in xs.\n    >>> count_evens([1, 2, 4, 7])\n    2\n    \"\"\"\n".into(),
+        entry_point: Some("count_evens".into()),
+        inputs: vec!["[1, 2, 4, 7]".into()],
+        tests: "assert count_evens([1, 2, 4, 7]) == 2\nassert count_evens([]) == 0\nassert count_evens([0, -2, 3]) == 2\n".into(),
+        ..Task::default()
+    };
+    let cfg = TutorConfig { model_hints: false, draft_steps: true, ..TutorConfig::default() };
+    let s = TutorSession::start(&mut m, task.clone(), &cfg).unwrap();
+    let draft = s.draft.clone().expect("a draft");
+    let parts: Vec<String> = s.steps.iter().map(|st| st.draft_lines.clone().expect("every step has its part of the draft")).collect();
+    let lines = |t: &str| t.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(lines(&format!("{}{}", task.start_code(), parts.concat())), lines(&draft), "the parts are the draft");
+    assert!(s.plan().iter().all(|p| p.len() >= 5 && !p.contains("def ")), "{:?}", s.plan());
+    let report = tutor::run_tutor(&mut m, &mut SandboxRunner, &task, &cfg, &mut |s| s.steps[s.current].reference.clone().unwrap_or_default()).unwrap();
+    let one = tutor::one_shot(&mut m, &mut SandboxRunner, &task, &cfg, 1).unwrap();
+    // Greedy: the draft is the one-shot program, so the tutor passes whenever one-shot does.
+    assert!(!one.passed || report.passed, "one-shot passed but the tutor did not: {report:?}");
+    if report.passed_at == Some(1) {
+        assert_eq!(report.generations, 1, "the draft only: no step was rewritten: {report:?}");
+    }
+}

@@ -23,7 +23,7 @@ def main(paths):
         cells = [rate(tiers[t], "passed") if t in tiers else "-" for t in ("easy", "medium", "hard")]
         dw = lambda k: f"{d[k]:.2f}" if d.get(k) is not None else "-"
         print(
-            f"| {d['mode']}{'+draft' if d.get('draft_first') else ''} | {d['model']} | {d['attempts']} | {' | '.join(cells)} | {rate(d['all'], 'passed')} | {dw('dwpm')} | {dw('dwpm_first_attempt')} | {d['all']['seconds'] / max(1, d['all']['problems']):.0f} |"
+            f"| {d['mode']}{'+draftsteps' if d.get('draft_steps') else '+draft' if d.get('draft_first') else ''} | {d['model']} | {d['attempts']} | {' | '.join(cells)} | {rate(d['all'], 'passed')} | {dw('dwpm')} | {dw('dwpm_first_attempt')} | {d['all']['seconds'] / max(1, d['all']['problems']):.0f} |"
         )
 
 

@@ -58,6 +58,10 @@ pub struct Args {
     /// Tutor: the model writes a whole solution first (hidden from the learner) and plans from it.
     #[arg(long)]
     draft_first: bool,
+    /// Tutor: the draft is cut into steps at its statements; each step's first try is the
+    /// draft's own lines (implies --draft-first).
+    #[arg(long)]
+    draft_steps: bool,
 }
 
 #[derive(Deserialize)]
@@ -104,7 +108,7 @@ pub fn run(a: Args) -> Result<()> {
         problems.push(p);
     }
     problems.truncate(a.limit.unwrap_or(usize::MAX));
-    let mut cfg = TutorConfig { model_hints: !a.no_hints, draft_first: a.draft_first, ..TutorConfig::default() };
+    let mut cfg = TutorConfig { model_hints: !a.no_hints, draft_first: a.draft_first, draft_steps: a.draft_steps, ..TutorConfig::default() };
     let attempts = a.attempts.unwrap_or(if a.mode == Mode::Tutor { cfg.final_attempts } else { 1 });
     cfg.final_attempts = attempts;
     let mut model = match (a.mode, &a.model) {
@@ -155,7 +159,11 @@ pub fn run(a: Args) -> Result<()> {
         let row = Row {
             id: p.id.clone(),
             tier: p.tier.clone(),
-            mode: format!("{:?}{}", a.mode, if a.draft_first && a.mode == Mode::Tutor { "+draft" } else { "" }).to_lowercase(),
+            mode: format!("{:?}{}", a.mode, match (a.mode, a.draft_steps, a.draft_first) {
+                (Mode::Tutor, true, _) => "+draftsteps",
+                (Mode::Tutor, false, true) => "+draft",
+                _ => "",
+            }).to_lowercase(),
             passed_first: report.passed_at == Some(1),
             seconds: t0.elapsed().as_secs_f64(),
             report,
@@ -206,6 +214,7 @@ pub fn run(a: Args) -> Result<()> {
         struct Totals<'a> {
             mode: Mode,
             draft_first: bool,
+            draft_steps: bool,
             model: Option<String>,
             attempts: usize,
             problems: &'a [Row],
@@ -215,7 +224,7 @@ pub fn run(a: Args) -> Result<()> {
             dwpm_first_attempt: Option<f64>,
         }
         let model_name = a.model.as_ref().and_then(|m| m.file_name()).map(|n| n.to_string_lossy().into_owned());
-        let doc = Totals { mode: a.mode, draft_first: a.draft_first, model: model_name, attempts, problems: &rows, tiers: &tiers, all: &all, dwpm: dwpm_final, dwpm_first_attempt: dwpm_first };
+        let doc = Totals { mode: a.mode, draft_first: a.draft_first || a.draft_steps, draft_steps: a.draft_steps, model: model_name, attempts, problems: &rows, tiers: &tiers, all: &all, dwpm: dwpm_final, dwpm_first_attempt: dwpm_first };
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         for (name, t) in tiers.iter().map(|(n, t)| (n.as_str(), t)).chain([("all", &all)]) {

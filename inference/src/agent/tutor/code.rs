@@ -449,6 +449,76 @@ pub fn clean_snippet(text: &str, inside_function: bool) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
+/// Splits a worked solution's body (the code after the starter) into at most `max_steps`
+/// consecutive parts, each a run of whole statements that can be a tutor step: every statement
+/// at the body's outer level starts a part (with its block; `elif`/`else`/`except`/`finally`
+/// stay with the statement they continue); a body of fewer than three parts has its largest
+/// plain block split into its opening line and its inner statements; parts past `max_steps` are
+/// merged, smallest neighbours first. Each part keeps its indentation and ends in a newline;
+/// blank lines go, comments stay with the lines they precede.
+pub fn segments(body: &str, max_steps: usize) -> Vec<String> {
+    let lines: Vec<&str> = body.lines().map(str::trim_end).collect();
+    let logical = logical_lines(body);
+    let Some(base) = logical.iter().map(|l| l.indent).min() else { return Vec::new() };
+    // A part is a range of logical lines [start, end).
+    let continues = |l: &Logical| matches!(l.keyword.as_str(), "elif" | "else" | "except" | "finally");
+    let mut parts: Vec<(usize, usize)> = Vec::new();
+    for (i, l) in logical.iter().enumerate() {
+        if l.indent == base && !(continues(l) && !parts.is_empty()) {
+            parts.push((i, i + 1));
+        } else if let Some(p) = parts.last_mut() {
+            p.1 = i + 1;
+        } else {
+            parts.push((i, i + 1));
+        }
+    }
+    // Too few parts: open up the largest block with no continuation clause.
+    while parts.len() < 3.min(max_steps) {
+        let splittable = |&(a, b): &(usize, usize)| {
+            logical[a].opener
+                && b - a >= 3
+                && !logical[a + 1..b].iter().any(|l| l.indent == logical[a].indent && continues(l))
+        };
+        let Some(k) = (0..parts.len()).filter(|&k| splittable(&parts[k])).max_by_key(|&k| parts[k].1 - parts[k].0) else { break };
+        let (a, b) = parts[k];
+        let inner = logical[a + 1].indent;
+        let mut split = vec![(a, a + 1)];
+        for i in a + 1..b {
+            if logical[i].indent == inner && !(continues(&logical[i]) && split.len() > 1) {
+                split.push((i, i + 1));
+            } else {
+                split.last_mut().expect("the opening line").1 = i + 1;
+            }
+        }
+        parts.splice(k..=k, split);
+    }
+    let size = |&(a, b): &(usize, usize)| logical[b - 1].last + 1 - logical[a].first;
+    while parts.len() > max_steps.max(1) {
+        let k = (0..parts.len() - 1).min_by_key(|&k| size(&parts[k]) + size(&parts[k + 1])).expect("two parts");
+        parts[k].1 = parts[k + 1].1;
+        parts.remove(k + 1);
+    }
+    // Physical lines: a part runs from its first statement (with the comments right above it)
+    // to the line before the next part's.
+    let starts: Vec<usize> = parts
+        .iter()
+        .map(|&(a, _)| {
+            let mut first = logical[a].first;
+            while first > 0 && lines[first - 1].trim_start().starts_with('#') {
+                first -= 1;
+            }
+            first
+        })
+        .collect();
+    (0..parts.len())
+        .map(|k| {
+            let from = if k == 0 { 0 } else { starts[k] };
+            let to = if k + 1 < parts.len() { starts[k + 1] } else { lines.len() };
+            lines[from..to].iter().filter(|l| !l.trim().is_empty()).map(|l| format!("{l}\n")).collect()
+        })
+        .collect()
+}
+
 /// The snippet's code for comparison: no comments, no blank lines, no trailing spaces.
 pub fn normalized(snippet: &str) -> Vec<String> {
     snippet
@@ -471,6 +541,23 @@ pub fn base_indent(snippet: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn segments_follow_statements_and_blocks() {
+        let body = "    count = 0\n\n    for letter in word:\n        if letter in 'aeiou':\n            count += 1\n    return count\n";
+        assert_eq!(segments(body, 6), vec!["    count = 0\n", "    for letter in word:\n        if letter in 'aeiou':\n            count += 1\n", "    return count\n"]);
+        // Merged down to the most steps allowed, smallest neighbours first.
+        assert_eq!(segments(body, 2).len(), 2);
+        assert_eq!(segments(body, 2).concat(), "    count = 0\n    for letter in word:\n        if letter in 'aeiou':\n            count += 1\n    return count\n");
+        // `else` stays with its `if`; a lone block opens up into its opening line and body.
+        let body = "    if n < 0:\n        return -n\n    else:\n        return n\n";
+        assert_eq!(segments(body, 6), vec!["    if n < 0:\n        return -n\n    else:\n        return n\n"]);
+        let body = "    for x in xs:\n        y = x * 2\n        # keep it\n        out.append(y)\n";
+        assert_eq!(segments(body, 6), vec!["    for x in xs:\n", "        y = x * 2\n", "        # keep it\n        out.append(y)\n"]);
+        // One-liners and empty bodies.
+        assert_eq!(segments("    return ' '.join(map(str, range(n + 1)))\n", 6), vec!["    return ' '.join(map(str, range(n + 1)))\n"]);
+        assert!(segments("\n", 6).is_empty());
+    }
 
     #[test]
     fn logical_lines_join_brackets_strings_and_backslashes() {

@@ -7,7 +7,8 @@
 //!    as JSON under a schema (constrained decoding, so even a small model's plan parses); with
 //!    `draft_first` it first writes a whole solution, hidden from the learner, and plans from it.
 //! 2. **Step** ([`TutorSession::prepare`]): the model continues the code so far after the
-//!    comment `# Step k: …` (whose indentation the model picks by likelihood). The code so far
+//!    comment `# Step k: …` (whose indentation the model picks by likelihood), or, with
+//!    `draft_steps`, the step's part of the draft comes first. The code so far
 //!    plus the snippet, with a `pass` body under a trailing block opener, is syntax-checked and
 //!    run on the task's inputs; on failure the error is fed back, up to `max_refinements` times,
 //!    then the rest of the task is re-planned.
@@ -110,6 +111,12 @@ pub struct TutorConfig {
     /// and step prompts show it. A small model plans far better from its own draft (see
     /// docs/EVALUATION.md, "Code tutor: HumanEval").
     pub draft_first: bool,
+    /// With a draft: the draft is cut into steps at its statements ([`code::segments`]), the
+    /// model describes each part in plain language, and each step's first try is the draft's
+    /// own lines (the model writes a step only when those fail its check). The tutored program
+    /// is then the draft unless a check forces a change.
+    #[serde(default)]
+    pub draft_steps: bool,
 }
 
 impl Default for TutorConfig {
@@ -128,6 +135,7 @@ impl Default for TutorConfig {
             test: RunOptions { timeout_ms: 20_000, max_output_bytes: 256 << 10, ..RunOptions::default() },
             seed: 0,
             draft_first: false,
+            draft_steps: false,
         }
     }
 }

@@ -68,8 +68,13 @@ pub fn numbered(steps: &[String]) -> String {
 
 /// The JSON the plan prompts ask for (constrained decoding enforces it).
 pub fn plan_schema(max_steps: usize) -> String {
+    steps_schema(1, max_steps)
+}
+
+/// A plan of `min`..=`max` steps.
+pub fn steps_schema(min: usize, max: usize) -> String {
     format!(
-        r#"{{"type": "object", "properties": {{"steps": {{"type": "array", "items": {{"type": "string", "minLength": 5, "maxLength": 120}}, "minItems": 1, "maxItems": {max_steps}}}}}, "required": ["steps"]}}"#
+        r#"{{"type": "object", "properties": {{"steps": {{"type": "array", "items": {{"type": "string", "minLength": 5, "maxLength": 120}}, "minItems": {min}, "maxItems": {max}}}}}, "required": ["steps"]}}"#
     )
 }
 
@@ -117,6 +122,41 @@ pub fn plan(task: &Task, max_steps: usize, draft: Option<&str>) -> Prompt {
         system: TUTOR_SYSTEM.into(),
         shots: vec![plan_shot(task.is_function(), max_steps, draft.is_some())],
         user: plan_request(task, max_steps, draft),
+        prefill: String::new(),
+    }
+}
+
+/// The worked solution's parts, each under a `# Part k` comment.
+fn parts_text(parts: &[String]) -> String {
+    let mut out = String::from("```python\n");
+    for (k, p) in parts.iter().enumerate() {
+        let indent = p.lines().find(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).unwrap_or(0);
+        out.push_str(&format!("{}# Part {}\n{}", " ".repeat(indent), k + 1, inert(p)));
+    }
+    out.push_str("```\n");
+    out
+}
+
+fn describe_request(task: &Task, parts: &[String]) -> String {
+    format!(
+        "{}\nA worked solution, in {n} parts:\n{}\nWrite a plan of exactly {n} steps for a learner: step k says in plain English what part k does. {PLAN_RULES}",
+        task_text(task),
+        parts_text(parts),
+        n = parts.len()
+    )
+}
+
+/// Asks for one plain-language step per part of the tutor's worked solution (the parts come
+/// from [`super::code::segments`]), after one example exchange.
+pub fn describe_parts(task: &Task, parts: &[String]) -> Prompt {
+    let starter = "def count_vowels(word: str) -> int:\n    \"\"\" Count the vowels in a word.\n    >>> count_vowels(\"hello\")\n    2\n    \"\"\"\n";
+    let shot_task = Task { starter: starter.into(), entry_point: Some("count_vowels".into()), ..Task::default() };
+    let shot_parts = ["    count = 0\n", "    for letter in word:\n        if letter in \"aeiou\":\n            count += 1\n", "    return count\n"].map(String::from);
+    let shot_answer = r#"{"steps":["Start a counter at 0","Go through each letter of the word and add 1 to the counter when it is one of a, e, i, o, u","Return the counter"]}"#;
+    Prompt {
+        system: TUTOR_SYSTEM.into(),
+        shots: vec![(describe_request(&shot_task, &shot_parts), shot_answer.into())],
+        user: describe_request(task, parts),
         prefill: String::new(),
     }
 }

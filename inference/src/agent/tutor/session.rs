@@ -25,6 +25,9 @@ pub struct Step {
     pub submissions: usize,
     /// How the step was finished.
     pub done: Option<Acceptance>,
+    /// The tutor's draft's lines for this step (`TutorConfig::draft_steps`): its first try.
+    #[serde(default)]
+    pub draft_lines: Option<String>,
 }
 
 /// One try of the tutor at a step's code.
@@ -165,12 +168,26 @@ impl TutorSession {
     /// Plans the task: the model writes the steps (JSON under a schema, no code); with
     /// `cfg.draft_first` it first writes a whole solution and the plan describes that.
     pub fn start(model: &mut TutorModel, task: Task, cfg: &TutorConfig) -> Result<TutorSession, TutorError> {
-        let draft = match cfg.draft_first {
+        let draft = match cfg.draft_first || cfg.draft_steps {
             true => Some(super::drive::draft(model, &task, cfg)?),
             false => None,
         };
-        let steps = plan_steps(model, &prompt::plan(&task, cfg.max_steps, draft.as_deref()), cfg)?;
         let code = task.start_code();
+        let parts = match (&draft, cfg.draft_steps) {
+            (Some(d), true) => code::segments(d.strip_prefix(code.as_str()).unwrap_or(d), cfg.max_steps),
+            _ => Vec::new(),
+        };
+        let steps = if parts.is_empty() {
+            plan_steps(model, &prompt::plan(&task, cfg.max_steps, draft.as_deref()), cfg)?
+        } else {
+            let schema = prompt::steps_schema(parts.len(), parts.len());
+            let mut steps = read_steps(model, &prompt::describe_parts(&task, &parts), &schema, cfg)?;
+            steps.resize_with(parts.len(), || new_step("Write the next lines of the solution"));
+            for (step, part) in steps.iter_mut().zip(parts) {
+                step.draft_lines = Some(part);
+            }
+            steps
+        };
         Ok(TutorSession { task, steps, current: 0, code, replans: 0, generations: draft.is_some() as usize, draft, reference_behaviour: None })
     }
 
@@ -225,19 +242,31 @@ impl TutorSession {
             }
             let k = self.current;
             let plan = self.plan();
-            // Where the step goes: the indentation the model finds most likely for its comment.
+            let draft_lines = self.steps[k].draft_lines.clone().filter(|d| code::base_indent(d).is_some());
             let candidates = code::indent_candidates(&self.code, self.task.min_indent());
-            let comments: Vec<String> = candidates.iter().map(|&i| prompt::step_comment(k + 1, &plan[k], i)).collect();
-            let best = model.most_likely(&prompt::step(&self.task, &plan, self.draft.as_deref(), &self.code, 0, None), &comments)?;
-            self.steps[k].indent = candidates[best];
+            self.steps[k].indent = match draft_lines.as_deref().and_then(code::base_indent) {
+                // The draft's part sits where the draft has it.
+                Some(indent) => indent,
+                // Where the step goes: the indentation the model finds most likely for its comment.
+                None => {
+                    let comments: Vec<String> = candidates.iter().map(|&i| prompt::step_comment(k + 1, &plan[k], i)).collect();
+                    let best = model.most_likely(&prompt::step(&self.task, &plan, self.draft.as_deref(), &self.code, 0, None), &comments)?;
+                    candidates[best]
+                }
+            };
             let code = self.code_with_comment();
             let mut last: Option<(String, String)> = None;
             for attempt in 0..=cfg.max_refinements {
                 let retry = last.as_ref().map(|(_, e)| e.as_str());
-                let p = prompt::step(&self.task, &plan, self.draft.as_deref(), &code, self.steps[k].indent, retry);
-                let text = model.complete(&p, cfg.step_tokens, &code_stops(&self.task, true), &retry_sampling(cfg, attempt))?;
-                self.generations += 1;
-                let snippet = clean_snippet(&text, self.task.is_function());
+                let snippet = match (&draft_lines, attempt) {
+                    (Some(d), 0) => d.clone(),
+                    _ => {
+                        let p = prompt::step(&self.task, &plan, self.draft.as_deref(), &code, self.steps[k].indent, retry);
+                        let text = model.complete(&p, cfg.step_tokens, &code_stops(&self.task, true), &retry_sampling(cfg, attempt))?;
+                        self.generations += 1;
+                        clean_snippet(&text, self.task.is_function())
+                    }
+                };
                 let problem = self.check_snippet(runner, cfg, &code, &snippet);
                 self.steps[k].tries.push(Try { snippet: snippet.clone(), problem: problem.clone() });
                 match problem {
@@ -494,24 +523,29 @@ impl TutorSession {
 }
 
 fn new_step(text: &str) -> Step {
-    Step { text: prompt::one_line(text), indent: 0, reference: None, tries: Vec::new(), submissions: 0, done: None }
+    Step { text: prompt::one_line(text), indent: 0, reference: None, tries: Vec::new(), submissions: 0, done: None, draft_lines: None }
 }
 
 /// Asks for a plan (JSON under the plan schema) and reads its steps.
 fn plan_steps(model: &mut TutorModel, p: &Prompt, cfg: &TutorConfig) -> Result<Vec<Step>, TutorError> {
-    let schema = Schema::parse(&prompt::plan_schema(cfg.max_steps)).map_err(crate::llm::JsonError::from)?;
-    // A light repetition penalty keeps a small model from writing the same step twice.
-    let sampling = Sampling { repeat_penalty: 1.1, repeat_last_n: 256, ..Sampling::greedy() };
-    let v = model.json(p, &schema, cfg.plan_tokens, &sampling)?;
-    let steps: Vec<Step> = v["steps"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|s| s.as_str()).map(new_step).filter(|s| !s.text.is_empty()).collect())
-        .unwrap_or_default();
+    let steps = read_steps(model, p, &prompt::plan_schema(cfg.max_steps), cfg)?;
     if steps.is_empty() {
         // The schema asks for at least one step; keep the loop going with the task itself.
         return Ok(vec![new_step("Write the code that solves the task")]);
     }
     Ok(steps)
+}
+
+/// The steps of a JSON plan written under `schema`.
+fn read_steps(model: &mut TutorModel, p: &Prompt, schema: &str, cfg: &TutorConfig) -> Result<Vec<Step>, TutorError> {
+    let schema = Schema::parse(schema).map_err(crate::llm::JsonError::from)?;
+    // A light repetition penalty keeps a small model from writing the same step twice.
+    let sampling = Sampling { repeat_penalty: 1.1, repeat_last_n: 256, ..Sampling::greedy() };
+    let v = model.json(p, &schema, cfg.plan_tokens, &sampling)?;
+    Ok(v["steps"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s.as_str()).map(new_step).filter(|s| !s.text.is_empty()).collect())
+        .unwrap_or_default())
 }
 
 /// Line `n` (1-based) of `src`, trimmed.
