@@ -1,7 +1,25 @@
 //! Llama decoder (SmolLM2, TinyLlama, Llama 2/3 …) loaded from a GGUF file.
 //!
-//! Tensors use llama.cpp names (`token_embd.weight`, `blk.{i}.attn_q.weight`, …). Weights are
-//! dequantized to `f32` when loaded. llama.cpp's converter permutes the rows of `attn_q`/`attn_k`
+//! Tensors use llama.cpp names (`token_embd.weight`, `blk.{i}.attn_q.weight`, …). Every GGUF
+//! tensor is dequantized to `f32` on the host when loaded; what stays in memory then depends on the
+//! [`WeightFormat`] chosen at load:
+//!
+//! | tensor | [`WeightFormat::F32`] | [`WeightFormat::Q8`] / [`WeightFormat::Q4`] |
+//! |---|---|---|
+//! | `attn_q/k/v/output`, `ffn_gate/up/down` (Linear, `[d_in, d_out]`) | f32 | Burn per-block quantized: symmetric 8-bit (`Q8S`, −127..127) or 4-bit (`Q4S`, −7..7), one f32 scale per 32 consecutive values along `d_out` |
+//! | output head (`output.weight`, or `token_embd` when tied), `[d_in, vocab]` | f32, one tensor | as the Linears, split in column chunks of ≤ 8192 outputs (the on-the-fly dequantized copy stays ≤ 19 MB for d = 576) |
+//! | token embedding (`token_embd`) | f32 Burn `Embedding` on the device | host table, i8 values with one f32 scale per 32 values along the hidden size, same value range as the Linears; rows are dequantized on the host for the tokens looked up |
+//! | `attn_norm`, `ffn_norm`, `output_norm` | f32 | f32 |
+//! | rotary cos/sin tables | f32 | f32 |
+//! | activations, attention, KV cache, logits | f32 | f32 |
+//!
+//! How Burn 0.22 computes with a quantized weight: `linear` routes it to `q_matmul`. On flex
+//! (CPU, native and wasm) the default `QTensorOps::q_matmul` dequantizes the whole weight to f32
+//! and runs the float matmul (a transient f32 copy per call; flex keeps one i8 per value, for
+//! Q4 too, and f32 scales), which makes Q8 decode ~200× slower than f32 there
+//! (docs/BENCHMARKS.md). On wgpu/WebGPU (cubecl) the matmul can take the packed weights
+//! (`PackedU32`, 4 × 8-bit or 8 × 4-bit per `u32`) with their scales as a quantized input, or
+//! dequantizes first (naive kernel). llama.cpp's converter permutes the rows of `attn_q`/`attn_k`
 //! so that rotary embeddings rotate consecutive pairs `(x[2i], x[2i+1])` (ggml rope mode 0),
 //! which is what [`RotaryEmbedding`] does; the Hugging Face "rotate half" layout would be wrong here.
 
@@ -9,7 +27,127 @@ use crate::gguf::{Gguf, GgufError};
 use burn::module::{Module, Param};
 use burn::nn::{Embedding, Linear};
 use burn::tensor::activation::{silu, softmax};
-use burn::tensor::{Device, Int, Tensor, TensorData};
+use burn::tensor::quantization::{QuantScheme, QuantValue, ScaleDtype};
+use burn::tensor::{DType, Device, Int, Tensor, TensorData};
+
+/// How the matmul weights of a [`Llama`] are kept in memory (chosen at load; see the module docs
+/// for every tensor's precision).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WeightFormat {
+    /// Everything f32 (4 bytes per weight).
+    #[default]
+    F32,
+    /// Burn per-block quantization: symmetric 8-bit values, one f32 scale per block of 32.
+    Q8,
+    /// Burn per-block quantization: symmetric 4-bit values (−7..7), one f32 scale per block of 32.
+    Q4,
+}
+
+/// Values per quantization block (along the innermost dimension).
+pub const QUANT_BLOCK: usize = 32;
+
+impl WeightFormat {
+    /// `f32`, `q8` or `q4`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "f32" => Some(Self::F32),
+            "q8" => Some(Self::Q8),
+            "q4" => Some(Self::Q4),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::F32 => "f32",
+            Self::Q8 => "q8",
+            Self::Q4 => "q4",
+        }
+    }
+
+    /// Burn's scheme for the matmul weights on `device`, none for f32. Starts from the device's
+    /// default scheme so that the store (packing) is one the backend supports. Scales are f32:
+    /// with f16 scales Chromium's SwiftShader WebGPU rejects Burn's quantize shader (presumably
+    /// no `shader-f16`; docs/BENCHMARKS.md), and adapters without that feature would too.
+    pub fn scheme(self, device: &Device) -> Option<QuantScheme> {
+        let value = match self {
+            Self::F32 => return None,
+            Self::Q8 => QuantValue::Q8S,
+            Self::Q4 => QuantValue::Q4S,
+        };
+        Some(device.settings().quantization.scheme.with_value(value).per_block([QUANT_BLOCK as u8], ScaleDtype::F32))
+    }
+
+    /// Largest quantized magnitude (symmetric range).
+    fn qmax(self) -> f32 {
+        match self {
+            Self::F32 => 0.0,
+            Self::Q8 => 127.0,
+            Self::Q4 => 7.0,
+        }
+    }
+}
+
+/// Token embedding table quantized on the host (rows are looked up and dequantized there).
+#[derive(Clone, Debug)]
+pub struct HostQuantEmbedding {
+    /// `[vocab, dim]` quantized values.
+    values: Vec<i8>,
+    /// One per `QUANT_BLOCK` values of a row.
+    scales: Vec<f32>,
+    dim: usize,
+    vocab: usize,
+}
+
+impl HostQuantEmbedding {
+    /// Symmetric absmax per block of `QUANT_BLOCK` values along a row, f32 scales.
+    fn new(rows: &[f32], vocab: usize, dim: usize, qmax: f32) -> Self {
+        assert_eq!(rows.len(), vocab * dim);
+        assert_eq!(dim % QUANT_BLOCK, 0, "embedding size {dim} is not a multiple of {QUANT_BLOCK}");
+        let mut values = Vec::with_capacity(rows.len());
+        let mut scales = Vec::with_capacity(rows.len() / QUANT_BLOCK);
+        for block in rows.chunks(QUANT_BLOCK) {
+            let amax = block.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
+            let scale = amax / qmax;
+            let inv = if scale > 0.0 { 1.0 / scale } else { 0.0 };
+            values.extend(block.iter().map(|&x| (x * inv).round().clamp(-qmax, qmax) as i8));
+            scales.push(scale);
+        }
+        HostQuantEmbedding { values, scales, dim, vocab }
+    }
+
+    /// Rows of `tokens`, dequantized, as `[1, tokens.len(), dim]`.
+    fn forward(&self, tokens: &[u32], device: &Device) -> Tensor<3> {
+        let mut out = Vec::with_capacity(tokens.len() * self.dim);
+        for &t in tokens {
+            let t = (t as usize).min(self.vocab - 1);
+            let row = &self.values[t * self.dim..(t + 1) * self.dim];
+            let scales = &self.scales[t * self.dim / QUANT_BLOCK..(t + 1) * self.dim / QUANT_BLOCK];
+            for (block, &s) in row.chunks(QUANT_BLOCK).zip(scales) {
+                out.extend(block.iter().map(|&q| q as f32 * s));
+            }
+        }
+        Tensor::from_data(TensorData::new(out, [1, tokens.len(), self.dim]), device)
+    }
+
+    /// Bytes held: one per value plus an f32 scale per block.
+    pub fn bytes(&self) -> usize {
+        self.values.len() + 4 * self.scales.len()
+    }
+}
+
+/// One line of [`Llama::precision_report`]: a kind of tensor, its precision, how many and their size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorPrecision {
+    pub kind: &'static str,
+    pub precision: String,
+    pub count: usize,
+    pub params: usize,
+    /// Bytes as stored: f32 4 per value; Burn-quantized weights at their packed size (bits per
+    /// value / 8, plus a scale per block: what wgpu/WebGPU hold; flex holds one i8 per value, for
+    /// Q4 too); the host embedding as [`HostQuantEmbedding::bytes`].
+    pub bytes: usize,
+}
 
 /// Hyper-parameters, read from `{arch}.*` metadata keys.
 #[derive(Clone, Debug, PartialEq)]
@@ -255,14 +393,23 @@ pub struct DecoderLayer {
 /// The whole decoder with its output head.
 #[derive(Module, Debug)]
 pub struct Llama {
-    embed: Embedding,
+    /// f32 embedding on the device ([`WeightFormat::F32`]).
+    embed: Option<Embedding>,
+    /// Quantized embedding on the host (quantized formats).
+    #[module(skip)]
+    embed_q: Option<HostQuantEmbedding>,
     layers: Vec<DecoderLayer>,
     norm: RmsNorm,
-    /// `[hidden, vocab]`
-    lm_head: Linear,
+    /// `[hidden, vocab]`, in column chunks when quantized (outputs concatenated).
+    lm_head: Vec<Linear>,
     rope: RotaryEmbedding,
     max_seq: usize,
+    #[module(skip)]
+    format: WeightFormat,
 }
+
+/// Output columns per chunk of a quantized output head.
+const HEAD_CHUNK: usize = 8192;
 
 /// Tensor `name` as f32 after checking its ggml dims (innermost first).
 fn load(g: &Gguf, name: &str, dims: &[usize]) -> Result<Vec<f32>, LlamaError> {
@@ -275,20 +422,62 @@ fn load(g: &Gguf, name: &str, dims: &[usize]) -> Result<Vec<f32>, LlamaError> {
 }
 
 /// A linear layer from a ggml weight with dims `[d_in, d_out]` (rows of `d_in`), no bias.
-fn linear(g: &Gguf, name: &str, d_in: usize, d_out: usize, device: &Device) -> Result<Linear, LlamaError> {
+fn linear(g: &Gguf, name: &str, d_in: usize, d_out: usize, format: WeightFormat, device: &Device) -> Result<Linear, LlamaError> {
     let w = load(g, name, &[d_in, d_out])?;
-    Ok(linear_from_rows(&w, d_in, d_out, device))
+    Ok(linear_from_rows(&w, d_in, d_out, 0..d_out, format, device))
 }
 
-/// Burn's `Linear` wants `[d_in, d_out]`; ggml stores `[d_out][d_in]` row-major: transpose.
-fn linear_from_rows(w: &[f32], d_in: usize, d_out: usize, device: &Device) -> Linear {
-    let mut t = vec![0.0f32; w.len()];
-    for o in 0..d_out {
+/// Burn's `Linear` wants `[d_in, d_out]`; ggml stores `[d_out][d_in]` row-major: transpose
+/// (output rows `outs` only), then quantize on the device as `format` says.
+fn linear_from_rows(
+    w: &[f32],
+    d_in: usize,
+    d_out: usize,
+    outs: std::ops::Range<usize>,
+    format: WeightFormat,
+    device: &Device,
+) -> Linear {
+    assert_eq!(w.len(), d_in * d_out);
+    let n = outs.len();
+    let mut t = vec![0.0f32; d_in * n];
+    for (j, o) in outs.enumerate() {
         for i in 0..d_in {
-            t[i * d_out + o] = w[o * d_in + i];
+            t[i * n + j] = w[o * d_in + i];
         }
     }
-    Linear { weight: Param::from_tensor(Tensor::from_data(TensorData::new(t, [d_in, d_out]), device)), bias: None }
+    let weight = Tensor::<2>::from_data(TensorData::new(t, [d_in, n]), device);
+    let weight = match format.scheme(device) {
+        // Burn quantizes blocks of 32 along the innermost dimension (`d_out`).
+        Some(scheme) if n % QUANT_BLOCK == 0 => weight.quantize_dynamic(&scheme),
+        _ => weight,
+    };
+    Linear { weight: Param::from_tensor(weight), bias: None }
+}
+
+/// The output head from ggml rows `[vocab][d]`: one f32 Linear, or quantized column chunks.
+fn head_from_rows(w: &[f32], d: usize, vocab: usize, format: WeightFormat, device: &Device) -> Vec<Linear> {
+    let chunk = if format == WeightFormat::F32 { vocab } else { HEAD_CHUNK };
+    (0..vocab).step_by(chunk.max(1)).map(|s| linear_from_rows(w, d, vocab, s..(s + chunk).min(vocab), format, device)).collect()
+}
+
+/// Precision and stored bytes of one weight tensor (see [`TensorPrecision::bytes`]).
+fn describe(t: &Tensor<2>) -> (String, usize) {
+    let n = t.shape().num_elements();
+    match t.dtype() {
+        DType::QFloat(s) => {
+            let block = s.block_size().map(|b| b.num_elements()).unwrap_or(n);
+            let scale_bytes = match s.scale_dtype() {
+                ScaleDtype::F32 => 4,
+                ScaleDtype::F16 | ScaleDtype::BF16 => 2,
+                _ => 1,
+            };
+            (
+                format!("{:?} block {block} ({:?} scales)", s.value, s.scale_dtype()),
+                n * s.size_bits_value() / 8 + n.div_ceil(block) * scale_bytes,
+            )
+        }
+        dt => (format!("{dt:?}"), n * dt.size()),
+    }
 }
 
 fn rms_norm(g: &Gguf, name: &str, d: usize, eps: f64, device: &Device) -> Result<RmsNorm, LlamaError> {
@@ -297,48 +486,127 @@ fn rms_norm(g: &Gguf, name: &str, d: usize, eps: f64, device: &Device) -> Result
 }
 
 impl Llama {
-    /// Loads every tensor of a `llama` GGUF, dequantized to f32.
+    /// Loads every tensor of a `llama` GGUF, dequantized to f32 ([`WeightFormat::F32`]).
     pub fn from_gguf(cfg: &LlamaConfig, g: &Gguf, device: &Device) -> Result<Self, LlamaError> {
+        Self::from_gguf_with(cfg, g, device, WeightFormat::F32)
+    }
+
+    /// Loads a `llama` GGUF keeping the matmul weights as `format` says (module docs: the
+    /// precision of every tensor).
+    pub fn from_gguf_with(cfg: &LlamaConfig, g: &Gguf, device: &Device, format: WeightFormat) -> Result<Self, LlamaError> {
         let (d, ff, eps) = (cfg.hidden_size, cfg.intermediate_size, cfg.rms_norm_eps);
         let (hd, kvh) = (cfg.head_dim(), cfg.num_key_value_heads);
         let emb = load(g, "token_embd.weight", &[d, cfg.vocab_size])?;
         let lm_head = if g.tensor_info("output.weight").is_some() {
-            linear(g, "output.weight", d, cfg.vocab_size, device)?
+            let w = load(g, "output.weight", &[d, cfg.vocab_size])?;
+            head_from_rows(&w, d, cfg.vocab_size, format, device)
         } else {
             // Tied embeddings.
-            linear_from_rows(&emb, d, cfg.vocab_size, device)
+            head_from_rows(&emb, d, cfg.vocab_size, format, device)
         };
-        let embed = Embedding { weight: Param::from_tensor(Tensor::from_data(TensorData::new(emb, [cfg.vocab_size, d]), device)) };
+        let (embed, embed_q) = if format == WeightFormat::F32 || d % QUANT_BLOCK != 0 {
+            let t = Tensor::from_data(TensorData::new(emb, [cfg.vocab_size, d]), device);
+            (Some(Embedding { weight: Param::from_tensor(t) }), None)
+        } else {
+            (None, Some(HostQuantEmbedding::new(&emb, cfg.vocab_size, d, format.qmax())))
+        };
+        let linear = |name: &str, d_in: usize, d_out: usize| linear(g, name, d_in, d_out, format, device);
         let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
         for i in 0..cfg.num_hidden_layers {
             let p = format!("blk.{i}");
             layers.push(DecoderLayer {
                 attn_norm: rms_norm(g, &format!("{p}.attn_norm.weight"), d, eps, device)?,
                 attn: Attention {
-                    q: linear(g, &format!("{p}.attn_q.weight"), d, cfg.num_attention_heads * hd, device)?,
-                    k: linear(g, &format!("{p}.attn_k.weight"), d, kvh * hd, device)?,
-                    v: linear(g, &format!("{p}.attn_v.weight"), d, kvh * hd, device)?,
-                    o: linear(g, &format!("{p}.attn_output.weight"), cfg.num_attention_heads * hd, d, device)?,
+                    q: linear(&format!("{p}.attn_q.weight"), d, cfg.num_attention_heads * hd)?,
+                    k: linear(&format!("{p}.attn_k.weight"), d, kvh * hd)?,
+                    v: linear(&format!("{p}.attn_v.weight"), d, kvh * hd)?,
+                    o: linear(&format!("{p}.attn_output.weight"), cfg.num_attention_heads * hd, d)?,
                     num_heads: cfg.num_attention_heads,
                     num_kv_heads: kvh,
                     head_dim: hd,
                 },
                 ffn_norm: rms_norm(g, &format!("{p}.ffn_norm.weight"), d, eps, device)?,
                 mlp: Mlp {
-                    gate: linear(g, &format!("{p}.ffn_gate.weight"), d, ff, device)?,
-                    up: linear(g, &format!("{p}.ffn_up.weight"), d, ff, device)?,
-                    down: linear(g, &format!("{p}.ffn_down.weight"), ff, d, device)?,
+                    gate: linear(&format!("{p}.ffn_gate.weight"), d, ff)?,
+                    up: linear(&format!("{p}.ffn_up.weight"), d, ff)?,
+                    down: linear(&format!("{p}.ffn_down.weight"), ff, d)?,
                 },
             });
         }
         Ok(Llama {
             embed,
+            embed_q,
             layers,
             norm: rms_norm(g, "output_norm.weight", d, eps, device)?,
             lm_head,
             rope: RotaryEmbedding::new(cfg, device),
             max_seq: cfg.max_position_embeddings,
+            format,
         })
+    }
+
+    /// The format the matmul weights were loaded in.
+    pub fn weight_format(&self) -> WeightFormat {
+        self.format
+    }
+
+    /// Every weight tensor's precision and stored size, grouped by kind (rotary tables, 2 ×
+    /// `[context, head_dim / 2]` f32, are not weights and not counted).
+    pub fn precision_report(&self) -> Vec<TensorPrecision> {
+        let mut out: Vec<TensorPrecision> = Vec::new();
+        let mut add = |kind: &'static str, precision: String, params: usize, bytes: usize| {
+            match out.iter_mut().find(|e| e.kind == kind && e.precision == precision) {
+                Some(e) => {
+                    e.count += 1;
+                    e.params += params;
+                    e.bytes += bytes;
+                }
+                None => out.push(TensorPrecision { kind, precision, count: 1, params, bytes }),
+            }
+        };
+        let mut lin = |kind: &'static str, l: &Linear| {
+            let w = l.weight.val();
+            let (p, b) = describe(&w);
+            add(kind, p, w.shape().num_elements(), b);
+        };
+        for layer in &self.layers {
+            for l in [&layer.attn.q, &layer.attn.k, &layer.attn.v, &layer.attn.o] {
+                lin("attention matmuls", l);
+            }
+            for l in [&layer.mlp.gate, &layer.mlp.up, &layer.mlp.down] {
+                lin("feed-forward matmuls", l);
+            }
+        }
+        for l in &self.lm_head {
+            lin("output head", l);
+        }
+        let mut add = |kind: &'static str, precision: String, count: usize, params: usize, bytes: usize| {
+            out.push(TensorPrecision { kind, precision, count, params, bytes });
+        };
+        match (&self.embed, &self.embed_q) {
+            (_, Some(e)) => add(
+                "token embedding (host)",
+                format!("i8 in ±{} block {QUANT_BLOCK} (F32 scales)", self.format.qmax()),
+                1,
+                e.values.len(),
+                e.bytes(),
+            ),
+            (Some(e), None) => {
+                let n = e.weight.shape().num_elements();
+                add("token embedding", "F32".into(), 1, n, 4 * n);
+            }
+            (None, None) => {}
+        }
+        let norms: usize =
+            self.layers.iter().map(|l| l.attn_norm.weight.shape().num_elements() + l.ffn_norm.weight.shape().num_elements()).sum::<usize>()
+                + self.norm.weight.shape().num_elements();
+        add("RMSNorm scales", "F32".into(), 2 * self.layers.len() + 1, norms, 4 * norms);
+        out
+    }
+
+    /// Bytes of all weight tensors as stored ([`Llama::precision_report`]).
+    pub fn weight_bytes(&self) -> usize {
+        self.precision_report().iter().map(|e| e.bytes).sum()
     }
 
     /// Runs `tokens` after the positions already in `cache` and returns the logits of the last one.
@@ -368,9 +636,14 @@ impl Llama {
         if cache.kv.len() != self.layers.len() {
             cache.kv = (0..self.layers.len()).map(|_| None).collect();
         }
-        let ids: Vec<i64> = tokens.iter().map(|&t| t as i64).collect();
-        let ids = Tensor::<2, Int>::from_data(TensorData::new(ids, [1, s]), device);
-        let mut x = self.embed.forward(ids); // [1, s, hidden]
+        let mut x = match (&self.embed, &self.embed_q) {
+            (_, Some(table)) => table.forward(tokens, device),
+            (Some(embed), None) => {
+                let ids: Vec<i64> = tokens.iter().map(|&t| t as i64).collect();
+                embed.forward(Tensor::<2, Int>::from_data(TensorData::new(ids, [1, s]), device))
+            }
+            (None, None) => unreachable!("a Llama has an embedding"),
+        }; // [1, s, hidden]
         // Causal mask over [past + new] keys: query i sees keys up to start + i.
         let mask = (s > 1).then(|| {
             let t = start + s;
@@ -387,6 +660,9 @@ impl Llama {
         let [_, _, d] = x.dims();
         let from = if all { 0 } else { s - 1 };
         let rows = self.norm.forward(x.slice([0..1, from..s, 0..d])).reshape([s - from, d]);
-        Ok(self.lm_head.forward(rows))
+        if let [head] = self.lm_head.as_slice() {
+            return Ok(head.forward(rows));
+        }
+        Ok(Tensor::cat(self.lm_head.iter().map(|h| h.forward(rows.clone())).collect(), 1))
     }
 }
