@@ -4,20 +4,41 @@ use inference::llm::{
     BurnLm, ChatMessage, ChatTemplate, CpuLm, GenerateOptions, GgufTokenizer, JsonDecoder, LanguageModel, QuantDecoder, Sampling, Schema,
     TokenBytes, generate_text,
 };
-use inference::model::llama::{Llama, LlamaConfig};
+use inference::model::llama::{Llama, LlamaConfig, WeightFormat};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// How the Burn model (`--device flex|wgpu`) keeps its matmul weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum WeightsArg {
+    /// Dequantized to f32.
+    F32,
+    /// Burn per-block quantization: symmetric 8-bit, one f32 scale per 32 values.
+    Q8,
+    /// Burn per-block quantization: symmetric 4-bit (−7..7), one f32 scale per 32 values.
+    Q4,
+}
+
+impl From<WeightsArg> for WeightFormat {
+    fn from(w: WeightsArg) -> Self {
+        match w {
+            WeightsArg::F32 => WeightFormat::F32,
+            WeightsArg::Q8 => WeightFormat::Q8,
+            WeightsArg::Q4 => WeightFormat::Q4,
+        }
+    }
+}
 
 /// Where the model runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum DeviceArg {
     /// Quantized CPU kernels (weights stay Q4/Q8; llama.cpp's numerics; all threads).
     Cpu,
-    /// Burn on its pure-Rust CPU backend, weights dequantized to f32 (llama only).
+    /// Burn on its pure-Rust CPU backend, weights as --weights says (llama only).
     Flex,
-    /// Burn on wgpu (Vulkan/Metal/DX12 natively), weights dequantized to f32 (llama only;
+    /// Burn on wgpu (Vulkan/Metal/DX12 natively), weights as --weights says (llama only;
     /// needs a build with `--features wgpu`).
     Wgpu,
 }
@@ -74,6 +95,9 @@ pub struct Args {
     bench: bool,
     #[arg(long, value_enum, default_value_t = DeviceArg::Cpu)]
     device: DeviceArg,
+    /// Matmul weights of the Burn model (--device flex|wgpu): f32, or kept quantized by Burn.
+    #[arg(long, value_enum, default_value_t = WeightsArg::F32)]
+    weights: WeightsArg,
     /// Positions the cache holds (prompt + output).
     #[arg(long, default_value_t = 4096)]
     context: usize,
@@ -107,7 +131,20 @@ pub fn run(a: Args) -> Result<()> {
                 _ => inference::device::default_device(),
             };
             let cfg = LlamaConfig::from_gguf(&gguf)?;
-            let model = Llama::from_gguf(&cfg, &gguf, &device)?;
+            let model = Llama::from_gguf_with(&cfg, &gguf, &device, a.weights.into())?;
+            if a.bench {
+                let kinds: Vec<String> = model
+                    .precision_report()
+                    .iter()
+                    .map(|e| format!("{} {}: {} ({:.1} MB)", e.count, e.kind, e.precision, e.bytes as f64 / 1e6))
+                    .collect();
+                eprintln!(
+                    "weights ({}, {:.1} MB): {}; rotary tables, activations, KV cache and logits f32",
+                    model.weight_format().name(),
+                    model.weight_bytes() as f64 / 1e6,
+                    kinds.join(", ")
+                );
+            }
             Box::new(BurnLm::new(model, cfg, device))
         }
     };
