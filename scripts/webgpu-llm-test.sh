@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SmolLM2-135M in the browser on Burn's WebGPU backend (wasm, async readbacks only): builds the
-# check crate tests/webgpu-llm, computes the native greedy tokens of the same Burn model
-# (`index-builder generate --device flex`), and compares in headless Chromium with WebGPU flags.
+# check crate tests/webgpu-llm, computes the native greedy tokens of the same Burn model with the
+# same weight format (`index-builder generate --device flex --weights q8`), and compares in
+# headless Chromium with WebGPU flags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pathshala/target}"
@@ -11,6 +12,9 @@ MODEL=models/cache/SmolLM2-135M-Instruct.Q4_1.gguf
 # SwiftShader (no GPU here) runs this slowly: keep it to one prompt and a few tokens.
 N="${WEBGPU_TOKENS:-4}"
 PROMPTS="${WEBGPU_PROMPTS:-1}"
+# Matmul weights of the Burn model on both sides: q8 (kept quantized by Burn: 8-bit, block 32),
+# or f32 / q4. The native q8 reference is slow (Burn's flex dequantizes per matmul): ~1 min.
+WEIGHTS="${WEBGPU_WEIGHTS:-q8}"
 
 CARGO_TARGET_DIR="$WASM_TARGET_DIR" cargo build --release -p webgpu-llm --target wasm32-unknown-unknown
 out="$(mktemp -d)"
@@ -22,28 +26,28 @@ cat > "$out/index.html" <<'HTML'
 <script type="module">
 import init, { greedy } from './webgpu_llm.js';
 await init();
-window.runGreedy = async (prompts, stop, n) => {
+window.runGreedy = async (prompts, stop, n, weights) => {
   const bytes = new Uint8Array(await (await fetch('model.gguf')).arrayBuffer());
-  return greedy(bytes, JSON.stringify(prompts), JSON.stringify(stop), n);
+  return greedy(bytes, JSON.stringify(prompts), JSON.stringify(stop), n, weights);
 };
 </script>
 HTML
 
 # Native reference: the same Burn model on the CPU backend, the fixture's first chat prompt(s).
 cargo build --release -p index-builder
-python3 - "$MODEL" "$N" "$out/expected.json" "$CARGO_TARGET_DIR/release/index-builder" "$PROMPTS" <<'PY'
+python3 - "$MODEL" "$N" "$out/expected.json" "$CARGO_TARGET_DIR/release/index-builder" "$PROMPTS" "$WEIGHTS" <<'PY'
 import json, subprocess, sys
-model, n, dest, exe, k = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
+model, n, dest, exe, k, weights = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6]
 fx = json.load(open("inference/tests/fixtures/llm/smollm2_greedy.json"))
 cases = []
 for c in fx["cases"][:k]:
-    p = subprocess.run([exe, "generate", "--device", "flex", "--model", model, "--max-tokens", str(n), "--print-ids",
+    p = subprocess.run([exe, "generate", "--device", "flex", "--weights", weights, "--model", model, "--max-tokens", str(n), "--print-ids",
                         "--prompt-ids", ",".join(map(str, c["prompt_ids"]))], capture_output=True, text=True, check=True)
     ids = json.loads(p.stderr.strip().splitlines()[-1])
     cases.append({"prompt_ids": c["prompt_ids"], "ids": ids})
 # <|endoftext|> and <|im_end|>, as index-builder generate stops on them.
-json.dump({"stop_ids": [0, 2], "n": n, "cases": cases}, open(dest, "w"))
-print("native:", [c["ids"] for c in cases])
+json.dump({"stop_ids": [0, 2], "n": n, "weights": weights, "cases": cases}, open(dest, "w"))
+print("native", weights + ":", [c["ids"] for c in cases])
 PY
 
 port="${PORT:-$((20000 + RANDOM % 20000))}"

@@ -3,7 +3,7 @@
 //
 //   BASE=http://127.0.0.1:PORT/ EXPECTED=expected.json node --test tests/browser/webgpu-llm.check.mjs
 //
-// expected.json: {"stop_ids": [...], "n": N, "cases": [{"prompt_ids": [...], "ids": [...]}]}
+// expected.json: {"stop_ids": [...], "n": N, "weights": "f32"|"q8"|"q4", "cases": [{"prompt_ids": [...], "ids": [...]}]}
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -32,11 +32,11 @@ test('WebGPU greedy tokens equal native', { timeout: 1_500_000 }, async () => {
   assert.ok(adapter, 'navigator.gpu gives an adapter (WebGPU flags on)');
   console.log('adapter', JSON.stringify(adapter));
   const result = await page.evaluate(
-    async ({ prompts, stop, n }) => window.runGreedy(prompts, stop, n),
-    { prompts: expected.cases.map((c) => c.prompt_ids), stop: expected.stop_ids, n: expected.n },
+    async ({ prompts, stop, n, weights }) => window.runGreedy(prompts, stop, n, weights),
+    { prompts: expected.cases.map((c) => c.prompt_ids), stop: expected.stop_ids, n: expected.n, weights: expected.weights ?? 'f32' },
   );
   const got = JSON.parse(result);
-  console.log(JSON.stringify({ load_ms: got.load_ms, ms: got.cases.map((c) => c.ms) }));
+  console.log(JSON.stringify({ weights: got.weights, weight_bytes: got.weight_bytes, load_ms: got.load_ms, ms: got.cases.map((c) => c.ms) }));
   expected.cases.forEach((c, i) => {
     const ids = got.cases[i].ids;
     console.log(`case ${i}: ${ids.length} tokens, ${(ids.length / (got.cases[i].ms / 1000)).toFixed(2)} tok/s`);

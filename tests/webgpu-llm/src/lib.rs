@@ -5,7 +5,7 @@
 use inference::device::Device;
 use inference::gguf::Gguf;
 use inference::llm::BurnLm;
-use inference::model::llama::{Llama, LlamaConfig};
+use inference::model::llama::{Llama, LlamaConfig, WeightFormat};
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 
@@ -18,9 +18,11 @@ fn err(e: impl std::fmt::Display) -> JsValue {
 }
 
 /// Greedy continuations of `prompts` (JSON `[[ids…], …]`), `n` tokens each, stopping at
-/// `stop_ids` (JSON). Returns JSON `{load_ms, cases: [{ids, ms, first_ms}]}`.
+/// `stop_ids` (JSON), with the matmul weights held as `weights` (`f32`, `q8` or `q4`; see
+/// `WeightFormat`). Returns JSON `{load_ms, weights, weight_bytes, cases: [{ids, ms}]}`.
 #[wasm_bindgen]
-pub async fn greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize) -> Result<String, JsValue> {
+pub async fn greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize, weights: String) -> Result<String, JsValue> {
+    let format = WeightFormat::parse(&weights).ok_or_else(|| err(format!("unknown weight format {weights:?} (f32, q8 or q4)")))?;
     let prompts: Vec<Vec<u32>> = serde_json::from_str(&prompts).map_err(err)?;
     let stop_ids: Vec<u32> = serde_json::from_str(&stop_ids).map_err(err)?;
     let t0 = now_ms();
@@ -29,9 +31,10 @@ pub async fn greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize)
     let (cfg, model) = {
         let g = Gguf::parse(&model).map_err(err)?;
         let cfg = LlamaConfig::from_gguf(&g).map_err(err)?;
-        let model = Llama::from_gguf(&cfg, &g, &device).map_err(err)?;
+        let model = Llama::from_gguf_with(&cfg, &g, &device, format).map_err(err)?;
         (cfg, model)
     };
+    let weight_bytes = model.weight_bytes();
     let mut lm = BurnLm::new(model, cfg, device);
     let load_ms = now_ms() - t0;
     let mut cases = Vec::new();
@@ -40,7 +43,7 @@ pub async fn greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize)
         let ids = lm.generate_greedy_async(p, &stop_ids, n).await.map_err(err)?;
         cases.push(json!({"ids": ids, "ms": now_ms() - t}));
     }
-    Ok(Value::to_string(&json!({"load_ms": load_ms, "cases": cases})))
+    Ok(Value::to_string(&json!({"load_ms": load_ms, "weights": format.name(), "weight_bytes": weight_bytes, "cases": cases})))
 }
 
 
