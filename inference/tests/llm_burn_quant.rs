@@ -7,38 +7,25 @@
 //! agreement measured on flex (see `docs/BENCHMARKS.md`) and a bound on the logit error.
 //! Each test prints a note and passes when the model file is missing (`models/fetch.sh llm`).
 
+mod common;
+
 use std::time::Instant;
 
 use inference::device::default_device;
 use inference::gguf::Gguf;
 use inference::llm::{BurnLm, GenerateOptions, LanguageModel, generate};
 use inference::model::llama::{Llama, LlamaConfig, WeightFormat};
+use common::ids;
 use serde_json::Value as Json;
 
 const MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
-fn root() -> &'static str {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/..")
-}
-
 fn model_bytes() -> Option<Vec<u8>> {
-    let path = format!("{}/models/cache/{MODEL}", root());
-    match std::fs::read(&path) {
-        Ok(b) => Some(b),
-        Err(_) => {
-            eprintln!("note: {path} is missing; skipping (run models/fetch.sh llm)");
-            None
-        }
-    }
+    common::model_bytes(MODEL)
 }
 
 fn fixture() -> Json {
-    let path = format!("{}/inference/tests/fixtures/llm/smollm2_greedy.json", root());
-    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("valid JSON")
-}
-
-fn ids(v: &Json) -> Vec<u32> {
-    v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect()
+    common::fixture("llm/smollm2_greedy.json")
 }
 
 fn load(bytes: &[u8], format: WeightFormat) -> BurnLm {

@@ -3,22 +3,16 @@
 //! two cores.
 #![cfg(feature = "sandbox")]
 
+mod common;
+
 use inference::agent::tutor::{self, Prepared, SandboxRunner, Task, TutorConfig, TutorModel, TutorSession};
-use std::path::PathBuf;
 use std::sync::Arc;
 
 #[global_allocator]
 static ALLOC: inference::sandbox::memory::SandboxAlloc = inference::sandbox::memory::SandboxAlloc;
 
 fn model() -> Option<TutorModel> {
-    let root = std::env::var_os("PATHSHALA_MODELS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models/cache"));
-    let path = root.join("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf");
-    let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("skipped: {} is absent (run `models/fetch.sh llm`)", path.display());
-        return None;
-    };
+    let bytes = common::model_bytes("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")?;
     Some(TutorModel::load(Arc::new(bytes)).expect("the tutor model loads"))
 }
 

@@ -3,12 +3,34 @@
 
 use std::path::PathBuf;
 
-/// The encoder folder: `$PATHSHALA_MODELS/all-MiniLM-L6-v2` or `<repo>/models/cache/all-MiniLM-L6-v2`.
-pub fn encoder_dir() -> PathBuf {
-    let root = std::env::var_os("PATHSHALA_MODELS")
+/// Where fetched models live: `$PATHSHALA_MODELS` or `<repo>/models/cache`.
+pub fn models_dir() -> PathBuf {
+    std::env::var_os("PATHSHALA_MODELS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models/cache"));
-    root.join("all-MiniLM-L6-v2")
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models/cache"))
+}
+
+/// The encoder folder: `<models>/all-MiniLM-L6-v2`.
+pub fn encoder_dir() -> PathBuf {
+    models_dir().join("all-MiniLM-L6-v2")
+}
+
+/// The bytes of a fetched model file, or `None` (with a note) when it is absent, so a test
+/// skips instead of failing on a machine without it.
+pub fn model_bytes(file: &str) -> Option<Vec<u8>> {
+    let path = models_dir().join(file);
+    match std::fs::read(&path) {
+        Ok(b) => Some(b),
+        Err(_) => {
+            eprintln!("note: {} is missing; skipping (run models/fetch.sh llm)", path.display());
+            None
+        }
+    }
+}
+
+/// A JSON array of token ids.
+pub fn ids(v: &serde_json::Value) -> Vec<u32> {
+    v.as_array().expect("an array of ids").iter().map(|x| x.as_u64().expect("a token id") as u32).collect()
 }
 
 /// Load the real all-MiniLM-L6-v2. Fails with instructions when it has not been fetched.
