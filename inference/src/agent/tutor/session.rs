@@ -242,13 +242,13 @@ impl TutorSession {
             }
             let k = self.current;
             let plan = self.plan();
-            let draft_lines = self.steps[k].draft_lines.clone().filter(|d| code::base_indent(d).is_some());
-            let candidates = code::indent_candidates(&self.code, self.task.min_indent());
-            self.steps[k].indent = match draft_lines.as_deref().and_then(code::base_indent) {
-                // The draft's part sits where the draft has it.
-                Some(indent) => indent,
+            // The draft's part, with the indentation it has in the draft.
+            let draft_lines = self.steps[k].draft_lines.clone().and_then(|d| code::base_indent(&d).map(|i| (d, i)));
+            self.steps[k].indent = match &draft_lines {
+                Some((_, indent)) => *indent,
                 // Where the step goes: the indentation the model finds most likely for its comment.
                 None => {
+                    let candidates = code::indent_candidates(&self.code, self.task.min_indent());
                     let comments: Vec<String> = candidates.iter().map(|&i| prompt::step_comment(k + 1, &plan[k], i)).collect();
                     let best = model.most_likely(&prompt::step(&self.task, &plan, self.draft.as_deref(), &self.code, 0, None), &comments)?;
                     candidates[best]
@@ -259,7 +259,7 @@ impl TutorSession {
             for attempt in 0..=cfg.max_refinements {
                 let retry = last.as_ref().map(|(_, e)| e.as_str());
                 let snippet = match (&draft_lines, attempt) {
-                    (Some(d), 0) => d.clone(),
+                    (Some((d, _)), 0) => d.clone(),
                     _ => {
                         let p = prompt::step(&self.task, &plan, self.draft.as_deref(), &code, self.steps[k].indent, retry);
                         let text = model.complete(&p, cfg.step_tokens, &code_stops(&self.task, true), &retry_sampling(cfg, attempt))?;
