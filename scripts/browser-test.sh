@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build the web app, put a test course (the demo course, a slice of the Python docs and test
 # fixtures) and the models next to it, serve it on a local port, and run the browser tests in
-# Debian's headless Chromium (WebGPU flags on; the models run on Burn's CPU backend in wasm).
+# Debian's headless Chromium (WebGPU flags on: SwiftShader is a software adapter, so the app picks
+# the CPU runtime; one test forces WebGPU with `?llm=webgpu`). BROWSER_TESTS=app.test.mjs runs
+# one file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pathshala/target}"
@@ -38,4 +40,4 @@ python3 -m http.server --bind 127.0.0.1 --directory dist "$port" >/dev/null 2>&1
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.1; done
-(cd tests/browser && npm install --no-audit --no-fund --silent && BASE="http://127.0.0.1:$port/" DIST="$PWD/../../dist" node --test)
+(cd tests/browser && npm install --no-audit --no-fund --silent && BASE="http://127.0.0.1:$port/" DIST="$PWD/../../dist" node --test ${BROWSER_TESTS:-})

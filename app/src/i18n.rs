@@ -111,6 +111,13 @@ texts! {
     stopped_stack: "Stopped: the program nested calls deeper than the browser's stack allows (recursion without an end?).", "থামানো হয়েছে: প্রোগ্রাম ব্রাউজারের স্ট্যাকের সীমার চেয়ে গভীরে ফাংশন ডেকেছে (শেষ না হওয়া রিকার্শন?)।";
     restarted: "The sandbox was restarted; the next run starts clean.", "স্যান্ডবক্স আবার চালু হয়েছে; পরের রান পরিষ্কার অবস্থা থেকে শুরু হবে।";
     checking_lines: "Checking your lines…", "তোমার লাইনগুলো যাচাই হচ্ছে…";
+    code_step: "Step", "ধাপ";
+    own_task: "Or describe your own task:", "অথবা নিজের কাজটি লেখো:";
+    own_task_placeholder: "e.g. Read a number and print whether it is even or odd.", "যেমন: একটি সংখ্যা পড়ে বলো সেটি জোড় না বিজোড়।";
+    plan_task: "Plan it with the tutor", "শিক্ষকের সঙ্গে ধাপে ভাগ করো";
+    planning: "The tutor is planning the steps (the model runs on this device; this can take a minute)…", "শিক্ষক ধাপগুলো সাজাচ্ছে (মডেল এই ডিভাইসেই চলে; এক মিনিট লাগতে পারে)…";
+    preparing_step: "The tutor is preparing the next step…", "শিক্ষক পরের ধাপ তৈরি করছে…";
+    stuck: "The tutor could not write code that runs for this step. Try describing the task more precisely, or pick a problem.", "শিক্ষক এই ধাপের জন্য চলার মতো কোড লিখতে পারেনি। কাজটি আরও স্পষ্ট করে লেখো, অথবা একটি সমস্যা বেছে নাও।";
     check_timeout: "Your lines did not finish in time: is there a loop whose condition never becomes false?", "তোমার লাইনগুলো সময়মতো শেষ হয়নি: কোনো লুপের শর্ত কি কখনও মিথ্যা হয় না?";
     testing: "All steps done. Running the tests…", "সব ধাপ শেষ। পরীক্ষা চলছে…";
     tests_passed: "All steps done and every test passes. Well done!", "সব ধাপ শেষ, সব পরীক্ষায় পাস। দারুণ!";
@@ -127,7 +134,8 @@ texts! {
     ready_downloaded: "downloaded and saved for offline use", "ডাউনলোড করে অফলাইনের জন্য রাখা হয়েছে";
     sections: "sections", "অংশ";
     cpu_only: "WebGPU is not available here, so the models run on the CPU (slower).", "এখানে WebGPU নেই, তাই মডেল সিপিইউ-তে চলছে (ধীরে)।";
-    gpu_found: "WebGPU is available; the models run on the CPU backend for now.", "WebGPU আছে; আপাতত মডেল সিপিইউ-তে চলছে।";
+    gpu_found: "WebGPU is available: the language model runs on the GPU.", "WebGPU আছে: ভাষা-মডেল জিপিইউ-তে চলছে।";
+    gpu_software: "WebGPU here is a software renderer, slower than the CPU, so the models run on the CPU.", "এখানে WebGPU একটি সফটওয়্যার রেন্ডারার, সিপিইউ-র চেয়ে ধীর, তাই মডেল সিপিইউ-তে চলছে।";
     gpu_checking: "Checking for WebGPU…", "WebGPU খোঁজা হচ্ছে…";
     ask_placeholder: "Ask a question about the course…", "কোর্স নিয়ে একটি প্রশ্ন লেখো…";
     ask: "Ask", "জিজ্ঞেস করো";

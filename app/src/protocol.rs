@@ -36,7 +36,8 @@ impl AssetList {
     }
 }
 
-/// Which runtime runs the chat model in the worker.
+/// Which runtime runs the chat model in the worker. The page picks [`Runtime::WebGpu`] when the
+/// browser has a hardware WebGPU adapter, else [`Runtime::Quantized`]; `?llm=` overrides.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Runtime {
     /// Burn's flex CPU backend, weights dequantized to f32 (540 MB for 135M parameters).
@@ -45,6 +46,10 @@ pub enum Runtime {
     /// SIMD128 integer kernels; faster than `Burn` in wasm (docs/BENCHMARKS.md).
     #[default]
     Quantized,
+    /// Burn's WebGPU backend, matmul weights kept 8-bit (Q8, block 32): 4× less memory than f32
+    /// on the GPU; logits are read back asynchronously. Falls back to [`Runtime::Quantized`] when
+    /// the device cannot be created.
+    WebGpu,
 }
 
 impl Runtime {
@@ -52,6 +57,7 @@ impl Runtime {
         match p {
             "burn" => Some(Runtime::Burn),
             "quantized" | "cpu" => Some(Runtime::Quantized),
+            "webgpu" | "gpu" => Some(Runtime::WebGpu),
             _ => None,
         }
     }
@@ -76,6 +82,12 @@ pub enum Request {
         /// The LLM runtime: [`Runtime::default`] unless `?llm=` says otherwise (for measuring).
         #[serde(default)]
         runtime: Runtime,
+        /// Most tokens per answer and most passages per prompt, when not the Ask agent's
+        /// defaults (`?answer_tokens=`, `?passages=`: for measuring slow runtimes).
+        #[serde(default)]
+        answer_tokens: Option<usize>,
+        #[serde(default)]
+        passages: Option<usize>,
     },
     /// Hybrid retrieval (`lexical: false`) or BM25 over the book (`lexical: true`).
     Search { id: u32, question: String, lexical: bool },

@@ -5,7 +5,7 @@
 //! the page can time the run itself (from `Begun`, not from posting) and terminate the worker
 //! when no answer comes by `timeout_ms` + [`GRACE_MS`].
 
-use inference::agent::tutor::{Feedback, Task, TestRun, TutorSession};
+use inference::agent::tutor::{Feedback, Prepared, Task, TestRun, TutorSession};
 use inference::sandbox::{RunResult, SyntaxIssue};
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +26,10 @@ pub const RUN_MAX_OUTPUT: usize = 256 << 10;
 /// Heap budget of one run in the worker (wasm memory is never returned, so keep it modest).
 pub const RUN_MAX_MEMORY: usize = 256 << 20;
 
+/// Time a model request may take (loading the model from IndexedDB, then planning or writing a
+/// step on the CPU, its own checks included) before the page gives up on the worker.
+pub const MODEL_MS: u64 = 600_000;
+
 /// Python call depth in the browser. A worker's native stack (V8's, about 1 MB) holds about 700
 /// plain Python calls of RustPython, fewer through builtins (`sorted(key=…)`: about 150); past it
 /// the worker throws "Maximum call stack size exceeded" and is replaced (status `killed`). 400
@@ -41,12 +45,20 @@ pub enum SandboxRequest {
     Check { id: u32, session: Box<TutorSession>, lines: String },
     /// The finished program against the task's tests.
     Test { id: u32, task: Task, program: String },
+    /// The model plans a task the learner wrote and prepares its first step.
+    Plan { id: u32, task: Task },
+    /// The model prepares the session's current step (after the learner finished the one before).
+    Prepare { id: u32, session: Box<TutorSession> },
 }
 
 impl SandboxRequest {
     pub fn id(&self) -> u32 {
         match self {
-            SandboxRequest::Run { id, .. } | SandboxRequest::Check { id, .. } | SandboxRequest::Test { id, .. } => *id,
+            SandboxRequest::Run { id, .. }
+            | SandboxRequest::Check { id, .. }
+            | SandboxRequest::Test { id, .. }
+            | SandboxRequest::Plan { id, .. }
+            | SandboxRequest::Prepare { id, .. } => *id,
         }
     }
 
@@ -57,14 +69,23 @@ impl SandboxRequest {
             + match self {
                 SandboxRequest::Run { timeout_ms, .. } => *timeout_ms,
                 // The learner's lines and the reference, each on every input (one run for a function).
+                // A model session's check may also ask the model (judgement, hint).
+                SandboxRequest::Check { session, .. } if uses_model(session) => MODEL_MS,
                 SandboxRequest::Check { session, .. } => {
                     let runs = if session.task.is_function() { 1 } else { session.task.inputs.len().max(1) };
                     2 * runs as u64 * check_ms
                 }
+                SandboxRequest::Plan { .. } | SandboxRequest::Prepare { .. } => MODEL_MS,
                 // The test run, and one more to report what a failing call returned.
                 SandboxRequest::Test { .. } => test_ms + check_ms,
             }
     }
+}
+
+/// Whether a session was written by the model (its checks then use the model too), rather than
+/// from a teacher's reference lines.
+pub fn uses_model(session: &TutorSession) -> bool {
+    session.generations > 0 || session.draft.is_some() || session.steps.iter().any(|s| s.reference.is_none())
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -79,6 +100,11 @@ pub enum SandboxReply {
     Ran { id: u32, result: RunResult },
     Checked { id: u32, session: Box<TutorSession>, feedback: Feedback },
     Tested { id: u32, run: TestRun },
+    /// The model's plan, with the current step prepared (or why it could not be).
+    Planned { id: u32, session: Box<TutorSession>, prepared: Prepared },
+    /// A model request failed (no model downloaded yet, the prompt too long, …): `message` says
+    /// what to do.
+    Failed { id: u32, message: String },
     /// The worker panicked (it is restarted).
     Crashed { id: Option<u32>, message: String },
 }

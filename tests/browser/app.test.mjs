@@ -86,7 +86,11 @@ test('first visit: download progress, then ready', async () => {
   const status = await page.textContent('[data-testid=status]');
   assert.match(status, /downloaded and saved for offline use/);
   console.log(`# cold time to ready: ${Date.now() - t0} ms`);
-  assert.match(await page.getAttribute('[data-testid=gpu]', 'data-state'), /available|missing/);
+  // The LLM runs on WebGPU only with a hardware adapter; Chromium's SwiftShader is software.
+  const gpu = await page.getAttribute('[data-testid=gpu]', 'data-state');
+  assert.match(gpu, /^(available|software|missing)$/);
+  const llm = await page.getAttribute('[data-testid=status] [data-llm]', 'data-llm');
+  assert.match(llm, gpu === 'available' ? /\(WebGpu\)$/ : /\(Quantized\)$/, `runtime with a ${gpu} adapter: ${llm}`);
 });
 
 test('installable: manifest, icons and a service worker that controls the page', async () => {
@@ -138,8 +142,13 @@ test('a question outside the course abstains without calling the model', async (
 
 test('Stop ends an answer between tokens', async () => {
   await ask('How do default values for parameters work when an argument is left out?');
-  await page.waitForFunction(() => document.querySelector('[data-testid=answer-body]')?.textContent.length > 0, null, { timeout: 120_000 });
-  await page.click('[data-testid=ask-stop]');
+  // Stop as soon as the first words show (clicked in the page: a Playwright click waits for the
+  // button to stop moving, and the streaming answer moves it until the end).
+  await page.waitForFunction(() => {
+    if (!(document.querySelector('[data-testid=answer-body]')?.textContent.length > 0)) return false;
+    document.querySelector('[data-testid=ask-stop]').click();
+    return true;
+  }, null, { timeout: 120_000 });
   assert.equal(await answerState(30_000), 'done');
   assert.match(await page.textContent('[data-testid=answer]'), /Stopped/);
   const tokens = Number(await page.getAttribute('[data-testid=answer-stats]', 'data-tokens'));
@@ -177,6 +186,24 @@ test('model Markdown renders inert: no raw HTML, no script', async () => {
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
 });
 
+test('WebGPU runtime (?llm=webgpu): the worker runs the model on WebGPU and streams an answer', { skip: !hasDocs && 'python3.11-doc is not installed' }, async () => {
+  // SwiftShader emulates the GPU on the CPU (about a minute per model step here), so keep the
+  // prompt to one passage and the answer to two tokens.
+  const t0 = Date.now();
+  await page.goto(`${base}?llm=webgpu&answer_tokens=2&passages=1`);
+  await waitReady(600_000);
+  const llm = await page.getAttribute('[data-testid=status] [data-llm]', 'data-llm');
+  assert.match(llm, /\(WebGpu\)$/, llm);
+  console.log(`# webgpu: ready from IndexedDB in ${Date.now() - t0} ms`);
+  await ask(dev.question);
+  assert.equal(await answerState(600_000), 'done');
+  const stats = await page.$eval('[data-testid=answer-stats]', (e) => ({ ...e.dataset }));
+  console.log(`# webgpu ask: ${JSON.stringify(stats)}`);
+  const tokens = Number(stats.tokens);
+  assert.ok(tokens >= 1 && tokens <= 2, `${tokens} tokens (limit 2)`);
+  assert.ok((await page.textContent('[data-testid=answer-body]')).trim().length > 0, 'the answer has text');
+});
+
 test('language: Bangla strings, persisted across a warm reload from IndexedDB', async () => {
   await waitReady();
   await page.click('[data-testid=lang-switch]');
@@ -193,6 +220,39 @@ test('language: Bangla strings, persisted across a warm reload from IndexedDB', 
   assert.deepEqual(fetched, [], 'a warm start downloads no course or model file');
   await page.click('[data-testid=lang-switch]');
   assert.equal(await page.textContent('[data-testid=ask-submit]'), 'Ask');
+});
+
+// Off by default (MODEL_TUTOR=1 runs it): in this setup SmolLM2's plan ran past the sandbox
+// worker's 10-minute model budget, so the feature sits behind `?tutor=model` for now.
+test('Code: a task in the learner\'s words is planned by the model and its first step prepared, in the sandbox worker', { skip: process.env.MODEL_TUTOR !== '1' && 'set MODEL_TUTOR=1 (the model tutor is behind ?tutor=model)' }, async () => {
+  await page.goto(`${base}?tutor=model`);
+  await waitReady();
+  await page.click('[data-testid=tab-code]');
+  const task = 'Print the numbers from 1 to 3, one per line.';
+  await page.fill('[data-testid=code-task-input]', task);
+  const t0 = Date.now();
+  await page.click('[data-testid=code-plan]');
+  await page.waitForSelector('[data-testid=code-feedback][data-verdict=planning]');
+  // The model (the course's LLM, read from IndexedDB by the sandbox worker) plans, then writes
+  // and runs step 1; the step list appears, or the tutor says it is stuck or unavailable.
+  await page.waitForFunction(() => !/planning|preparing/.test(document.querySelector('[data-testid=code-feedback]')?.dataset.verdict ?? ''), null, { timeout: 660_000 });
+  const verdict = await page.getAttribute('[data-testid=code-feedback]', 'data-verdict').catch(() => null);
+  const said = verdict ? await page.textContent('[data-testid=code-feedback]') : '';
+  const steps = await page.$$eval('[data-testid=code-step]', (els) => els.map((e) => [e.dataset.state, e.textContent]));
+  console.log(`# code tutor plan in ${Date.now() - t0} ms: ${JSON.stringify(steps)} ${verdict ?? ''} ${said}`);
+  assert.ok(!/unavailable|timeout|killed/.test(verdict ?? ''), `${verdict}: ${said}`);
+  assert.ok(steps.length >= 1 && steps[0][0] === 'current', JSON.stringify(steps));
+  assert.equal(await page.textContent('[data-testid=code-task]'), task);
+  if (verdict === 'stuck') return; // a 135M model may write no code that runs; the plan still shows
+  // Step 1 is ready: its comment is above the editor, and lines that print something else are
+  // not accepted (the feedback says what differs).
+  assert.match(await page.textContent('[data-testid=code-above]'), /# Step 1: /);
+  await page.fill('[data-testid=code-editor]', 'print("something else")');
+  await page.click('[data-testid=code-check]');
+  await page.waitForSelector('[data-testid=code-feedback]:not([data-verdict=checking])', { timeout: 600_000 });
+  const f = await page.getAttribute('[data-testid=code-feedback]', 'data-verdict');
+  assert.equal(f, 'differs', await page.textContent('[data-testid=code-feedback]'));
+  await page.click('[data-testid=tab-ask]');
 });
 
 test('storage panel lists the cached files; a corrupted entry is detected and downloaded again', async () => {

@@ -14,9 +14,10 @@
 
 use crate::protocol;
 use crate::sandbox_protocol::{RUN_MAX_MEMORY, RUN_MAX_OUTPUT, RUN_MAX_RECURSION, SandboxReply, SandboxRequest};
-use inference::agent::tutor::{CodeRunner, TutorConfig, TutorSession};
+use crate::sandbox_protocol::uses_model;
+use inference::agent::tutor::{CodeRunner, TutorConfig, TutorModel, TutorSession};
 use inference::sandbox::{RunOptions, RunResult, RunStatus, check_syntax, memory, run_in_place};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use wasm_bindgen::JsCast;
@@ -27,6 +28,9 @@ pub use inference::sandbox::memory::SandboxAlloc;
 thread_local! {
     /// The request being worked on, for the panic hook's report.
     static CURRENT: Cell<Option<u32>> = const { Cell::new(None) };
+    /// The tutor's language model, loaded from IndexedDB at the first model request and kept
+    /// while this worker lives (a replaced worker loads it again).
+    static MODEL: RefCell<Option<TutorModel>> = const { RefCell::new(None) };
 }
 
 /// Set by the memory guard when a run passes its budget (read by nobody: the worker traps).
@@ -55,6 +59,40 @@ pub fn tutor_config() -> TutorConfig {
         ..o
     };
     TutorConfig { check: limit(base.check, 2_000), test: limit(base.test, 5_000), model_hints: false, ..base }
+}
+
+/// The tutor's limits for a task the model plans: draft steps (the mode that works with small
+/// models, docs/EVALUATION.md), model-written hints, at most 5 steps.
+pub fn model_tutor_config() -> TutorConfig {
+    TutorConfig { draft_steps: true, model_hints: true, max_steps: 5, ..tutor_config() }
+}
+
+/// Loads the language model from IndexedDB (the one the course loaded, so the inference worker
+/// has downloaded and verified it) unless this worker already has it.
+async fn ensure_model() -> Result<(), String> {
+    if MODEL.with(|m| m.borrow().is_some()) {
+        return Ok(());
+    }
+    use crate::protocol::names;
+    let store = crate::storage::Store::open().await.map_err(|e| e.to_string())?;
+    store
+        .complete()
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("The language model is not on this device yet: wait until the status line says ready, then try again.")?;
+    let bytes = store.data(names::LLM).await.map_err(|e| e.to_string())?.ok_or("The language model is missing from this device's storage: reload the page to download it again.")?;
+    let model = TutorModel::load(std::sync::Arc::new(bytes)).map_err(|e| format!("The language model cannot be loaded: {e}"))?;
+    MODEL.with(|m| *m.borrow_mut() = Some(model));
+    Ok(())
+}
+
+/// Whether `req` needs the language model.
+fn needs_model(req: &SandboxRequest) -> bool {
+    match req {
+        SandboxRequest::Plan { .. } | SandboxRequest::Prepare { .. } => true,
+        SandboxRequest::Check { session, .. } => uses_model(session),
+        _ => false,
+    }
 }
 
 /// [`CodeRunner`] over [`run_in_place`] with the worker's clock, for the tutor.
@@ -103,9 +141,34 @@ fn handle(req: SandboxRequest) -> SandboxReply {
         SandboxRequest::Check { id, session, lines } => {
             let mut session: TutorSession = *session;
             let mut runner = InPlaceRunner { clock };
-            match session.submit(None, &mut runner, &tutor_config(), &lines) {
+            let checked = match uses_model(&session) {
+                true => with_model(|m| session.submit(Some(m), &mut runner, &model_tutor_config(), &lines)),
+                false => session.submit(None, &mut runner, &tutor_config(), &lines),
+            };
+            match checked {
                 Ok(feedback) => SandboxReply::Checked { id, session: Box::new(session), feedback },
                 Err(e) => SandboxReply::Crashed { id: Some(id), message: e.to_string() },
+            }
+        }
+        SandboxRequest::Plan { id, task } => {
+            let mut runner = InPlaceRunner { clock };
+            let cfg = model_tutor_config();
+            let planned = with_model(|m| {
+                let mut session = TutorSession::start(m, task, &cfg)?;
+                let prepared = session.prepare(m, &mut runner, &cfg)?;
+                Ok((session, prepared))
+            });
+            match planned {
+                Ok((session, prepared)) => SandboxReply::Planned { id, session: Box::new(session), prepared },
+                Err(e) => SandboxReply::Failed { id, message: format!("The tutor could not plan this task: {e}") },
+            }
+        }
+        SandboxRequest::Prepare { id, session } => {
+            let mut session: TutorSession = *session;
+            let mut runner = InPlaceRunner { clock };
+            match with_model(|m| session.prepare(m, &mut runner, &model_tutor_config())) {
+                Ok(prepared) => SandboxReply::Planned { id, session: Box::new(session), prepared },
+                Err(e) => SandboxReply::Failed { id, message: format!("The tutor could not write the next step: {e}") },
             }
         }
         SandboxRequest::Test { id, task, program } => {
@@ -113,6 +176,11 @@ fn handle(req: SandboxRequest) -> SandboxReply {
             SandboxReply::Tested { id, run: TutorSession::test(&task, &mut runner, &tutor_config(), &program) }
         }
     }
+}
+
+/// Runs `f` with the loaded model ([`ensure_model`] first).
+fn with_model<T>(f: impl FnOnce(&mut TutorModel) -> Result<T, inference::agent::tutor::TutorError>) -> Result<T, inference::agent::tutor::TutorError> {
+    MODEL.with(|m| f(m.borrow_mut().as_mut().expect("ensure_model ran first")))
 }
 
 /// Installs the message handler and says [`SandboxReply::Ready`]; called by the `sandbox` binary.
@@ -133,6 +201,17 @@ pub fn start() {
         let id = req.id();
         CURRENT.with(|c| c.set(Some(id)));
         post(&SandboxReply::Begun { id });
+        if needs_model(&req) {
+            // Reading the model from IndexedDB is asynchronous; the page sends one request at a time.
+            wasm_bindgen_futures::spawn_local(async move {
+                match ensure_model().await {
+                    Ok(()) => post(&handle(req)),
+                    Err(message) => post(&SandboxReply::Failed { id, message }),
+                }
+                CURRENT.with(|c| c.set(None));
+            });
+            return;
+        }
         post(&handle(req));
         CURRENT.with(|c| c.set(None));
     });

@@ -1,12 +1,13 @@
 //! The Code view's state: the problem being practised (a [`TutorSession`] built from the
-//! teacher's steps in `problems.json`, no model needed), the learner's editor, the last run and
-//! the tutor's feedback. Pure logic, tested natively; the component renders it and the
+//! teacher's steps in `problems.json`, no model needed, or planned by the model from a task the
+//! learner wrote, each step prepared by the model when it comes up), the learner's editor, the
+//! last run and the tutor's feedback. Pure logic, tested natively; the component renders it and the
 //! [`super::sandbox::SandboxClient`] carries its requests.
 
-use crate::sandbox_protocol::{SandboxReply, SandboxRequest, RUN_TIMEOUT_MS};
+use crate::sandbox_protocol::{SandboxReply, SandboxRequest, RUN_TIMEOUT_MS, uses_model};
 use crate::ui::sandbox::SandboxEvent;
 use inference::agent::tutor::code::pad_block_openers;
-use inference::agent::tutor::{Feedback, Task, TestRun, TutorSession, Verdict};
+use inference::agent::tutor::{Feedback, Prepared, Task, TestRun, TutorSession, Verdict};
 use inference::sandbox::{RunResult, RunStatus, SyntaxIssue};
 use serde::{Deserialize, Serialize};
 use std::rc::Rc;
@@ -80,6 +81,14 @@ pub enum Said {
     Killed(String),
     Testing,
     Tested(TestRun),
+    /// The model is planning the learner's task.
+    Planning,
+    /// The model is writing the current step.
+    Preparing,
+    /// The model could not write code that runs for step `index` (0-based).
+    Stuck { index: usize, problem: String },
+    /// A model request failed; the message says what to do.
+    Unavailable(String),
 }
 
 impl Said {
@@ -98,6 +107,10 @@ impl Said {
             Said::Testing => "testing",
             Said::Tested(t) if t.passed => "passed",
             Said::Tested(_) => "failed",
+            Said::Planning => "planning",
+            Said::Preparing => "preparing",
+            Said::Stuck { .. } => "stuck",
+            Said::Unavailable(_) => "unavailable",
         }
     }
 }
@@ -107,6 +120,8 @@ pub enum Kind {
     Run,
     Check,
     Test,
+    Plan,
+    Prepare,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -116,6 +131,8 @@ pub struct CodeState {
     /// Sessions hold no PartialEq; compared through their JSON (see `PartialEq` use in Yew props).
     pub session: Option<Rc<SessionBox>>,
     pub editor: String,
+    /// The task box (a task in the learner's words, for the model to plan).
+    pub task_text: String,
     pub output: Option<Output>,
     pub said: Option<Said>,
     pub tests: Option<TestRun>,
@@ -146,6 +163,8 @@ pub enum CodeAction {
     Restore(Option<Saved>),
     /// `None`: free practice.
     Pick(Option<String>),
+    /// The learner's own task, typed in the task box.
+    TaskText(String),
     Edit(String),
     /// A request was sent.
     Sent { id: u32, kind: Kind },
@@ -206,8 +225,27 @@ impl CodeState {
 
     /// The tutor's check of the editor's lines (`None` when there is no step to check).
     pub fn check_request(&self, id: u32) -> Option<SandboxRequest> {
-        let s = self.session().filter(|_| !self.finished())?;
+        let s = self.session().filter(|s| !self.finished() && s.view().is_some())?;
         Some(SandboxRequest::Check { id, session: Box::new(s.clone()), lines: self.editor.clone() })
+    }
+
+    /// The model plans the task in the task box (`None` when it is empty).
+    pub fn plan_request(&self, id: u32) -> Option<SandboxRequest> {
+        let description = self.task_text.trim();
+        (!description.is_empty()).then(|| SandboxRequest::Plan { id, task: Task { description: description.to_string(), ..Task::default() } })
+    }
+
+    /// Whether the current step of a model session still needs the model's code (after the
+    /// learner finished the step before); not after the model got stuck or failed.
+    pub fn needs_prepare(&self) -> bool {
+        let blocked = matches!(self.said, Some(Said::Stuck { .. } | Said::Unavailable(_) | Said::TimedOut | Said::Killed(_)));
+        self.session().is_some_and(|s| uses_model(s) && s.current < s.steps.len() && s.view().is_none()) && !blocked
+    }
+
+    /// The model prepares the current step.
+    pub fn prepare_request(&self, id: u32) -> Option<SandboxRequest> {
+        let s = self.session().filter(|_| self.needs_prepare())?;
+        Some(SandboxRequest::Prepare { id, session: Box::new(s.clone()) })
     }
 
     /// The finished program against the tests.
@@ -259,6 +297,7 @@ impl Reducible for CodeState {
                 s.revision += 1;
             }
             CodeAction::Edit(text) => s.editor = text,
+            CodeAction::TaskText(text) => s.task_text = text,
             CodeAction::Sent { id, kind } => {
                 s.last_id = s.last_id.max(id);
                 s.busy = Some((id, kind));
@@ -266,6 +305,8 @@ impl Reducible for CodeState {
                     Kind::Run => s.output = Some(Output::Running),
                     Kind::Check => s.said = Some(Said::Checking),
                     Kind::Test => s.said = Some(Said::Testing),
+                    Kind::Plan => s.said = Some(Said::Planning),
+                    Kind::Prepare => s.said = Some(Said::Preparing),
                 }
                 s.revision += 1;
             }
@@ -290,7 +331,12 @@ impl CodeState {
     fn apply(&mut self, e: SandboxEvent) {
         let id = match &e {
             SandboxEvent::Reply(r) => match r {
-                SandboxReply::Syntax { id, .. } | SandboxReply::Ran { id, .. } | SandboxReply::Checked { id, .. } | SandboxReply::Tested { id, .. } => *id,
+                SandboxReply::Syntax { id, .. }
+                | SandboxReply::Ran { id, .. }
+                | SandboxReply::Checked { id, .. }
+                | SandboxReply::Tested { id, .. }
+                | SandboxReply::Planned { id, .. }
+                | SandboxReply::Failed { id, .. } => *id,
                 _ => return,
             },
             SandboxEvent::TimedOut { id, .. } | SandboxEvent::Killed { id, .. } => *id,
@@ -310,6 +356,22 @@ impl CodeState {
                 self.said = Some(Said::Feedback(feedback));
                 self.revision += 1;
             }
+            (_, SandboxEvent::Reply(SandboxReply::Planned { session, prepared, .. })) => {
+                if kind == Kind::Plan {
+                    // A new task: the learner's own, not one of the problems.
+                    self.problem = None;
+                    self.tests = None;
+                    self.output = None;
+                }
+                self.set_session(Some(*session));
+                self.editor = self.fresh_editor();
+                self.said = match prepared {
+                    Prepared::Stuck { index, problem } => Some(Said::Stuck { index, problem }),
+                    Prepared::Step(_) | Prepared::Finished => None,
+                };
+                self.revision += 1;
+            }
+            (_, SandboxEvent::Reply(SandboxReply::Failed { message, .. })) => self.said = Some(Said::Unavailable(message)),
             (_, SandboxEvent::Reply(SandboxReply::Tested { run, .. })) => {
                 self.tests = Some(run.clone());
                 self.said = Some(Said::Tested(run));
@@ -398,6 +460,41 @@ mod tests {
         assert!(matches!(wrong.verdict, Verdict::Differs { .. }), "{wrong:?}");
         let alt = s.submit(None, &mut SandboxRunner, &cfg, "        if n % 2 == 0:\n            total = total + n").unwrap();
         assert!(alt.accepted(), "{alt:?}");
+    }
+
+    #[test]
+    fn a_task_in_the_learners_words_is_planned_then_prepared_step_by_step() {
+        let mut s = Rc::new(CodeState::default());
+        assert!(s.plan_request(1).is_none(), "an empty task box plans nothing");
+        s = s.reduce(CodeAction::TaskText("  Print the numbers 1 to 3.  ".into()));
+        let Some(SandboxRequest::Plan { task, .. }) = s.plan_request(1) else { panic!() };
+        assert_eq!(task.description, "Print the numbers 1 to 3.");
+        s = s.reduce(CodeAction::Sent { id: 1, kind: Kind::Plan });
+        assert_eq!(s.said.as_ref().map(Said::verdict), Some("planning"));
+        // The model's plan: step 1 prepared, step 2 not yet.
+        let mut session = TutorSession::with_plan(task, &["Loop over 1 to 3", "Print each number"]);
+        session.steps[0].reference = Some("for i in range(1, 4):".into());
+        session.generations = 1;
+        let view = session.view().unwrap();
+        let planned = SandboxReply::Planned { id: 1, session: Box::new(session.clone()), prepared: Prepared::Step(view) };
+        s = s.reduce(CodeAction::Event(SandboxEvent::Reply(planned)));
+        assert!(s.said.is_none() && s.problem.is_none() && s.busy.is_none());
+        assert!(s.check_request(2).is_some() && !s.needs_prepare());
+        // The learner finished step 1: step 2 needs the model.
+        session.steps[0].done = Some(inference::agent::tutor::Acceptance::Exact);
+        session.current = 1;
+        session.code = "# Step 1: Loop over 1 to 3\nfor i in range(1, 4):\n".into();
+        let fb = Feedback { verdict: Verdict::Accepted { how: inference::agent::tutor::Acceptance::Exact }, message: "Right.".into(), hint: None, answer: None, p_yes: None };
+        s = s.reduce(CodeAction::Sent { id: 2, kind: Kind::Check });
+        s = s.reduce(CodeAction::Event(SandboxEvent::Reply(SandboxReply::Checked { id: 2, session: Box::new(session.clone()), feedback: fb })));
+        assert!(s.needs_prepare() && s.check_request(3).is_none());
+        assert!(matches!(s.prepare_request(3), Some(SandboxRequest::Prepare { .. })));
+        // The model got stuck: no endless retries.
+        s = s.reduce(CodeAction::Sent { id: 3, kind: Kind::Prepare });
+        let stuck = SandboxReply::Planned { id: 3, session: Box::new(session), prepared: Prepared::Stuck { index: 1, problem: "NameError".into() } };
+        s = s.reduce(CodeAction::Event(SandboxEvent::Reply(stuck)));
+        assert_eq!(s.said.as_ref().map(Said::verdict), Some("stuck"));
+        assert!(!s.needs_prepare());
     }
 
     #[test]

@@ -20,17 +20,30 @@ use state::{Action, State, View};
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Reads `assets.json` (network first; the service worker answers offline) and asks the worker
-/// to load. Without it the worker falls back to the last complete set in IndexedDB.
-fn start_load(send: Callback<Request>) {
+/// Detects WebGPU, reads `assets.json` (network first; the service worker answers offline) and
+/// asks the worker to load. Without it the worker falls back to the last complete set in
+/// IndexedDB. The LLM runs on WebGPU when the adapter is a real GPU; `?llm=` overrides.
+fn start_load(send: Callback<Request>, on_gpu: Callback<state::Gpu>) {
     wasm_bindgen_futures::spawn_local(async move {
+        let gpu = gpu::detect().await;
+        let hardware = matches!(gpu, state::Gpu::Available { software: false, .. });
+        on_gpu.emit(gpu);
         let assets = match fetch::text("assets.json").await {
             Ok(text) => serde_json::from_str::<AssetList>(&text).ok(),
             Err(_) => None,
         };
-        let runtime = fetch::query_param("llm").as_deref().and_then(Runtime::from_param).unwrap_or_default();
-        send.emit(Request::Load { assets, runtime });
+        let runtime = fetch::query_param("llm")
+            .as_deref()
+            .and_then(Runtime::from_param)
+            .unwrap_or(if hardware { Runtime::WebGpu } else { Runtime::Quantized });
+        let number = |name: &str| fetch::query_param(name).and_then(|n| n.parse().ok());
+        send.emit(Request::Load { assets, runtime, answer_tokens: number("answer_tokens"), passages: number("passages") });
     });
+}
+
+fn gpu_callback(dispatch: &UseReducerDispatcher<State>) -> Callback<state::Gpu> {
+    let dispatch = dispatch.clone();
+    Callback::from(move |gpu| dispatch.dispatch(Action::Gpu(gpu)))
 }
 
 #[function_component]
@@ -61,13 +74,15 @@ pub fn App() -> Html {
     {
         let (dispatch, send, bridge) = (dispatch.clone(), send.clone(), bridge.clone());
         use_effect_with((), move |_| {
+            let on_gpu = gpu_callback(&dispatch);
             match &*bridge {
-                Ok(_) => start_load(send),
-                Err(e) => dispatch.dispatch(Action::Reply(Reply::Error { id: None, message: e.clone(), retry: false })),
+                Ok(_) => start_load(send, on_gpu),
+                Err(e) => {
+                    dispatch.dispatch(Action::Reply(Reply::Error { id: None, message: e.clone(), retry: false }));
+                    wasm_bindgen_futures::spawn_local(async move { on_gpu.emit(gpu::detect().await) });
+                }
             }
-            let d = dispatch.clone();
-            pwa::register(Callback::from(move |_| d.dispatch(Action::UpdateAvailable)));
-            wasm_bindgen_futures::spawn_local(async move { dispatch.dispatch(Action::Gpu(gpu::detect().await)) });
+            pwa::register(Callback::from(move |_| dispatch.dispatch(Action::UpdateAvailable)));
         });
     }
     {
@@ -99,7 +114,7 @@ pub fn App() -> Html {
         let (dispatch, send) = (dispatch.clone(), send.clone());
         Callback::from(move |_| {
             dispatch.dispatch(Action::Retry);
-            start_load(send.clone());
+            start_load(send.clone(), gpu_callback(&dispatch));
         })
     };
     let on_ask = {

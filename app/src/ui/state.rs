@@ -24,7 +24,8 @@ pub enum View {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Gpu {
     Checking,
-    Available(String),
+    /// An adapter; `software` when it is a CPU renderer (the models then run on the CPU runtime).
+    Available { name: String, software: bool },
     Missing(String),
 }
 

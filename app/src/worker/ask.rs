@@ -4,12 +4,9 @@
 use super::engine::Engine;
 use super::loader::now_ms;
 use crate::protocol::{AnswerStats, Reply, Results, SourceRef};
-use inference::agent::ask::{self, AskConfig, Plan};
+use inference::agent::ask::{self, Plan};
 use inference::agent::decode::{Decoder, Step, TextStream};
 use std::cell::Cell;
-
-/// Prompt tokens evaluated per step (the worker answers messages between steps).
-const PREFILL_CHUNK: usize = 64;
 
 /// Lets the worker's event loop run (a `setTimeout(0)`), e.g. to receive Stop.
 pub async fn yield_now() {
@@ -40,7 +37,7 @@ pub async fn search(engine: &Engine, id: u32, question: String) -> Result<Reply,
 /// Answers `question`, posting sources, reading progress, tokens and the final answer.
 pub async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>, post: &dyn Fn(Reply)) -> Result<(), String> {
     let t0 = now_ms();
-    let cfg = AskConfig::default();
+    let cfg = engine.ask.clone();
     let retrieval = engine.search(question).await?;
     let mut chat = engine.chat.borrow_mut();
     let chat = &mut *chat;
@@ -65,7 +62,7 @@ pub async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>,
     post(Reply::AskSources { id, sources, prompt_tokens: ids.len() });
     yield_now().await;
 
-    let mut decoder = Decoder::new(chat.lm.as_mut(), &ids, &chat.stop_ids, cfg.max_new_tokens, PREFILL_CHUNK);
+    let mut decoder = Decoder::new(&ids, &chat.stop_ids, cfg.max_new_tokens, engine.prefill_chunk());
     let mut text = TextStream::default();
     let mut first_token_ms = None;
     let mut stopped = false;
@@ -74,7 +71,12 @@ pub async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>,
             stopped = true;
             break;
         }
-        match decoder.step().map_err(|e| e.to_string())? {
+        // A Burn model reads its logits back asynchronously (required on WebGPU).
+        let step = match chat.lm.as_burn() {
+            Some(burn) => decoder.step_async(burn).await,
+            None => decoder.step(chat.lm.as_mut()),
+        };
+        match step.map_err(|e| e.to_string())? {
             Step::Reading { done, total } => post(Reply::Reading { id, done, total }),
             Step::Token(t) => {
                 first_token_ms.get_or_insert_with(now_ms);

@@ -3,6 +3,8 @@
 use super::loader::{Failure, Fetcher, now_ms};
 use crate::protocol::{Hit, OutlineItem, Runtime, SectionRef, SectionView, names};
 use inference::agent::ChatModel;
+use inference::agent::ask::AskConfig;
+use inference::model::llama::WeightFormat;
 use inference::bundle::Bundle;
 use inference::embed::{DEFAULT_MAX_TOKENS, SentenceEncoder};
 use inference::retrieve::{FeatureReranker, Query, Reranker, Retrieval, RetrievalConfig, retrieve};
@@ -12,12 +14,17 @@ pub struct Engine {
     pub bundle: Bundle,
     pub encoder: Option<SentenceEncoder>,
     pub chat: RefCell<ChatModel>,
+    /// The runtime the chat model runs on, and why it is not the one asked for (WebGPU failed).
+    pub runtime: Runtime,
+    pub runtime_note: Option<String>,
+    /// The Ask agent's limits.
+    pub ask: AskConfig,
 }
 
 impl Engine {
     /// Loads every asset through `fetch` (IndexedDB or network), building each part as soon as
     /// its files are there so their bytes can be dropped.
-    pub async fn load(fetch: &mut Fetcher<'_>, runtime: Runtime) -> Result<Engine, Failure> {
+    pub async fn load(fetch: &mut Fetcher<'_>, runtime: Runtime, ask: AskConfig) -> Result<Engine, Failure> {
         let device = inference::device::default_device();
         let bytes = fetch.get(names::BUNDLE).await?;
         fetch.preparing("course.bundle");
@@ -43,13 +50,26 @@ impl Engine {
         let gguf = fetch.get(names::LLM).await?;
         fetch.preparing(&fetch.asset(names::LLM)?.url);
         let t0 = now_ms();
-        let chat = match runtime {
-            Runtime::Burn => ChatModel::load_burn(&gguf, &device),
-            Runtime::Quantized => ChatModel::load(std::sync::Arc::new(gguf)),
-        }
-        .map_err(|e| Failure { message: format!("The language model cannot be loaded: {e}"), retry: false })?;
+        let (mut runtime, mut runtime_note) = (runtime, None);
+        let gpu = match runtime {
+            Runtime::WebGpu => match webgpu_device().await {
+                Ok(device) => Some(device),
+                Err(e) => {
+                    runtime = Runtime::Quantized;
+                    runtime_note = Some(format!("WebGPU could not be used ({e}); the model runs on the CPU."));
+                    None
+                }
+            },
+            _ => None,
+        };
+        let load = match (runtime, gpu) {
+            (Runtime::WebGpu, Some(gpu)) => ChatModel::load_burn_with(&gguf, &gpu, WeightFormat::Q8),
+            (Runtime::Burn, _) => ChatModel::load_burn(&gguf, &device),
+            _ => ChatModel::load(std::sync::Arc::new(gguf)),
+        };
+        let chat = load.map_err(|e| Failure { message: format!("The language model cannot be loaded: {e}"), retry: false })?;
         fetch.mark("build llm", t0);
-        Ok(Engine { bundle, encoder, chat: RefCell::new(chat) })
+        Ok(Engine { bundle, encoder, chat: RefCell::new(chat), runtime, runtime_note, ask })
     }
 
     /// Hybrid retrieval, as `index-builder search`.
@@ -95,6 +115,15 @@ impl Engine {
         }
     }
 
+    /// Prompt tokens evaluated per step (the worker answers messages between steps). A GPU step
+    /// costs about the same for 1 or 256 tokens, so WebGPU reads the prompt in larger chunks.
+    pub fn prefill_chunk(&self) -> usize {
+        match self.runtime {
+            Runtime::WebGpu => 256,
+            _ => 64,
+        }
+    }
+
     pub fn section_ref(&self, id: u32) -> SectionRef {
         SectionRef { section: id, heading_path: self.bundle.sections[id as usize].heading_path.clone() }
     }
@@ -124,4 +153,15 @@ impl Engine {
             })
             .collect()
     }
+}
+
+/// The browser's WebGPU device for Burn, acquired asynchronously (before any tensor is made).
+#[cfg(target_arch = "wasm32")]
+async fn webgpu_device() -> Result<inference::device::Device, String> {
+    inference::device::Device::wgpu_options().init_async().await.map_err(|e| format!("{e:?}"))
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+async fn webgpu_device() -> Result<inference::device::Device, String> {
+    Err("WebGPU exists only in the browser build".into())
 }

@@ -11,6 +11,7 @@ mod loader;
 use crate::protocol::{self, ReadyInfo, Reply, Request, StorageInfo};
 use crate::storage::Store;
 use engine::Engine;
+use inference::agent::ask::AskConfig;
 use loader::{Failure, Fetcher, now_ms};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -57,14 +58,20 @@ fn handle(state: &Rc<State>, req: Request) {
     let engine = state.engine.borrow().clone();
     match req {
         Request::Stop => state.stop.set(true),
-        Request::Load { assets, runtime } => {
+        Request::Load { assets, runtime, answer_tokens, passages } => {
             if state.loading.get() || engine.is_some() {
                 return;
             }
             state.loading.set(true);
             let state = state.clone();
             spawn_local(async move {
-                match load(assets, runtime).await {
+                let defaults = AskConfig::default();
+                let ask = AskConfig {
+                    max_new_tokens: answer_tokens.unwrap_or(defaults.max_new_tokens),
+                    passages: passages.unwrap_or(defaults.passages).max(1),
+                    ..defaults
+                };
+                match load(assets, runtime, ask).await {
                     Ok((engine, info)) => {
                         *state.engine.borrow_mut() = Some(Rc::new(engine));
                         post(Reply::Ready(info));
@@ -133,7 +140,7 @@ fn handle(state: &Rc<State>, req: Request) {
     }
 }
 
-async fn load(assets: Option<protocol::AssetList>, runtime: protocol::Runtime) -> Result<(Engine, ReadyInfo), Failure> {
+async fn load(assets: Option<protocol::AssetList>, runtime: protocol::Runtime, ask: AskConfig) -> Result<(Engine, ReadyInfo), Failure> {
     let t0 = now_ms();
     let store = Store::open().await?;
     let list = match assets {
@@ -143,7 +150,7 @@ async fn load(assets: Option<protocol::AssetList>, runtime: protocol::Runtime) -
         })?,
     };
     let mut fetcher = Fetcher::new(&store, &list, &post).await?;
-    let engine = Engine::load(&mut fetcher, runtime).await?;
+    let engine = Engine::load(&mut fetcher, runtime, ask).await?;
     // Every file of this version is stored: record it and drop files of older versions.
     let t1 = now_ms();
     store.prune(&list).await?;
@@ -158,7 +165,10 @@ async fn load(assets: Option<protocol::AssetList>, runtime: protocol::Runtime) -
         downloaded_bytes: fetcher.downloaded,
         load_ms: now_ms() - t0,
         encoder: engine.encoder.as_ref().map(|e| e.id().name.clone()),
-        llm: format!("{llm} ({runtime:?})"),
+        llm: match &engine.runtime_note {
+            None => format!("{llm} ({:?})", engine.runtime),
+            Some(note) => format!("{llm} ({:?}; {note})", engine.runtime),
+        },
         timings: fetcher.timings.clone(),
     };
     Ok((engine, info))

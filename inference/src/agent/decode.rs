@@ -1,11 +1,13 @@
 //! Greedy decoding one token per call, for hosts that must do other work between tokens.
 //!
 //! [`crate::llm::generate`] runs the whole loop at once; a browser worker instead calls
-//! [`Decoder::step`], yields to its event loop (where a Stop message can arrive), and calls again;
-//! the prompt itself is read in chunks, one per step.
+//! [`Decoder::step`] (or [`Decoder::step_async`] on WebGPU, where logits are read back
+//! asynchronously), yields to its event loop (where a Stop message can arrive), and calls again;
+//! the prompt itself is read in chunks, one per step. The decoder holds no model: each step is
+//! given one, so the same loop drives every runtime.
 
 use crate::llm::generate::argmax;
-use crate::llm::{GgufTokenizer, LanguageModel, LmError};
+use crate::llm::{BurnLm, GgufTokenizer, LanguageModel, LmError};
 
 /// What one [`Decoder::step`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,10 +20,18 @@ pub enum Step {
     Done,
 }
 
+/// What a step needs from the model.
+enum Work {
+    /// Nothing: the step is this.
+    Ready(Step),
+    /// Evaluate `tokens` after the cache (clearing it first when `fresh`), give the logits to
+    /// [`Decoder::feed`]; the step is `then`.
+    Eval { tokens: Vec<u32>, fresh: bool, then: Step },
+}
+
 /// A generation in progress: the prompt is evaluated in chunks, then tokens come one
 /// [`Decoder::step`] at a time, greedily (temperature 0).
-pub struct Decoder<'m> {
-    lm: &'m mut dyn LanguageModel,
+pub struct Decoder {
     prompt: Vec<u32>,
     fed: usize,
     chunk: usize,
@@ -32,13 +42,11 @@ pub struct Decoder<'m> {
     done: bool,
 }
 
-impl<'m> Decoder<'m> {
-    /// Clears the model's cache; the prompt is evaluated `prefill_chunk` tokens per step, so a
-    /// host can yield between chunks of a long prompt too.
-    pub fn new(lm: &'m mut dyn LanguageModel, prompt_ids: &[u32], stop_ids: &[u32], max_new_tokens: usize, prefill_chunk: usize) -> Self {
-        lm.truncate(0);
+impl Decoder {
+    /// The model's cache is cleared at the first step; the prompt is evaluated `prefill_chunk`
+    /// tokens per step, so a host can yield between chunks of a long prompt too.
+    pub fn new(prompt_ids: &[u32], stop_ids: &[u32], max_new_tokens: usize, prefill_chunk: usize) -> Self {
         Decoder {
-            lm,
             prompt: prompt_ids.to_vec(),
             fed: 0,
             chunk: prefill_chunk.max(1),
@@ -50,33 +58,57 @@ impl<'m> Decoder<'m> {
         }
     }
 
-    /// Does one unit of work: a chunk of the prompt, or one token (each token after the first
-    /// costs one decode step).
-    pub fn step(&mut self) -> Result<Step, LmError> {
+    /// Does one unit of work on `lm`: a chunk of the prompt, or one token (each token after the
+    /// first costs one decode step).
+    pub fn step(&mut self, lm: &mut dyn LanguageModel) -> Result<Step, LmError> {
+        match self.next() {
+            Work::Ready(step) => Ok(step),
+            Work::Eval { tokens, fresh, then } => {
+                if fresh {
+                    lm.truncate(0);
+                }
+                self.logits = lm.eval(&tokens, false)?;
+                Ok(then)
+            }
+        }
+    }
+
+    /// [`Decoder::step`] with an asynchronous readback: the form WebGPU in the browser needs.
+    pub async fn step_async(&mut self, lm: &mut BurnLm) -> Result<Step, LmError> {
+        match self.next() {
+            Work::Ready(step) => Ok(step),
+            Work::Eval { tokens, fresh, then } => {
+                if fresh {
+                    lm.truncate(0);
+                }
+                self.logits = lm.eval_async(&tokens, false).await?;
+                Ok(then)
+            }
+        }
+    }
+
+    /// Decides the next step on the CPU; the model call, if any, is left to the caller.
+    fn next(&mut self) -> Work {
         if self.done {
-            return Ok(Step::Done);
+            return Work::Ready(Step::Done);
         }
         if self.fed < self.prompt.len() {
-            let end = (self.fed + self.chunk).min(self.prompt.len());
-            let logits = self.lm.eval(&self.prompt[self.fed..end], false)?;
+            let (start, end) = (self.fed, (self.fed + self.chunk).min(self.prompt.len()));
             self.fed = end;
-            if end == self.prompt.len() {
-                self.logits = logits;
-            }
-            return Ok(Step::Reading { done: end, total: self.prompt.len() });
+            let tokens = self.prompt[start..end].to_vec();
+            return Work::Eval { tokens, fresh: start == 0, then: Step::Reading { done: end, total: self.prompt.len() } };
         }
         let next = argmax(&self.logits);
         if self.stop_ids.contains(&next) {
             self.done = true;
-            return Ok(Step::Done);
+            return Work::Ready(Step::Done);
         }
         self.tokens.push(next);
         if self.tokens.len() >= self.max_new_tokens {
             self.done = true;
-        } else {
-            self.logits = self.lm.eval(&[next], false)?;
+            return Work::Ready(Step::Token(next));
         }
-        Ok(Step::Token(next))
+        Work::Eval { tokens: vec![next], fresh: false, then: Step::Token(next) }
     }
 
     /// Tokens generated so far.
@@ -148,10 +180,10 @@ mod tests {
         }
     }
 
-    fn run(d: &mut Decoder) -> (Vec<Step>, Vec<u32>) {
+    fn run(d: &mut Decoder, lm: &mut Counter) -> (Vec<Step>, Vec<u32>) {
         let mut steps = Vec::new();
         loop {
-            let s = d.step().unwrap();
+            let s = d.step(lm).unwrap();
             steps.push(s);
             if s == Step::Done {
                 return (steps, d.tokens().to_vec());
@@ -162,25 +194,25 @@ mod tests {
     #[test]
     fn reads_the_prompt_in_chunks_then_steps_until_a_stop_id() {
         let mut lm = Counter { cached: 5 };
-        let mut d = Decoder::new(&mut lm, &[0, 1, 2, 3], &[7], 10, 3);
-        let (steps, tokens) = run(&mut d);
+        let mut d = Decoder::new(&[0, 1, 2, 3], &[7], 10, 3);
+        let (steps, tokens) = run(&mut d, &mut lm);
         assert_eq!(steps[..2], [Step::Reading { done: 3, total: 4 }, Step::Reading { done: 4, total: 4 }]);
         assert_eq!(tokens, [4, 5, 6]);
         assert!(!d.truncated());
-        assert_eq!(d.step().unwrap(), Step::Done, "stays done");
+        assert_eq!(d.step(&mut lm).unwrap(), Step::Done, "stays done");
+        assert_eq!(lm.cached, 4 + 3, "the old cache was cleared: prompt + one decode step per token");
     }
 
     #[test]
     fn stops_at_the_length_limit_without_an_extra_step() {
         let mut lm = Counter { cached: 0 };
-        let mut d = Decoder::new(&mut lm, &[0, 1], &[], 2, 64);
-        let (steps, tokens) = run(&mut d);
+        let mut d = Decoder::new(&[0, 1], &[], 2, 64);
+        let (steps, tokens) = run(&mut d, &mut lm);
         assert_eq!(steps, [Step::Reading { done: 2, total: 2 }, Step::Token(2), Step::Token(3), Step::Done]);
         assert_eq!(tokens, [2, 3]);
         assert!(d.truncated());
-        drop(d);
         assert_eq!(lm.cached, 3, "prompt + one decode step; the last token is never evaluated");
-        let mut empty = Decoder::new(&mut lm, &[], &[], 5, 8);
-        assert_eq!(empty.step().unwrap(), Step::Done);
+        let mut empty = Decoder::new(&[], &[], 5, 8);
+        assert_eq!(empty.step(&mut lm).unwrap(), Step::Done);
     }
 }

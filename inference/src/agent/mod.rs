@@ -64,8 +64,16 @@ impl ChatModel {
         Ok(Self::with(lm, tokenizer, template))
     }
 
-    /// Loads on a Burn device (weights dequantized to f32; `llama` only): the path toward WebGPU.
+    /// Loads on a Burn device with f32 weights (`llama` only).
     pub fn load_burn(bytes: &[u8], device: &Device) -> Result<ChatModel, AgentError> {
+        Self::load_burn_with(bytes, device, crate::model::llama::WeightFormat::F32)
+    }
+
+    /// Loads on a Burn device (`llama` only) with the matmul weights held as `format`: the
+    /// WebGPU runtime uses [`WeightFormat::Q8`](crate::model::llama::WeightFormat::Q8), a
+    /// quarter of f32's memory. On WebGPU in the browser the model must be driven through
+    /// [`LanguageModel::as_burn`] and its asynchronous readback.
+    pub fn load_burn_with(bytes: &[u8], device: &Device, format: crate::model::llama::WeightFormat) -> Result<ChatModel, AgentError> {
         let gguf = Gguf::parse(bytes)?;
         let arch = gguf.architecture()?;
         if arch != "llama" {
@@ -73,7 +81,7 @@ impl ChatModel {
         }
         use crate::model::llama::{Llama, LlamaConfig};
         let cfg = LlamaConfig::from_gguf(&gguf)?;
-        let model = Llama::from_gguf(&cfg, &gguf, device)?;
+        let model = Llama::from_gguf_with(&cfg, &gguf, device, format)?;
         let lm: Box<dyn LanguageModel> = Box::new(crate::llm::BurnLm::new(model, cfg, device.clone()));
         Ok(Self::with(lm, GgufTokenizer::from_gguf(&gguf)?, ChatTemplate::from_gguf(&gguf)?))
     }

@@ -87,4 +87,8 @@ impl LanguageModel for BurnLm {
             .try_to_vec::<f32>()
             .map_err(|e| LmError::Readback(format!("{e:?}")))
     }
+
+    fn as_burn(&mut self) -> Option<&mut BurnLm> {
+        Some(self)
+    }
 }

@@ -23,4 +23,9 @@ pub trait LanguageModel {
     /// Runs `tokens` after the cached positions and returns logits, `vocab_size()` per row: the
     /// last token's only, or one row per token when `all`.
     fn eval(&mut self, tokens: &[u32], all: bool) -> Result<Vec<f32>, LmError>;
+    /// The Burn model behind this one, if any: hosts that may not block (WebGPU in the browser)
+    /// drive it through [`super::BurnLm::eval_async`] instead of [`LanguageModel::eval`].
+    fn as_burn(&mut self) -> Option<&mut super::BurnLm> {
+        None
+    }
 }

@@ -1,5 +1,6 @@
-//! The Code view (`code-view`): a problem from `problems.json` practised step by step, or free
-//! practice; an editor with line numbers (`code-editor`: Tab indents, Shift+Tab dedents, Enter
+//! The Code view (`code-view`): a problem from `problems.json` practised step by step, a task
+//! in the learner's words (`code-task-input`, `code-plan`) that the model plans and prepares
+//! step by step in the sandbox worker, or free practice; an editor with line numbers (`code-editor`: Tab indents, Shift+Tab dedents, Enter
 //! keeps the indentation, Ctrl/Cmd+Enter runs), Run (`code-run`) and Check (`code-check`), the
 //! output (`code-output`, `data-status` ok|error|timeout|killed|running) and the tutor's feedback
 //! (`code-feedback`, `data-verdict`). Steps are `code-step` (`data-state` done|current|todo).
@@ -147,6 +148,35 @@ pub fn CodeView(p: &Props) -> Html {
         });
     }
 
+    {
+        // A model session: the model writes each step when it comes up.
+        let (send, s, new_id) = (send.clone(), state.clone(), new_id.clone());
+        use_effect_with((state.needs_prepare(), state.busy.is_none(), state.revision), move |(needed, idle, _)| {
+            if *needed && *idle {
+                if let Some(req) = s.prepare_request(new_id()) {
+                    send(req, Kind::Prepare);
+                }
+            }
+        });
+    }
+
+    let on_plan = {
+        let (send, s, new_id) = (send.clone(), state.clone(), new_id.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            if let Some(req) = s.plan_request(new_id()) {
+                send(req, Kind::Plan);
+            }
+        })
+    };
+    let on_task_text = {
+        let dispatch = state.dispatcher();
+        Callback::from(move |e: InputEvent| {
+            if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
+                dispatch.dispatch(CodeAction::TaskText(el.value()));
+            }
+        })
+    };
     let on_run = {
         let (send, s, new_id) = (send.clone(), state.clone(), new_id.clone());
         Callback::from(move |_: ()| send(s.run_request(new_id()), Kind::Run))
@@ -213,7 +243,12 @@ pub fn CodeView(p: &Props) -> Html {
             </section>
         }
     });
-    let task = state.problem().map(|pr| html! { <p class="task" data-testid="code-task">{ pr.task.description.clone() }</p> });
+    let task = match (state.problem(), session) {
+        (Some(pr), _) => Some(pr.task.description.clone()),
+        (None, Some(s)) => Some(s.task.description.clone()),
+        _ => None,
+    }
+    .map(|d| html! { <p class="task" data-testid="code-task">{ d }</p> });
     let above = state.code_above();
     let above = (!above.is_empty()).then(|| {
         html! {
@@ -286,6 +321,10 @@ pub fn CodeView(p: &Props) -> Html {
         let body = match said {
             Said::Checking => html! { <p>{ t.checking_lines() }</p> },
             Said::Testing => html! { <p>{ t.testing() }</p> },
+            Said::Planning => html! { <p>{ t.planning() }</p> },
+            Said::Preparing => html! { <p>{ t.preparing_step() }</p> },
+            Said::Stuck { index, problem } => html! { <><p>{ t.stuck() }</p><p class="where">{ format!("{} {}: {problem}", t.code_step(), index + 1) }</p></> },
+            Said::Unavailable(m) => html! { <p>{ m.clone() }</p> },
             Said::TimedOut => html! { <p>{ t.check_timeout() }</p> },
             Said::Killed(m) => html! { <p>{ format!("{} ({m})", if m.contains("call stack") { t.stopped_stack() } else { t.stopped_memory() }) }</p> },
             Said::Tested(run) if run.passed => html! { <p>{ t.tests_passed() }</p> },
@@ -308,6 +347,9 @@ pub fn CodeView(p: &Props) -> Html {
         html! { <section class="feedback" data-testid="code-feedback" data-verdict={said.verdict()} aria-live="polite">{ body }</section> }
     });
     let selected = state.problem.clone().unwrap_or_default();
+    // Model-planned tasks are behind `?tutor=model` until they finish in time in the browser
+    // (in the e2e test, SmolLM2's plan ran past the 10-minute budget).
+    let model_tutor = fetch::query_param("tutor").as_deref() == Some("model");
     html! {
         <section class="code" data-testid="code-view" hidden={!p.visible} data-saved={(state.saved_revision >= state.revision).to_string()}>
             <label class="picker">{ t.code_problem() }{ " " }
@@ -316,11 +358,19 @@ pub fn CodeView(p: &Props) -> Html {
                     { for state.problems.iter().map(|pr| html! { <option value={pr.id.clone()} selected={pr.id == selected}>{ pr.title.clone() }</option> }) }
                 </select>
             </label>
-            if state.problem.is_none() { <p class="help">{ t.free_note() }</p> }
+            if model_tutor {
+            <form class="own-task" onsubmit={on_plan}>
+                <label for="code-task-input">{ t.own_task() }</label>
+                <textarea id="code-task-input" data-testid="code-task-input" rows="2" placeholder={t.own_task_placeholder()}
+                          value={state.task_text.clone()} oninput={on_task_text}></textarea>
+                <button data-testid="code-plan" type="submit" disabled={busy || state.task_text.trim().is_empty()}>{ t.plan_task() }</button>
+            </form>
+            }
+            if state.problem.is_none() && session.is_none() { <p class="help">{ t.free_note() }</p> }
             { for task }
             { for steps }
             { for above }
-            if !finished {
+            if !finished && (session.is_none() || session.is_some_and(|s| s.view().is_some())) {
                 <div class="editor">
                     <div class="gutter" aria-hidden="true">{ for (1..=editor_lines).map(|i| html! { <span>{ i }</span> }) }</div>
                     <textarea ref={editor} data-testid="code-editor" spellcheck="false" autocapitalize="off" autocomplete="off"
@@ -331,7 +381,7 @@ pub fn CodeView(p: &Props) -> Html {
             }
             <div class="actions">
                 <button data-testid="code-run" disabled={busy} onclick={on_run.reform(|_: MouseEvent| ())}>{ t.run() }</button>
-                if session.is_some() && !finished {
+                if session.is_some_and(|s| s.view().is_some()) && !finished {
                     <button data-testid="code-check" disabled={busy} onclick={on_check.reform(|_: MouseEvent| ())}>{ t.check_step() }</button>
                 }
             </div>

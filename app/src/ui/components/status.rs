@@ -56,7 +56,7 @@ pub fn StatusLine(p: &Props) -> Html {
             let how = if info.from_cache { t.ready_cached().to_string() } else { format!("{} ({})", t.ready_downloaded(), mb(info.downloaded_bytes as f64)) };
             let timings = info.timings.iter().map(|(step, ms)| format!("{step}: {ms:.0} ms")).collect::<Vec<_>>().join("\n");
             ("ready", html! {
-                <span title={timings} data-load-ms={format!("{:.0}", info.load_ms)}
+                <span title={format!("{}\n{timings}", info.llm)} data-llm={info.llm.clone()} data-load-ms={format!("{:.0}", info.load_ms)}
                       data-timings={serde_json::to_string(&info.timings).unwrap_or_default()}>
                     { format!("{} — {} {} · {how} · {:.1} s", info.title, info.sections, t.sections(), info.load_ms / 1000.0) }
                 </span>
@@ -74,7 +74,8 @@ pub fn StatusLine(p: &Props) -> Html {
     };
     let gpu = match &p.gpu {
         Gpu::Checking => html! { <span data-testid="gpu" data-state="checking">{ t.gpu_checking() }</span> },
-        Gpu::Available(name) => html! { <span data-testid="gpu" data-state="available" title={name.clone()}>{ t.gpu_found() }</span> },
+        Gpu::Available { name, software: false } => html! { <span data-testid="gpu" data-state="available" title={name.clone()}>{ t.gpu_found() }</span> },
+        Gpu::Available { name, software: true } => html! { <span data-testid="gpu" data-state="software" title={name.clone()}>{ t.gpu_software() }</span> },
         Gpu::Missing(why) => html! { <span data-testid="gpu" data-state="missing" title={why.clone()}>{ t.cpu_only() }</span> },
     };
     html! {
