@@ -68,6 +68,16 @@ fn key_edit(el: &web_sys::HtmlTextAreaElement, e: &KeyboardEvent) -> Option<Stri
     Some(new)
 }
 
+/// An `oninput` handler that dispatches the textarea's new text as `action`.
+fn on_textarea(state: &UseReducerHandle<CodeState>, action: fn(String) -> CodeAction) -> Callback<InputEvent> {
+    let dispatch = state.dispatcher();
+    Callback::from(move |e: InputEvent| {
+        if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
+            dispatch.dispatch(action(el.value()));
+        }
+    })
+}
+
 #[function_component]
 pub fn CodeView(p: &Props) -> Html {
     let t = Texts(p.lang);
@@ -75,6 +85,9 @@ pub fn CodeView(p: &Props) -> Html {
     let client: Rc<RefCell<Option<SandboxClient>>> = use_mut_ref(|| None);
     let next_id = use_mut_ref(|| 0u32);
     let editor = use_node_ref();
+    // Model-planned tasks are behind `?tutor=model` until they finish in time in the browser
+    // (in the e2e test, SmolLM2's plan ran past the 10-minute budget). Read once.
+    let model_tutor = use_memo((), |_| fetch::query_param("tutor").as_deref() == Some("model"));
 
     {
         // Problems and saved progress, once.
@@ -169,14 +182,7 @@ pub fn CodeView(p: &Props) -> Html {
             }
         })
     };
-    let on_task_text = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |e: InputEvent| {
-            if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
-                dispatch.dispatch(CodeAction::TaskText(el.value()));
-            }
-        })
-    };
+    let on_task_text = on_textarea(&state, CodeAction::TaskText);
     let on_run = {
         let (send, s, new_id) = (send.clone(), state.clone(), new_id.clone());
         Callback::from(move |_: ()| send(s.run_request(new_id()), Kind::Run))
@@ -189,14 +195,7 @@ pub fn CodeView(p: &Props) -> Html {
             }
         })
     };
-    let on_input = {
-        let dispatch = state.dispatcher();
-        Callback::from(move |e: InputEvent| {
-            if let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
-                dispatch.dispatch(CodeAction::Edit(el.value()));
-            }
-        })
-    };
+    let on_input = on_textarea(&state, CodeAction::Edit);
     let on_keydown = {
         let (dispatch, on_run) = (state.dispatcher(), on_run.clone());
         Callback::from(move |e: KeyboardEvent| {
@@ -347,9 +346,7 @@ pub fn CodeView(p: &Props) -> Html {
         html! { <section class="feedback" data-testid="code-feedback" data-verdict={said.verdict()} aria-live="polite">{ body }</section> }
     });
     let selected = state.problem.clone().unwrap_or_default();
-    // Model-planned tasks are behind `?tutor=model` until they finish in time in the browser
-    // (in the e2e test, SmolLM2's plan ran past the 10-minute budget).
-    let model_tutor = fetch::query_param("tutor").as_deref() == Some("model");
+    let model_tutor = *model_tutor;
     html! {
         <section class="code" data-testid="code-view" hidden={!p.visible} data-saved={(state.saved_revision >= state.revision).to_string()}>
             <label class="picker">{ t.code_problem() }{ " " }
