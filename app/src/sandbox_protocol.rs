@@ -109,6 +109,23 @@ pub enum SandboxReply {
     Crashed { id: Option<u32>, message: String },
 }
 
+impl SandboxReply {
+    /// The request this answers (`None` for `Ready`, and for a crash outside any request).
+    pub fn id(&self) -> Option<u32> {
+        match self {
+            SandboxReply::Ready => None,
+            SandboxReply::Crashed { id, .. } => *id,
+            SandboxReply::Begun { id }
+            | SandboxReply::Syntax { id, .. }
+            | SandboxReply::Ran { id, .. }
+            | SandboxReply::Checked { id, .. }
+            | SandboxReply::Tested { id, .. }
+            | SandboxReply::Planned { id, .. }
+            | SandboxReply::Failed { id, .. } => Some(*id),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +141,9 @@ mod tests {
         assert_eq!(check.budget_ms(3000, 20_000), 6000 + GRACE_MS);
         let text = encode(&check);
         assert!(matches!(decode::<SandboxRequest>(&text).unwrap(), SandboxRequest::Check { id: 4, .. }));
+        let failed = SandboxReply::Failed { id: 5, message: "no model".into() };
+        assert_eq!(decode::<SandboxReply>(&encode(&failed)).unwrap().id(), Some(5), "every answer carries its request's id");
+        assert_eq!(SandboxReply::Ready.id(), None);
         let reply = SandboxReply::Crashed { id: Some(1), message: "x".into() };
         assert!(matches!(decode::<SandboxReply>(&encode(&reply)).unwrap(), SandboxReply::Crashed { id: Some(1), .. }));
     }

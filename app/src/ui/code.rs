@@ -330,14 +330,10 @@ impl Reducible for CodeState {
 impl CodeState {
     fn apply(&mut self, e: SandboxEvent) {
         let id = match &e {
-            SandboxEvent::Reply(r) => match r {
-                SandboxReply::Syntax { id, .. }
-                | SandboxReply::Ran { id, .. }
-                | SandboxReply::Checked { id, .. }
-                | SandboxReply::Tested { id, .. }
-                | SandboxReply::Planned { id, .. }
-                | SandboxReply::Failed { id, .. } => *id,
-                _ => return,
+            SandboxEvent::Reply(SandboxReply::Ready | SandboxReply::Begun { .. } | SandboxReply::Crashed { .. }) => return,
+            SandboxEvent::Reply(r) => match r.id() {
+                Some(id) => id,
+                None => return,
             },
             SandboxEvent::TimedOut { id, .. } | SandboxEvent::Killed { id, .. } => *id,
         };

@@ -242,11 +242,7 @@ impl SandboxClient {
             }
             _ => {}
         }
-        let id = match &reply {
-            SandboxReply::Syntax { id, .. } | SandboxReply::Ran { id, .. } | SandboxReply::Checked { id, .. } | SandboxReply::Tested { id, .. } => Some(*id),
-            SandboxReply::Crashed { id, .. } => *id,
-            _ => None,
-        };
+        let id = reply.id();
         let pending = self.inner.borrow().pending.as_ref().map(|p| p.id);
         if id.is_none() || id != pending {
             return;

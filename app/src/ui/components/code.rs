@@ -85,8 +85,8 @@ pub fn CodeView(p: &Props) -> Html {
     let client: Rc<RefCell<Option<SandboxClient>>> = use_mut_ref(|| None);
     let next_id = use_mut_ref(|| 0u32);
     let editor = use_node_ref();
-    // Model-planned tasks are behind `?tutor=model` until they finish in time in the browser
-    // (in the e2e test, SmolLM2's plan ran past the 10-minute budget). Read once.
+    // Model-planned tasks are behind `?tutor=model`: the demo's SmolLM2-135M plans in ~10 s here,
+    // but its step texts mislead a learner; a coder model is needed first. Read once.
     let model_tutor = use_memo((), |_| fetch::query_param("tutor").as_deref() == Some("model"));
 
     {
