@@ -1,15 +1,16 @@
 //! Native runs: a worker thread per program, watched from the calling thread.
 //!
 //! The worker owns a fresh interpreter whose user-signal channel the watcher holds. At the
-//! deadline the watcher sends `KeyboardInterrupt` (every 10 ms, since the program may catch it
-//! and since the "a signal is pending" flag in RustPython 0.5 is process-wide, so another
-//! interpreter may consume a wake-up meant for this one). One second later it gives up:
+//! deadline the watcher sends a signal that stops the program with `KeyboardInterrupt` at its
+//! next instruction ([`interrupt_soon`]), every 10 ms, since the "a signal is pending" flag in
+//! RustPython 0.5 is process-wide, so another interpreter may consume a wake-up meant for this
+//! one. One second later it gives up:
 //! it reports `Timeout`, sends a signal that unwinds the worker (its interpreter is leaked, not
 //! dropped) and abandons the thread — one stuck inside a long native operation runs on until
 //! that operation ends.
 
 use super::memory;
-use super::vm::{Control, execute, interrupt};
+use super::vm::{Control, execute, interrupt_soon};
 use super::{RunOptions, RunResult};
 use rustpython_vm::signal::user_signal_channel;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -91,11 +92,17 @@ pub(crate) fn run(source: &str, opts: &RunOptions) -> RunResult {
                         let _ = sig_tx.send(Box::new(|_vm| resume_unwind(Box::new(Abandon))));
                         break control.result(None, 0, true);
                     }
-                    let _ = sig_tx.send(Box::new(|vm| Err(interrupt(vm, "time limit exceeded"))));
+                    let _ = sig_tx.send(Box::new(|vm| {
+                        interrupt_soon(vm, "time limit exceeded");
+                        Ok(())
+                    }));
                 }
                 if control.output_killed.load(Ordering::SeqCst) {
                     // Caught the output-limit interrupt and kept going: interrupt again.
-                    let _ = sig_tx.send(Box::new(|vm| Err(interrupt(vm, "output limit exceeded"))));
+                    let _ = sig_tx.send(Box::new(|vm| {
+                        interrupt_soon(vm, "output limit exceeded");
+                        Ok(())
+                    }));
                 }
             }
         }

@@ -4,7 +4,7 @@
 
 use super::syntax::hint_for;
 use super::{PROGRAM_NAME, PyError, RunOptions, RunResult, RunStatus};
-use rustpython_vm::builtins::{PyBaseExceptionRef, PyStrRef};
+use rustpython_vm::builtins::{PyBaseExceptionRef, PyStr, PyStrRef};
 use rustpython_vm::compiler::Mode;
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::signal::UserSignalReceiver;
@@ -157,6 +157,40 @@ pub fn run_in_place(
 /// The signal a watchdog sends to stop the program.
 pub(crate) fn interrupt(vm: &VirtualMachine, why: &str) -> PyBaseExceptionRef {
     vm.new_exception_msg(vm.ctx.exceptions.keyboard_interrupt.to_owned(), why.into())
+}
+
+/// Stops the program at its next instruction from a watchdog's signal.
+///
+/// A signal handler runs between any two instructions, and RustPython 0.5 sends an exception
+/// raised there through the frame's exception table at whatever instruction it reached; when
+/// the program catches it (`except BaseException: pass` in a loop) the frame can resume with a
+/// broken value stack and the process crashes (seen as SIGSEGV / refcount aborts when two
+/// interpreters ran at once). So the handler raises nothing: it sets an opcode tracer on every
+/// frame. The tracer's `KeyboardInterrupt` leaves the frame it fires in without running that
+/// frame's handlers, and each caller, traced too, stops at its next instruction: the program
+/// ends whatever it catches.
+pub(crate) fn interrupt_soon(vm: &VirtualMachine, why: &'static str) {
+    let tracer: PyObjectRef = vm
+        .new_function(
+            "_pathshala_interrupt",
+            move |args: FuncArgs, vm: &VirtualMachine| -> PyResult {
+                // Arguments (frame, event, arg); "return" and "exception" events pass.
+                let event = args.args.get(1).and_then(|e| e.downcast_ref::<PyStr>());
+                match event.and_then(|e| e.to_str()) {
+                    Some("call" | "line" | "opcode") => Err(interrupt(vm, why)),
+                    _ => Ok(vm.trace_func.borrow().clone()),
+                }
+            },
+        )
+        .into();
+    let mut frame = vm.current_frame();
+    while let Some(f) = frame {
+        *f.trace.lock() = tracer.clone();
+        *f.trace_opcodes.lock() = true;
+        frame = f.f_back(vm);
+    }
+    *vm.trace_func.borrow_mut() = tracer;
+    vm.use_tracing.set(true);
 }
 
 fn settings(argv0: &str) -> Settings {
