@@ -6,15 +6,19 @@
 set -euo pipefail
 dist="${1:?usage: scripts/assets-manifest.sh DIST}"
 cd "$dist"
-entry() { # name url
+entry() { # name url [on_demand]
   [ -f "$2" ] || { echo "assets-manifest: $dist/$2 is missing" >&2; exit 1; }
-  local sha bytes
+  local sha bytes extra=""
   sha="$(sha256sum "$2" | cut -d' ' -f1)"
   bytes="$(stat -c %s "$2")"
-  printf '    {"name": "%s", "url": "%s", "bytes": %s, "sha256": "%s", "version": "%s"}' "$1" "$2" "$bytes" "$sha" "${sha:0:12}"
+  [ "${3:-}" = on_demand ] && extra=', "on_demand": true'
+  printf '    {"name": "%s", "url": "%s", "bytes": %s, "sha256": "%s", "version": "%s"%s}' "$1" "$2" "$bytes" "$sha" "${sha:0:12}" "$extra"
 }
 enc=models/all-MiniLM-L6-v2
-llm="$(cd models && ls *.gguf | head -1)"
+# The course's chat model (Ask, Quiz) and the Code tutor's coder model, downloaded the first time
+# a learner plans a task of their own. Without the second the tutor uses the first.
+llm="${LLM:-SmolLM2-135M-Instruct.Q4_1.gguf}"
+tutor_llm="${TUTOR_LLM:-qwen2.5-coder-0.5b-instruct-q4_k_m.gguf}"
 entries=(
   "$(entry bundle course.bundle)"
   "$(entry encoder-config $enc/config.json)"
@@ -22,10 +26,11 @@ entries=(
   "$(entry encoder-weights $enc/model.safetensors)"
   "$(entry llm "models/$llm")"
 )
+[ -f "models/$tutor_llm" ] && entries+=("$(entry tutor-llm "models/$tutor_llm" on_demand)")
 version="$(printf '%s\n' "${entries[@]}" | sha256sum | cut -c1-16)"
 {
   printf '{\n  "version": "%s",\n  "assets": [\n' "$version"
   (IFS=$'\n'; echo "${entries[*]}" | sed '$!s/$/,/')
   printf '  ]\n}\n'
 } > assets.json
-echo "assets.json: version $version, $(du -ch course.bundle $enc/* models/$llm | tail -1 | cut -f1)"
+echo "assets.json: version $version, $(du -ch course.bundle $enc/* models/$llm | tail -1 | cut -f1) at load$([ -f "models/$tutor_llm" ] && echo ", $(du -h "models/$tutor_llm" | cut -f1) on demand ($tutor_llm)")"

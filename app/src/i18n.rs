@@ -117,6 +117,7 @@ texts! {
     plan_task: "Plan it with the tutor", "শিক্ষকের সঙ্গে ধাপে ভাগ করো";
     planning: "The tutor is planning the steps (the model runs on this device; this can take a minute)…", "শিক্ষক ধাপগুলো সাজাচ্ছে (মডেল এই ডিভাইসেই চলে; এক মিনিট লাগতে পারে)…";
     preparing_step: "The tutor is preparing the next step…", "শিক্ষক পরের ধাপ তৈরি করছে…";
+    tutor_model_once: "The tutor needs its coding model: it is downloaded once, then kept on this device for offline use.", "শিক্ষকের কোডিং মডেল লাগবে: এটি একবারই ডাউনলোড হয়, তারপর অফলাইনে ব্যবহারের জন্য এই ডিভাইসে থাকে।";
     stuck: "The tutor could not write code that runs for this step. Try describing the task more precisely, or pick a problem.", "শিক্ষক এই ধাপের জন্য চলার মতো কোড লিখতে পারেনি। কাজটি আরও স্পষ্ট করে লেখো, অথবা একটি সমস্যা বেছে নাও।";
     check_timeout: "Your lines did not finish in time: is there a loop whose condition never becomes false?", "তোমার লাইনগুলো সময়মতো শেষ হয়নি: কোনো লুপের শর্ত কি কখনও মিথ্যা হয় না?";
     testing: "All steps done. Running the tests…", "সব ধাপ শেষ। পরীক্ষা চলছে…";

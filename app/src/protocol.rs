@@ -16,6 +16,10 @@ pub struct Asset {
     /// Hex sha256 of the file: checked after every download and every read from IndexedDB.
     pub sha256: String,
     pub version: String,
+    /// Downloaded the first time a feature needs it (the tutor's coder model when a learner
+    /// first plans a task of their own), not when the course loads.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_demand: bool,
 }
 
 /// `assets.json`: every file of one site version.
@@ -31,8 +35,9 @@ impl AssetList {
         self.assets.iter().find(|a| a.name == name)
     }
 
+    /// Bytes of the files the course loads (on-demand files are not counted).
     pub fn total_bytes(&self) -> u64 {
-        self.assets.iter().map(|a| a.bytes).sum()
+        self.assets.iter().filter(|a| !a.on_demand).map(|a| a.bytes).sum()
     }
 }
 
@@ -70,6 +75,8 @@ pub mod names {
     pub const ENCODER_WEIGHTS: &str = "encoder-weights";
     pub const ENCODER_TOKENIZER: &str = "encoder-tokenizer";
     pub const LLM: &str = "llm";
+    /// The Code tutor's model (on demand); without it the tutor uses [`LLM`].
+    pub const TUTOR_LLM: &str = "tutor-llm";
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -289,10 +296,16 @@ mod tests {
 
     #[test]
     fn asset_list_reads_assets_json() {
-        let json = r#"{"version":"v1","assets":[{"name":"bundle","url":"course.bundle","bytes":10,"sha256":"ab","version":"ab"}]}"#;
+        let json = r#"{"version":"v1","assets":[{"name":"bundle","url":"course.bundle","bytes":10,"sha256":"ab","version":"ab"},
+            {"name":"tutor-llm","url":"models/coder.gguf","bytes":500,"sha256":"cd","version":"cd","on_demand":true}]}"#;
         let list: AssetList = serde_json::from_str(json).unwrap();
         assert_eq!(list.get(names::BUNDLE).unwrap().url, "course.bundle");
-        assert_eq!(list.total_bytes(), 10);
+        assert!(!list.get(names::BUNDLE).unwrap().on_demand);
+        assert!(list.get(names::TUTOR_LLM).unwrap().on_demand);
+        assert_eq!(list.total_bytes(), 10, "the course loads without the on-demand file");
         assert!(list.get(names::LLM).is_none());
+        let back: AssetList = serde_json::from_str(&serde_json::to_string(&list).unwrap()).unwrap();
+        assert_eq!(back, list);
+        assert!(!serde_json::to_string(&list.assets[0]).unwrap().contains("on_demand"));
     }
 }

@@ -6,6 +6,7 @@
 //! when no answer comes by `timeout_ms` + [`GRACE_MS`].
 
 use inference::agent::tutor::{Feedback, Prepared, Task, TestRun, TutorSession};
+use crate::protocol::Progress;
 use inference::sandbox::{RunResult, SyntaxIssue};
 use serde::{Deserialize, Serialize};
 
@@ -27,7 +28,8 @@ pub const RUN_MAX_OUTPUT: usize = 256 << 10;
 pub const RUN_MAX_MEMORY: usize = 256 << 20;
 
 /// Time a model request may take (loading the model from IndexedDB, then planning or writing a
-/// step on the CPU, its own checks included) before the page gives up on the worker.
+/// step on the CPU, its own checks included) before the page gives up on the worker; a download
+/// of the model restarts this clock at each [`SandboxReply::Progress`].
 pub const MODEL_MS: u64 = 600_000;
 
 /// Python call depth in the browser. A worker's native stack (V8's, about 1 MB) holds about 700
@@ -105,6 +107,9 @@ pub enum SandboxReply {
     /// A model request failed (no model downloaded yet, the prompt too long, …): `message` says
     /// what to do.
     Failed { id: u32, message: String },
+    /// Request `id` is fetching the tutor's model (the first time, a download): not an answer;
+    /// the page restarts the request's clock on each one.
+    Progress { id: u32, progress: Progress },
     /// The worker panicked (it is restarted).
     Crashed { id: Option<u32>, message: String },
 }
@@ -121,7 +126,8 @@ impl SandboxReply {
             | SandboxReply::Checked { id, .. }
             | SandboxReply::Tested { id, .. }
             | SandboxReply::Planned { id, .. }
-            | SandboxReply::Failed { id, .. } => Some(*id),
+            | SandboxReply::Failed { id, .. }
+            | SandboxReply::Progress { id, .. } => Some(*id),
         }
     }
 }

@@ -221,6 +221,16 @@ pub mod progress {
         Ok(v.and_then(|v| v.as_string()))
     }
 
+    /// Forgets the saved progress (the storage panel's Clear).
+    pub async fn clear() -> Result<(), StoreError> {
+        let db = open().await?;
+        let tx = db.transaction(&[STORE], TransactionMode::ReadWrite).map_err(other)?;
+        tx.object_store(STORE).map_err(other)?.clear().map_err(other)?.await.map_err(other)?;
+        tx.await.map_err(other)?;
+        db.close();
+        Ok(())
+    }
+
     pub async fn save(json: &str) -> Result<(), StoreError> {
         let db = open().await?;
         let tx = db.transaction(&[STORE], TransactionMode::ReadWrite).map_err(other)?;

@@ -222,20 +222,27 @@ test('language: Bangla strings, persisted across a warm reload from IndexedDB', 
   assert.equal(await page.textContent('[data-testid=ask-submit]'), 'Ask');
 });
 
-// The feature sits behind `?tutor=model`: the test course's SmolLM2-135M plans, but its step
-// texts mislead a learner (a coder model is needed to turn it on for everyone).
+// The tutor plans with its own coder model (Qwen2.5-Coder-0.5B, listed on demand in assets.json):
+// never downloaded when the course loads, downloaded with progress the first time a learner plans
+// a task, then kept in IndexedDB like the course's files.
 test('Code: a task in the learner\'s words is planned by the model and its first step prepared, in the sandbox worker', async () => {
-  await page.goto(`${base}?tutor=model`);
+  requests.length = 0;
+  await page.goto(base);
   await waitReady();
+  const coder = (u) => u.includes('qwen2.5-coder');
+  assert.ok(!requests.some(coder), 'the course loads without the tutor\'s model');
   await page.click('[data-testid=tab-code]');
   const task = 'Print the numbers from 1 to 3, one per line.';
   await page.fill('[data-testid=code-task-input]', task);
   const t0 = Date.now();
   await page.click('[data-testid=code-plan]');
-  await page.waitForSelector('[data-testid=code-feedback][data-verdict=planning]');
-  // The model (the course's LLM, read from IndexedDB by the sandbox worker) plans, then writes
-  // and runs step 1; the step list appears, or the tutor says it is stuck or unavailable.
-  await page.waitForFunction(() => !/planning|preparing/.test(document.querySelector('[data-testid=code-feedback]')?.dataset.verdict ?? ''), null, { timeout: 660_000 });
+  // The model downloads first (progress in the feedback), then the plan is made.
+  await page.waitForSelector('[data-testid=code-model-progress]', { timeout: 60_000 });
+  console.log(`# tutor model: ${await page.textContent('[data-testid=code-model-progress]')}`);
+  await page.waitForSelector('[data-testid=code-feedback][data-verdict=planning]', { timeout: 300_000 });
+  console.log(`# tutor model downloaded, verified, stored and loaded in ${Date.now() - t0} ms`);
+  assert.equal(requests.filter(coder).length, 1, 'the tutor\'s model is downloaded once');
+  await page.waitForFunction(() => !/planning|preparing|fetching/.test(document.querySelector('[data-testid=code-feedback]')?.dataset.verdict ?? ''), null, { timeout: 660_000 });
   const verdict = await page.getAttribute('[data-testid=code-feedback]', 'data-verdict').catch(() => null);
   const said = verdict ? await page.textContent('[data-testid=code-feedback]') : '';
   const steps = await page.$$eval('[data-testid=code-step]', (els) => els.map((e) => [e.dataset.state, e.textContent]));
@@ -243,7 +250,7 @@ test('Code: a task in the learner\'s words is planned by the model and its first
   assert.ok(!/unavailable|timeout|killed/.test(verdict ?? ''), `${verdict}: ${said}`);
   assert.ok(steps.length >= 1 && steps[0][0] === 'current', JSON.stringify(steps));
   assert.equal(await page.textContent('[data-testid=code-task]'), task);
-  if (verdict === 'stuck') return; // a 135M model may write no code that runs; the plan still shows
+  if (verdict === 'stuck') return; // a 0.5B model may write no code that runs; the plan still shows
   // Step 1 is ready: its comment is above the editor, and lines that print something else are
   // not accepted (the feedback says what differs).
   assert.match(await page.textContent('[data-testid=code-above]'), /# Step 1: /);
@@ -258,7 +265,10 @@ test('Code: a task in the learner\'s words is planned by the model and its first
 test('storage panel lists the cached files; a corrupted entry is detected and downloaded again', async () => {
   await page.click('[data-testid=tab-storage]');
   await page.waitForSelector('[data-testid=storage-entry]');
-  assert.equal((await page.$$('[data-testid=storage-entry]')).length, 5);
+  // The course's five files, and the tutor's model once the Code test has planned a task.
+  const stored = await page.$$eval('[data-testid=storage-entry]', (els) => els.map((e) => e.dataset.name).sort());
+  const course = ['bundle', 'encoder-config', 'encoder-tokenizer', 'encoder-weights', 'llm'];
+  assert.ok(JSON.stringify(stored) === JSON.stringify(course) || JSON.stringify(stored) === JSON.stringify([...course, 'tutor-llm']), JSON.stringify(stored));
   // Flip bytes of the stored bundle behind the app's back.
   await page.evaluate(() => new Promise((resolve, reject) => {
     const open = indexedDB.open('pathshala');

@@ -67,22 +67,45 @@ pub fn model_tutor_config() -> TutorConfig {
     TutorConfig { draft_steps: true, model_hints: true, max_steps: 5, ..tutor_config() }
 }
 
-/// Loads the language model from IndexedDB (the one the course loaded, so the inference worker
-/// has downloaded and verified it) unless this worker already has it.
-async fn ensure_model() -> Result<(), String> {
+/// Loads the tutor's model unless this worker already has it: the course's on-demand coder
+/// model ([`names::TUTOR_LLM`]) when `assets.json` lists one — downloaded, verified and stored
+/// the first time, with progress posted as [`SandboxReply::Progress`] for request `id` — else
+/// the course's own chat model, which the inference worker has already stored.
+///
+/// [`names::TUTOR_LLM`]: crate::protocol::names::TUTOR_LLM
+async fn ensure_model(id: u32) -> Result<(), String> {
     if MODEL.with(|m| m.borrow().is_some()) {
         return Ok(());
     }
     use crate::protocol::names;
     let store = crate::storage::Store::open().await.map_err(|e| e.to_string())?;
-    store
+    let list = store
         .complete()
         .await
         .map_err(|e| e.to_string())?
-        .ok_or("The language model is not on this device yet: wait until the status line says ready, then try again.")?;
-    let bytes = store.data(names::LLM).await.map_err(|e| e.to_string())?.ok_or("The language model is missing from this device's storage: reload the page to download it again.")?;
+        .ok_or("The course is not on this device yet: wait until the status line says ready, then try again.")?;
+    let bytes = match list.get(names::TUTOR_LLM) {
+        Some(_) => {
+            let progress = move |reply: protocol::Reply| {
+                if let protocol::Reply::Progress(progress) = reply {
+                    post(&SandboxReply::Progress { id, progress });
+                }
+            };
+            let mut fetcher = crate::worker::loader::Fetcher::on_demand(&store, &list, names::TUTOR_LLM, &progress).await.map_err(|f| f.message)?;
+            let bytes = fetcher.get(names::TUTOR_LLM).await.map_err(|f| f.message)?;
+            fetcher.preparing(&fetcher.asset(names::TUTOR_LLM).map_err(|f| f.message)?.url);
+            bytes
+        }
+        None => store
+            .data(names::LLM)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or("The language model is missing from this device's storage: reload the page to download it again.")?,
+    };
     let model = TutorModel::load(std::sync::Arc::new(bytes)).map_err(|e| format!("The language model cannot be loaded: {e}"))?;
     MODEL.with(|m| *m.borrow_mut() = Some(model));
+    // The request's own work starts now: the page's clock for it starts again.
+    post(&SandboxReply::Begun { id });
     Ok(())
 }
 
@@ -204,7 +227,7 @@ pub fn start() {
         if needs_model(&req) {
             // Reading the model from IndexedDB is asynchronous; the page sends one request at a time.
             wasm_bindgen_futures::spawn_local(async move {
-                match ensure_model().await {
+                match ensure_model(id).await {
                     Ok(()) => post(&handle(req)),
                     Err(message) => post(&SandboxReply::Failed { id, message }),
                 }

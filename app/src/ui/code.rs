@@ -4,6 +4,7 @@
 //! last run and the tutor's feedback. Pure logic, tested natively; the component renders it and the
 //! [`super::sandbox::SandboxClient`] carries its requests.
 
+use crate::protocol::Progress;
 use crate::sandbox_protocol::{SandboxReply, SandboxRequest, RUN_TIMEOUT_MS, uses_model};
 use crate::ui::sandbox::SandboxEvent;
 use inference::agent::tutor::code::pad_block_openers;
@@ -83,6 +84,8 @@ pub enum Said {
     Tested(TestRun),
     /// The model is planning the learner's task.
     Planning,
+    /// The tutor's model is being downloaded (the first time) or read, for a plan or a step.
+    Fetching(Progress),
     /// The model is writing the current step.
     Preparing,
     /// The model could not write code that runs for step `index` (0-based).
@@ -92,7 +95,7 @@ pub enum Said {
 }
 
 impl Said {
-    /// `data-verdict`: checking | accepted | empty | syntax | differs | timeout | killed | testing | passed | failed.
+    /// `data-verdict`: checking | accepted | empty | syntax | differs | timeout | killed | testing | passed | failed | planning | fetching | preparing | stuck | unavailable.
     pub fn verdict(&self) -> &'static str {
         match self {
             Said::Checking => "checking",
@@ -108,6 +111,7 @@ impl Said {
             Said::Tested(t) if t.passed => "passed",
             Said::Tested(_) => "failed",
             Said::Planning => "planning",
+            Said::Fetching(_) => "fetching",
             Said::Preparing => "preparing",
             Said::Stuck { .. } => "stuck",
             Said::Unavailable(_) => "unavailable",
@@ -122,6 +126,19 @@ pub enum Kind {
     Test,
     Plan,
     Prepare,
+}
+
+impl Kind {
+    /// What the tutor says while a request of this kind is worked on (a Run shows in the output).
+    fn said(self) -> Option<Said> {
+        match self {
+            Kind::Run => None,
+            Kind::Check => Some(Said::Checking),
+            Kind::Test => Some(Said::Testing),
+            Kind::Plan => Some(Said::Planning),
+            Kind::Prepare => Some(Said::Preparing),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -303,10 +320,7 @@ impl Reducible for CodeState {
                 s.busy = Some((id, kind));
                 match kind {
                     Kind::Run => s.output = Some(Output::Running),
-                    Kind::Check => s.said = Some(Said::Checking),
-                    Kind::Test => s.said = Some(Said::Testing),
-                    Kind::Plan => s.said = Some(Said::Planning),
-                    Kind::Prepare => s.said = Some(Said::Preparing),
+                    _ => s.said = kind.said(),
                 }
                 s.revision += 1;
             }
@@ -329,6 +343,24 @@ impl Reducible for CodeState {
 
 impl CodeState {
     fn apply(&mut self, e: SandboxEvent) {
+        match &e {
+            SandboxEvent::Reply(SandboxReply::Progress { id, progress }) => {
+                if self.busy.is_some_and(|(b, _)| b == *id) {
+                    self.said = Some(Said::Fetching(progress.clone()));
+                }
+                return;
+            }
+            // The model has arrived and the request's own work begins.
+            SandboxEvent::Reply(SandboxReply::Begun { id }) => {
+                if let Some((_, kind)) = self.busy.filter(|(b, _)| b == id)
+                    && matches!(self.said, Some(Said::Fetching(_)))
+                {
+                    self.said = kind.said();
+                }
+                return;
+            }
+            _ => {}
+        }
         let id = match &e {
             SandboxEvent::Reply(SandboxReply::Ready | SandboxReply::Begun { .. } | SandboxReply::Crashed { .. }) => return,
             SandboxEvent::Reply(r) => match r.id() {
@@ -466,6 +498,26 @@ mod tests {
         let Some(SandboxRequest::Plan { task, .. }) = s.plan_request(1) else { panic!() };
         assert_eq!(task.description, "Print the numbers 1 to 3.");
         s = s.reduce(CodeAction::Sent { id: 1, kind: Kind::Plan });
+        assert_eq!(s.said.as_ref().map(Said::verdict), Some("planning"));
+        // The first time, the tutor's model downloads: progress shows, the request goes on, and
+        // when the model is in, planning shows again. Progress for another request is ignored.
+        let progress = crate::protocol::Progress {
+            phase: crate::protocol::Phase::Downloading,
+            name: "models/coder.gguf".into(),
+            done: 10,
+            total: 100,
+            all_done: 10,
+            all_total: 100,
+            rate: 5.0,
+            eta_s: Some(18.0),
+            note: None,
+        };
+        s = s.reduce(CodeAction::Event(SandboxEvent::Reply(SandboxReply::Progress { id: 7, progress: progress.clone() })));
+        assert_eq!(s.said.as_ref().map(Said::verdict), Some("planning"));
+        s = s.reduce(CodeAction::Event(SandboxEvent::Reply(SandboxReply::Progress { id: 1, progress })));
+        assert_eq!(s.said.as_ref().map(Said::verdict), Some("fetching"));
+        assert_eq!(s.busy, Some((1, Kind::Plan)), "progress is not the answer");
+        s = s.reduce(CodeAction::Event(SandboxEvent::Reply(SandboxReply::Begun { id: 1 })));
         assert_eq!(s.said.as_ref().map(Said::verdict), Some("planning"));
         // The model's plan: step 1 prepared, step 2 not yet.
         let mut session = TutorSession::with_plan(task, &["Loop over 1 to 3", "Print each number"]);

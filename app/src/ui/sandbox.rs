@@ -4,7 +4,8 @@
 //! - A request is posted once the worker is [`SandboxReply::Ready`]; the page's timer starts at
 //!   [`SandboxReply::Begun`] and allows [`SandboxRequest::budget_ms`]. Past it the worker is
 //!   terminated (a one-line `while True: pass`), the request ends as [`SandboxEvent::TimedOut`]
-//!   and a new worker starts at once, so the next run finds it warm.
+//!   and a new worker starts at once, so the next run finds it warm. While the worker downloads
+//!   the tutor's model, each [`SandboxReply::Progress`] restarts that clock.
 //! - A trap (a failed allocation past the memory budget, a stack overflow) arrives as the
 //!   worker's `error` event; a panic as [`SandboxReply::Crashed`]. Either ends the request as
 //!   [`SandboxEvent::Killed`] and the worker is replaced the same way.
@@ -233,10 +234,14 @@ impl SandboxClient {
                 self.flush();
                 return;
             }
-            SandboxReply::Begun { id } => {
+            // Work starts (again, after the model arrived): the request's clock starts, and the
+            // page hears of it; so too for the model's progress. Neither ends the request.
+            SandboxReply::Begun { id } | SandboxReply::Progress { id, .. } => {
                 let budget = self.inner.borrow().pending.as_ref().filter(|p| p.id == *id).map(|p| p.budget_ms);
                 if let Some(ms) = budget {
                     self.arm(ms, *id);
+                    let on_event = self.inner.borrow().on_event.clone();
+                    on_event.emit(SandboxEvent::Reply(reply));
                 }
                 return;
             }

@@ -60,6 +60,8 @@ pub struct Fetcher<'a> {
     list: &'a AssetList,
     post: &'a dyn Fn(Reply),
     all_done: u64,
+    /// Bytes this fetcher reports progress against: the course's files, or one on-demand file.
+    all_total: u64,
     /// Names that will be downloaded (no matching stored entry), for the time left.
     pending: Vec<String>,
     /// Bytes downloaded in this load.
@@ -71,11 +73,24 @@ pub struct Fetcher<'a> {
 impl<'a> Fetcher<'a> {
     /// Checks which files must be downloaded and whether the browser has room for them.
     pub async fn new(store: &'a Store, list: &'a AssetList, post: &'a dyn Fn(Reply)) -> Result<Fetcher<'a>, Failure> {
+        Self::for_assets(store, list, post, |a| !a.on_demand, list.total_bytes()).await
+    }
+
+    /// A fetcher for one on-demand file of `list` (e.g. [`names::TUTOR_LLM`]): progress counts
+    /// that file only, and the room check is for it alone.
+    ///
+    /// [`names::TUTOR_LLM`]: crate::protocol::names::TUTOR_LLM
+    pub async fn on_demand(store: &'a Store, list: &'a AssetList, name: &str, post: &'a dyn Fn(Reply)) -> Result<Fetcher<'a>, Failure> {
+        let bytes = list.get(name).map_or(0, |a| a.bytes);
+        Self::for_assets(store, list, post, |a| a.name == name, bytes).await
+    }
+
+    async fn for_assets(store: &'a Store, list: &'a AssetList, post: &'a dyn Fn(Reply), wanted: impl Fn(&Asset) -> bool, all_total: u64) -> Result<Fetcher<'a>, Failure> {
         let stored = store.entries().await?;
         let pending: Vec<String> = list
             .assets
             .iter()
-            .filter(|a| !stored.iter().any(|e| e.name == a.name && e.sha256 == a.sha256))
+            .filter(|a| wanted(a) && !stored.iter().any(|e| e.name == a.name && e.sha256 == a.sha256))
             .map(|a| a.name.clone())
             .collect();
         let need: u64 = list.assets.iter().filter(|a| pending.contains(&a.name)).map(|a| a.bytes).sum();
@@ -88,7 +103,7 @@ impl<'a> Fetcher<'a> {
                 }
             }
         }
-        Ok(Fetcher { store, list, post, all_done: 0, pending, downloaded: 0, timings: Vec::new() })
+        Ok(Fetcher { store, list, post, all_done: 0, all_total, pending, downloaded: 0, timings: Vec::new() })
     }
 
     pub fn asset(&self, name: &str) -> Result<&'a Asset, Failure> {
@@ -112,7 +127,7 @@ impl<'a> Fetcher<'a> {
             done,
             total: asset.bytes,
             all_done: self.all_done + done,
-            all_total: self.list.total_bytes(),
+            all_total: self.all_total,
             rate,
             eta_s: (rate > 0.0 && phase == Phase::Downloading).then(|| left as f64 / rate),
             note,
@@ -127,7 +142,7 @@ impl<'a> Fetcher<'a> {
             done: 0,
             total: 0,
             all_done: self.all_done,
-            all_total: self.list.total_bytes(),
+            all_total: self.all_total,
             rate: 0.0,
             eta_s: None,
             note: None,

@@ -6,7 +6,7 @@
 
 mod ask;
 mod engine;
-mod loader;
+pub mod loader;
 
 use crate::protocol::{self, ReadyInfo, Reply, Request, StorageInfo};
 use crate::storage::Store;
@@ -131,7 +131,11 @@ fn handle(state: &Rc<State>, req: Request) {
         }
         Request::Storage => spawn_local(async { post(storage_info().await) }),
         Request::ClearStorage => spawn_local(async {
-            let cleared = async { Store::open().await?.clear().await };
+            let cleared = async {
+                Store::open().await?.clear().await?;
+                // The Code view's saved progress too: Clear leaves nothing of this site behind.
+                crate::storage::progress::clear().await
+            };
             match cleared.await {
                 Ok(()) => post(storage_info().await),
                 Err(e) => post(Reply::Error { id: None, message: format!("Could not delete the saved files: {e}"), retry: false }),

@@ -85,9 +85,6 @@ pub fn CodeView(p: &Props) -> Html {
     let client: Rc<RefCell<Option<SandboxClient>>> = use_mut_ref(|| None);
     let next_id = use_mut_ref(|| 0u32);
     let editor = use_node_ref();
-    // Model-planned tasks are behind `?tutor=model`: the demo's SmolLM2-135M plans in ~10 s here,
-    // but its step texts mislead a learner; a coder model is needed first. Read once.
-    let model_tutor = use_memo((), |_| fetch::query_param("tutor").as_deref() == Some("model"));
 
     {
         // Problems and saved progress, once.
@@ -321,6 +318,13 @@ pub fn CodeView(p: &Props) -> Html {
             Said::Checking => html! { <p>{ t.checking_lines() }</p> },
             Said::Testing => html! { <p>{ t.testing() }</p> },
             Said::Planning => html! { <p>{ t.planning() }</p> },
+            Said::Fetching(pr) => html! {
+                <>
+                    <p>{ t.tutor_model_once() }</p>
+                    <p data-testid="code-model-progress">{ super::status::progress_line(t, pr) }</p>
+                    <progress value={pr.done.to_string()} max={pr.total.max(1).to_string()}></progress>
+                </>
+            },
             Said::Preparing => html! { <p>{ t.preparing_step() }</p> },
             Said::Stuck { index, problem } => html! { <><p>{ t.stuck() }</p><p class="where">{ format!("{} {}: {problem}", t.code_step(), index + 1) }</p></> },
             Said::Unavailable(m) => html! { <p>{ m.clone() }</p> },
@@ -346,7 +350,6 @@ pub fn CodeView(p: &Props) -> Html {
         html! { <section class="feedback" data-testid="code-feedback" data-verdict={said.verdict()} aria-live="polite">{ body }</section> }
     });
     let selected = state.problem.clone().unwrap_or_default();
-    let model_tutor = *model_tutor;
     html! {
         <section class="code" data-testid="code-view" hidden={!p.visible} data-saved={(state.saved_revision >= state.revision).to_string()}>
             <label class="picker">{ t.code_problem() }{ " " }
@@ -355,14 +358,12 @@ pub fn CodeView(p: &Props) -> Html {
                     { for state.problems.iter().map(|pr| html! { <option value={pr.id.clone()} selected={pr.id == selected}>{ pr.title.clone() }</option> }) }
                 </select>
             </label>
-            if model_tutor {
             <form class="own-task" onsubmit={on_plan}>
                 <label for="code-task-input">{ t.own_task() }</label>
                 <textarea id="code-task-input" data-testid="code-task-input" rows="2" placeholder={t.own_task_placeholder()}
                           value={state.task_text.clone()} oninput={on_task_text}></textarea>
                 <button data-testid="code-plan" type="submit" disabled={busy || state.task_text.trim().is_empty()}>{ t.plan_task() }</button>
             </form>
-            }
             if state.problem.is_none() && session.is_none() { <p class="help">{ t.free_note() }</p> }
             { for task }
             { for steps }

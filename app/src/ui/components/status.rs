@@ -2,7 +2,7 @@
 //! progress with rate and time left, the Retry button and the WebGPU line.
 
 use crate::i18n::{Lang, Texts, mb};
-use crate::protocol::Phase as LoadPhase;
+use crate::protocol::{Phase as LoadPhase, Progress};
 use crate::ui::state::{Gpu, Load};
 use yew::prelude::*;
 
@@ -20,27 +20,34 @@ fn duration(s: f64) -> String {
     if s >= 60 { format!("{} min {} s", s / 60, s % 60) } else { format!("{s} s") }
 }
 
+/// "Downloading models/x.gguf: 12.0 MB / 491.4 MB · 5.1 MB/s · 1 min 34 s left" (or checking,
+/// preparing): one file's progress, for the status line and the Code view.
+pub fn progress_line(t: Texts, pr: &Progress) -> String {
+    let what = match pr.phase {
+        LoadPhase::Checking => t.checking(),
+        LoadPhase::Downloading => t.downloading(),
+        LoadPhase::Preparing => t.preparing(),
+    };
+    let mut line = format!("{what} {}", pr.name);
+    if pr.phase == LoadPhase::Downloading && pr.total > 0 {
+        line.push_str(&format!(": {} / {}", mb(pr.done as f64), mb(pr.total as f64)));
+        if pr.rate > 0.0 {
+            line.push_str(&format!(" · {}/s", mb(pr.rate)));
+        }
+        if let Some(eta) = pr.eta_s {
+            line.push_str(&format!(" · {} {}", duration(eta), t.left()));
+        }
+    }
+    line
+}
+
 #[function_component]
 pub fn StatusLine(p: &Props) -> Html {
     let t = Texts(p.lang);
     let (state, body) = match &p.load {
         Load::Loading(progress) => {
             let detail = progress.as_ref().map(|pr| {
-                let what = match pr.phase {
-                    LoadPhase::Checking => t.checking(),
-                    LoadPhase::Downloading => t.downloading(),
-                    LoadPhase::Preparing => t.preparing(),
-                };
-                let mut line = format!("{what} {}", pr.name);
-                if pr.phase == LoadPhase::Downloading && pr.total > 0 {
-                    line.push_str(&format!(": {} / {}", mb(pr.done as f64), mb(pr.total as f64)));
-                    if pr.rate > 0.0 {
-                        line.push_str(&format!(" · {}/s", mb(pr.rate)));
-                    }
-                    if let Some(eta) = pr.eta_s {
-                        line.push_str(&format!(" · {} {}", duration(eta), t.left()));
-                    }
-                }
+                let line = progress_line(t, pr);
                 let (value, max) = (pr.all_done as f64, pr.all_total.max(1) as f64);
                 html! {
                     <div class="progress">
