@@ -79,7 +79,8 @@ fn caught_interrupts_in_concurrent_programs_end_cleanly() {
         for w in workers {
             let r = w.join().expect("the watching thread ends");
             assert_eq!(r.status, RunStatus::Timeout, "{r:?}");
-            assert!(r.duration_ms < 3_000, "took {} ms", r.duration_ms);
+            // Generous: up to six interpreters share two cores here (the point is how it ends).
+            assert!(r.duration_ms < 8_000, "took {} ms", r.duration_ms);
         }
     }
 }
