@@ -14,16 +14,15 @@ if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then
   (apt-get update -q && apt-get install -y -q chromium chromium-driver) >/dev/null
 fi
 [ -f models/cache/all-MiniLM-L6-v2/model.safetensors ] || models/fetch.sh encoder
-[ -f models/cache/SmolLM2-135M-Instruct.Q4_1.gguf ] && [ -f models/cache/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf ] || models/fetch.sh llm
+# The Code tutor's model (on demand); TUTOR_LLM=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf for the
+# larger one (models/fetch.sh llm-large).
+export TUTOR_LLM="${TUTOR_LLM:-qwen2.5-coder-0.5b-instruct-q4_k_m.gguf}"
+[ -f models/cache/SmolLM2-135M-Instruct.Q4_1.gguf ] && [ -f "models/cache/$TUTOR_LLM" ] || models/fetch.sh llm
 scripts/install-web-tools.sh
 CARGO_TARGET_DIR="$WASM_TARGET_DIR" trunk build
 mkdir -p dist/models/all-MiniLM-L6-v2
 cp models/cache/all-MiniLM-L6-v2/{config.json,model.safetensors,tokenizer.json} dist/models/all-MiniLM-L6-v2/
-cp models/cache/SmolLM2-135M-Instruct.Q4_1.gguf dist/models/
-# The Code tutor's model (on demand); TUTOR_LLM=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf for the
-# larger one (models/fetch.sh llm-large).
-export TUTOR_LLM="${TUTOR_LLM:-qwen2.5-coder-0.5b-instruct-q4_k_m.gguf}"
-cp "models/cache/$TUTOR_LLM" dist/models/
+cp models/cache/SmolLM2-135M-Instruct.Q4_1.gguf "models/cache/$TUTOR_LLM" dist/models/
 cargo build --release -p index-builder
 
 # The Ask test asks a question of the shared dev set whose gold section is in this slice.

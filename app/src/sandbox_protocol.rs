@@ -5,8 +5,8 @@
 //! the page can time the run itself (from `Begun`, not from posting) and terminate the worker
 //! when no answer comes by `timeout_ms` + [`GRACE_MS`].
 
-use inference::agent::tutor::{Feedback, Prepared, Task, TestRun, TutorSession};
 use crate::protocol::Progress;
+use inference::agent::tutor::{Feedback, Prepared, Task, TestRun, TutorSession};
 use inference::sandbox::{RunResult, SyntaxIssue};
 use serde::{Deserialize, Serialize};
 

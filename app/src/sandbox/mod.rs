@@ -85,7 +85,7 @@ async fn ensure_model(id: u32) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .ok_or("The course is not on this device yet: wait until the status line says ready, then try again.")?;
     let bytes = match list.get(names::TUTOR_LLM) {
-        Some(_) => {
+        Some(asset) => {
             let progress = move |reply: protocol::Reply| {
                 if let protocol::Reply::Progress(progress) = reply {
                     post(&SandboxReply::Progress { id, progress });
@@ -93,7 +93,7 @@ async fn ensure_model(id: u32) -> Result<(), String> {
             };
             let mut fetcher = crate::worker::loader::Fetcher::on_demand(&store, &list, names::TUTOR_LLM, &progress).await.map_err(|f| f.message)?;
             let bytes = fetcher.get(names::TUTOR_LLM).await.map_err(|f| f.message)?;
-            fetcher.preparing(&fetcher.asset(names::TUTOR_LLM).map_err(|f| f.message)?.url);
+            fetcher.preparing(&asset.url);
             bytes
         }
         None => store

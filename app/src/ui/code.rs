@@ -362,7 +362,7 @@ impl CodeState {
             _ => {}
         }
         let id = match &e {
-            SandboxEvent::Reply(SandboxReply::Ready | SandboxReply::Begun { .. } | SandboxReply::Crashed { .. }) => return,
+            SandboxEvent::Reply(SandboxReply::Ready | SandboxReply::Crashed { .. }) => return,
             SandboxEvent::Reply(r) => match r.id() {
                 Some(id) => id,
                 None => return,

@@ -67,6 +67,13 @@ pub(crate) fn run(source: &str, opts: &RunOptions) -> RunResult {
         return r;
     }
 
+    // Ends the program at its next instruction (see `interrupt_soon`).
+    let stop = |why: &'static str| {
+        let _ = sig_tx.send(Box::new(move |vm| {
+            interrupt_soon(vm, why);
+            Ok(())
+        }));
+    };
     let mut started_at: Option<Instant> = None;
     let mut result = loop {
         match done_rx.recv_timeout(Duration::from_millis(10)) {
@@ -92,17 +99,11 @@ pub(crate) fn run(source: &str, opts: &RunOptions) -> RunResult {
                         let _ = sig_tx.send(Box::new(|_vm| resume_unwind(Box::new(Abandon))));
                         break control.result(None, 0, true);
                     }
-                    let _ = sig_tx.send(Box::new(|vm| {
-                        interrupt_soon(vm, "time limit exceeded");
-                        Ok(())
-                    }));
+                    stop("time limit exceeded");
                 }
                 if control.output_killed.load(Ordering::SeqCst) {
                     // Caught the output-limit interrupt and kept going: interrupt again.
-                    let _ = sig_tx.send(Box::new(|vm| {
-                        interrupt_soon(vm, "output limit exceeded");
-                        Ok(())
-                    }));
+                    stop("output limit exceeded");
                 }
             }
         }
