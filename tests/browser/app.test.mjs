@@ -224,7 +224,8 @@ test('language: Bangla strings, persisted across a warm reload from IndexedDB', 
 
 // The tutor plans with its own coder model (Qwen2.5-Coder-0.5B, listed on demand in assets.json):
 // never downloaded when the course loads, downloaded with progress the first time a learner plans
-// a task, then kept in IndexedDB like the course's files.
+// a task, then kept in IndexedDB like the course's files. A broken download is retried from the
+// Code view.
 test('Code: a task in the learner\'s words is planned by the model and its first step prepared, in the sandbox worker', async () => {
   requests.length = 0;
   await page.goto(base);
@@ -234,8 +235,18 @@ test('Code: a task in the learner\'s words is planned by the model and its first
   await page.click('[data-testid=tab-code]');
   const task = 'Print the numbers from 1 to 3, one per line.';
   await page.fill('[data-testid=code-task-input]', task);
-  const t0 = Date.now();
+  // First try: the model's download breaks off after 1 MB. The tutor says so, and Retry sends
+  // the plan again.
+  await context.route('**/models/qwen2.5-coder*', (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: Buffer.alloc(1_000_000) }));
   await page.click('[data-testid=code-plan]');
+  await page.waitForSelector('[data-testid=code-feedback][data-verdict=unavailable]', { timeout: 120_000 });
+  const broken = await page.textContent('[data-testid=code-feedback]');
+  console.log(`# interrupted tutor model: ${broken}`);
+  assert.match(broken, /qwen2\.5-coder.*press Retry/);
+  await context.unroute('**/models/qwen2.5-coder*');
+  requests.length = 0;
+  const t0 = Date.now();
+  await page.click('[data-testid=code-retry]');
   // The model downloads first (progress in the feedback), then the plan is made.
   await page.waitForSelector('[data-testid=code-model-progress]', { timeout: 60_000 });
   console.log(`# tutor model: ${await page.textContent('[data-testid=code-model-progress]')}`);

@@ -163,6 +163,9 @@ pub struct CodeState {
     pub revision: u32,
     /// The last revision written to IndexedDB.
     pub saved_revision: u32,
+    /// A model request (plan or step) that failed, timed out or was killed: the Retry button
+    /// sends it again.
+    pub failed: Option<Kind>,
 }
 
 /// A [`TutorSession`] with equality by identity (Yew props need `PartialEq`).
@@ -265,6 +268,18 @@ impl CodeState {
         Some(SandboxRequest::Prepare { id, session: Box::new(s.clone()) })
     }
 
+    /// The failed model request again (`None` when nothing failed or it no longer applies).
+    pub fn retry_request(&self, id: u32) -> Option<(SandboxRequest, Kind)> {
+        match self.failed? {
+            Kind::Plan => Some((self.plan_request(id)?, Kind::Plan)),
+            Kind::Prepare => {
+                let s = self.session().filter(|s| uses_model(s) && s.current < s.steps.len() && s.view().is_none())?;
+                Some((SandboxRequest::Prepare { id, session: Box::new(s.clone()) }, Kind::Prepare))
+            }
+            _ => None,
+        }
+    }
+
     /// The finished program against the tests.
     pub fn test_request(&self, id: u32) -> Option<SandboxRequest> {
         let s = self.session().filter(|_| self.finished())?;
@@ -311,6 +326,7 @@ impl Reducible for CodeState {
                 s.said = None;
                 s.tests = None;
                 s.busy = None;
+                s.failed = None;
                 s.revision += 1;
             }
             CodeAction::Edit(text) => s.editor = text,
@@ -318,6 +334,9 @@ impl Reducible for CodeState {
             CodeAction::Sent { id, kind } => {
                 s.last_id = s.last_id.max(id);
                 s.busy = Some((id, kind));
+                if matches!(kind, Kind::Plan | Kind::Prepare) {
+                    s.failed = None;
+                }
                 match kind {
                     Kind::Run => s.output = Some(Output::Running),
                     _ => s.said = kind.said(),
@@ -410,6 +429,9 @@ impl CodeState {
             (_, SandboxEvent::TimedOut { .. }) => self.said = Some(Said::TimedOut),
             (_, SandboxEvent::Killed { message, .. }) => self.said = Some(Said::Killed(message)),
             (_, SandboxEvent::Reply(_)) => {}
+        }
+        if matches!(kind, Kind::Plan | Kind::Prepare) && matches!(self.said, Some(Said::Unavailable(_) | Said::TimedOut | Said::Killed(_))) {
+            self.failed = Some(kind);
         }
     }
 }
@@ -543,6 +565,38 @@ mod tests {
         s = s.reduce(CodeAction::Event(SandboxEvent::Reply(stuck)));
         assert_eq!(s.said.as_ref().map(Said::verdict), Some("stuck"));
         assert!(!s.needs_prepare());
+    }
+
+    #[test]
+    fn a_failed_plan_or_step_can_be_sent_again() {
+        let mut s = Rc::new(CodeState::default()).reduce(CodeAction::TaskText("Print 1.".into()));
+        s = s.reduce(CodeAction::Sent { id: 1, kind: Kind::Plan });
+        assert!(s.retry_request(2).is_none(), "nothing failed yet");
+        let offline = "Cannot download models/coder.gguf: the site is unreachable. Connect to the internet and press Retry.";
+        s = s.reduce(CodeAction::Event(SandboxEvent::Reply(SandboxReply::Failed { id: 1, message: offline.into() })));
+        assert_eq!(s.said.as_ref().map(Said::verdict), Some("unavailable"));
+        let Some((SandboxRequest::Plan { task, .. }, Kind::Plan)) = s.retry_request(2) else { panic!("{:?}", s.failed) };
+        assert_eq!(task.description, "Print 1.");
+        s = s.reduce(CodeAction::Sent { id: 2, kind: Kind::Plan });
+        assert!(s.failed.is_none() && s.retry_request(3).is_none());
+        // Planned; the learner finished step 1; the model's step 2 runs out of time.
+        let mut session = TutorSession::with_plan(task, &["Make a number", "Print it"]);
+        session.steps[0].reference = Some("n = 1".into());
+        session.steps[0].done = Some(inference::agent::tutor::Acceptance::Exact);
+        session.current = 1;
+        session.code = "# Step 1: Make a number\nn = 1\n".into();
+        s = s.reduce(CodeAction::Event(SandboxEvent::Reply(SandboxReply::Planned { id: 2, session: Box::new(session), prepared: Prepared::Finished })));
+        assert!(s.needs_prepare());
+        s = s.reduce(CodeAction::Sent { id: 3, kind: Kind::Prepare });
+        s = s.reduce(CodeAction::Event(SandboxEvent::TimedOut { id: 3, after_ms: 600_000 }));
+        assert!(!s.needs_prepare(), "no endless retries by itself");
+        assert!(matches!(s.retry_request(4), Some((SandboxRequest::Prepare { .. }, Kind::Prepare))));
+        // A run of the learner's own in between leaves the step to retry.
+        s = s.reduce(CodeAction::Sent { id: 4, kind: Kind::Run });
+        s = s.reduce(CodeAction::Event(SandboxEvent::TimedOut { id: 4, after_ms: 7000 }));
+        assert!(matches!(s.retry_request(5), Some((_, Kind::Prepare))));
+        s = s.reduce(CodeAction::Sent { id: 5, kind: Kind::Prepare });
+        assert!(s.retry_request(6).is_none());
     }
 
     #[test]

@@ -179,6 +179,14 @@ pub fn CodeView(p: &Props) -> Html {
             }
         })
     };
+    let on_retry = {
+        let (send, s, new_id) = (send.clone(), state.clone(), new_id.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some((req, kind)) = s.retry_request(new_id()) {
+                send(req, kind);
+            }
+        })
+    };
     let on_task_text = on_textarea(&state, CodeAction::TaskText);
     let on_run = {
         let (send, s, new_id) = (send.clone(), state.clone(), new_id.clone());
@@ -347,7 +355,13 @@ pub fn CodeView(p: &Props) -> Html {
                 </>
             },
         };
-        html! { <section class="feedback" data-testid="code-feedback" data-verdict={said.verdict()} aria-live="polite">{ body }</section> }
+        let retry = state.failed.is_some() && state.busy.is_none();
+        html! {
+            <section class="feedback" data-testid="code-feedback" data-verdict={said.verdict()} aria-live="polite">
+                { body }
+                if retry { <button data-testid="code-retry" onclick={on_retry.clone()}>{ t.retry() }</button> }
+            </section>
+        }
     });
     let selected = state.problem.clone().unwrap_or_default();
     html! {
