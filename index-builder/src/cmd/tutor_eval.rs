@@ -23,6 +23,9 @@ pub enum Mode {
     Oneshot,
     /// The problems' own reference solutions (checks the problems file and the sandbox; no model).
     Reference,
+    /// Only the tutor's plan, for reading its step texts: each row's `program` is the steps'
+    /// comments, each over its part of the draft (`--draft-steps`); nothing is run or tested.
+    Plan,
 }
 
 #[derive(clap::Args)]
@@ -154,14 +157,23 @@ pub fn run(a: Args) -> Result<()> {
                 s.steps[s.current].reference.clone().unwrap_or_default()
             })?,
             (Mode::Oneshot, Some(m)) => tutor::one_shot(m, &mut runner, &p.task, &cfg, attempts)?,
+            (Mode::Plan, Some(m)) => {
+                let s = TutorSession::start(m, p.task.clone(), &cfg)?;
+                let program = s.steps.iter().enumerate().map(|(k, st)| {
+                    let lines = st.draft_lines.clone().unwrap_or_default();
+                    let indent = tutor::code::base_indent(&lines).unwrap_or(0);
+                    format!("{}{lines}", tutor::prompt::step_comment(k + 1, &st.text, indent))
+                });
+                TutorReport { plan: s.plan(), program: program.collect(), generations: s.generations, ..TutorReport::default() }
+            }
             (_, None) => unreachable!("the model is loaded for every mode but reference"),
         };
         let row = Row {
             id: p.id.clone(),
             tier: p.tier.clone(),
             mode: format!("{:?}{}", a.mode, match (a.mode, a.draft_steps, a.draft_first) {
-                (Mode::Tutor, true, _) => "+draftsteps",
-                (Mode::Tutor, false, true) => "+draft",
+                (Mode::Tutor | Mode::Plan, true, _) => "+draftsteps",
+                (Mode::Tutor | Mode::Plan, false, true) => "+draft",
                 _ => "",
             }).to_lowercase(),
             passed_first: report.passed_at == Some(1),
@@ -169,7 +181,10 @@ pub fn run(a: Args) -> Result<()> {
             report,
         };
         let r = &row.report;
-        eprintln!(
+        if a.mode == Mode::Plan {
+            eprintln!("[{}/{total}] {} {}: {:.1} s\n{}", i + 1, row.id, row.tier.as_deref().unwrap_or("-"), row.seconds, row.report.program);
+        } else {
+            eprintln!(
             "[{}/{total}] {} {}: {}{} — steps {}/{}, generations {}, refinements {}, replans {}, {:.1} s{}",
             i + 1,
             row.id,
@@ -183,13 +198,21 @@ pub fn run(a: Args) -> Result<()> {
             r.replans,
             row.seconds,
             r.stuck.as_ref().map(|s| format!("; stuck at {s}")).unwrap_or_default(),
-        );
+            );
+        }
         if let Some(f) = out.as_mut() {
             writeln!(f, "{}", serde_json::to_string(&row)?)?;
         }
         rows.push(row);
     }
 
+    if a.mode == Mode::Plan {
+        // Nothing was run: the rows are the result.
+        if a.json {
+            println!("{}", serde_json::to_string_pretty(&rows)?);
+        }
+        return Ok(());
+    }
     let mut tiers: BTreeMap<String, Tally> = BTreeMap::new();
     let mut all = Tally::default();
     for r in &rows {

@@ -533,6 +533,12 @@ pub fn normalized(snippet: &str) -> Vec<String> {
         .collect()
 }
 
+/// The text of the comment line a snippet opens with (`None` when its first line is code).
+pub fn leading_comment(snippet: &str) -> Option<&str> {
+    let first = snippet.lines().find(|l| !l.trim().is_empty())?.trim();
+    first.strip_prefix('#').map(str::trim)
+}
+
 /// Smallest indentation of the snippet's non-blank lines.
 pub fn base_indent(snippet: &str) -> Option<usize> {
     snippet.lines().filter(|l| !l.trim().is_empty()).map(indent_of).min()
@@ -541,6 +547,12 @@ pub fn base_indent(snippet: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snippets_leading_comment() {
+        assert_eq!(leading_comment("\n    # Count the vowels\n    n = 0\n"), Some("Count the vowels"));
+        assert_eq!(leading_comment("    n = 0  # start\n"), None);
+    }
 
     #[test]
     fn segments_follow_statements_and_blocks() {

@@ -80,17 +80,24 @@ pub fn steps_schema(min: usize, max: usize) -> String {
 
 const PLAN_RULES: &str = "Each step is one small action in plain English, in the order the code will be written. Do not write any code.";
 
+/// The example task of the plan prompts (count the vowels of a word), as a function or as a
+/// script, with its worked solution in three parts.
+fn vowels_example(function: bool) -> (Task, [&'static str; 3]) {
+    if function {
+        let starter = "def count_vowels(word: str) -> int:\n    \"\"\" Count the vowels in a word.\n    >>> count_vowels(\"hello\")\n    2\n    \"\"\"\n";
+        let task = Task { starter: starter.into(), entry_point: Some("count_vowels".into()), ..Task::default() };
+        (task, ["    count = 0\n", "    for letter in word:\n        if letter in \"aeiou\":\n            count += 1\n", "    return count\n"])
+    } else {
+        let task = Task { description: "Read a word and print how many vowels it has.".into(), ..Task::default() };
+        (task, ["word = input()\ncount = 0\n", "for letter in word:\n    if letter in \"aeiou\":\n        count += 1\n", "print(count)\n"])
+    }
+}
+
 /// The example exchange shown before a plan request: a function task, or a script task (with
 /// its worked solution when the plan is drawn from a draft).
 fn plan_shot(function: bool, max_steps: usize, with_draft: bool) -> (String, String) {
-    let (task, solution) = if function {
-        let starter = "def count_vowels(word: str) -> int:\n    \"\"\" Count the vowels in a word.\n    >>> count_vowels(\"hello\")\n    2\n    \"\"\"\n";
-        let task = Task { starter: starter.into(), entry_point: Some("count_vowels".into()), ..Task::default() };
-        (task, format!("{starter}    count = 0\n    for letter in word:\n        if letter in \"aeiou\":\n            count += 1\n    return count\n"))
-    } else {
-        let task = Task { description: "Read a word and print how many vowels it has.".into(), ..Task::default() };
-        (task, "word = input()\ncount = 0\nfor letter in word:\n    if letter in \"aeiou\":\n        count += 1\nprint(count)\n".to_string())
-    };
+    let (task, parts) = vowels_example(function);
+    let solution = format!("{}{}", task.starter, parts.concat());
     let first = if function { "Start a counter at 0" } else { "Read the word with input() and start a counter at 0" };
     let last = if function { "Return the counter" } else { "Print the counter" };
     let steps = format!(
@@ -126,38 +133,57 @@ pub fn plan(task: &Task, max_steps: usize, draft: Option<&str>) -> Prompt {
     }
 }
 
-/// The worked solution's parts, each under a `# Part k` comment.
-fn parts_text(parts: &[String]) -> String {
-    let mut out = String::from("```python\n");
-    for (k, p) in parts.iter().enumerate() {
-        let indent = p.lines().find(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).unwrap_or(0);
-        out.push_str(&format!("{}# Part {}\n{}", " ".repeat(indent), k + 1, inert(p)));
+/// The code before part `done.len()`, each earlier part under its step's comment, then that part.
+fn describe_request(task: &Task, parts: &[String], done: &[String]) -> String {
+    let mut so_far = task.start_code();
+    for (k, (part, step)) in parts.iter().zip(done).enumerate() {
+        so_far.push_str(&step_comment(k + 1, step, super::code::base_indent(part).unwrap_or(0)));
+        so_far.push_str(part);
     }
-    out.push_str("```\n");
-    out
-}
-
-fn describe_request(task: &Task, parts: &[String]) -> String {
+    let so_far = match so_far.trim().is_empty() {
+        true => "(nothing yet)\n".to_string(),
+        false => format!("```python\n{}```\n", inert(&so_far)),
+    };
     format!(
-        "{}\nA worked solution, in {n} parts:\n{}\nWrite a plan of exactly {n} steps for a learner: step k says in plain English what part k does. {PLAN_RULES}",
+        "{}\nThe code so far:\n{so_far}The next lines:\n```python\n{}```\nWrite the comment that goes above the next lines: `# Step {}:` and a short instruction that says what these lines do, no code.",
         task_text(task),
-        parts_text(parts),
-        n = parts.len()
+        inert(&parts[done.len()]),
+        done.len() + 1,
     )
 }
 
-/// Asks for one plain-language step per part of the tutor's worked solution (the parts come
-/// from [`super::code::segments`]), after one example exchange.
-pub fn describe_parts(task: &Task, parts: &[String]) -> Prompt {
-    let starter = "def count_vowels(word: str) -> int:\n    \"\"\" Count the vowels in a word.\n    >>> count_vowels(\"hello\")\n    2\n    \"\"\"\n";
-    let shot_task = Task { starter: starter.into(), entry_point: Some("count_vowels".into()), ..Task::default() };
-    let shot_parts = ["    count = 0\n", "    for letter in word:\n        if letter in \"aeiou\":\n            count += 1\n", "    return count\n"].map(String::from);
-    let shot_answer = r#"{"steps":["Start a counter at 0","Go through each letter of the word and add 1 to the counter when it is one of a, e, i, o, u","Return the counter"]}"#;
+/// Asks for the plan step of the part after the `done` ones of the tutor's worked solution (the
+/// parts come from [`super::code::segments`]): the `# Step k:` comment above that part, given the
+/// code before it with its steps' comments (the answer starts with `# Step k:`), after four
+/// example exchanges (each part of a three-part solution, its short last line too, and a
+/// one-part solution).
+/// Asking part by part keeps a small model's sentence on its own part; asked for all steps at
+/// once it can shift them by one.
+pub fn describe_part(task: &Task, parts: &[String], done: &[String]) -> Prompt {
+    let function = task.is_function();
+    let (single, single_part, single_answer) = if function {
+        let starter = "def largest(numbers: list) -> int:\n    \"\"\" The largest number of the list.\n    >>> largest([3, 9, 2])\n    9\n    \"\"\"\n";
+        let task = Task { starter: starter.into(), entry_point: Some("largest".into()), ..Task::default() };
+        (task, "    return max(numbers)\n", "Return the largest number of the list")
+    } else {
+        let task = Task { description: "Print the sum of the numbers from 1 to 10.".into(), ..Task::default() };
+        (task, "print(sum(range(1, 11)))\n", "Print the sum of the numbers from 1 to 10")
+    };
+    let (vowels, vowel_parts) = vowels_example(function);
+    let vowel_parts = vowel_parts.map(String::from);
+    let first = if function { "Start a counter at 0" } else { "Read the word and start a counter at 0" };
+    let second = "Go through each letter of the word and add 1 to the counter when it is a vowel";
+    let last = if function { "Return the counter" } else { "Print the counter" };
     Prompt {
         system: TUTOR_SYSTEM.into(),
-        shots: vec![(describe_request(&shot_task, &shot_parts), shot_answer.into())],
-        user: describe_request(task, parts),
-        prefill: String::new(),
+        shots: vec![
+            (describe_request(&vowels, &vowel_parts, &[]), format!("# Step 1: {first}")),
+            (describe_request(&vowels, &vowel_parts, &[first.to_string()]), format!("# Step 2: {second}")),
+            (describe_request(&vowels, &vowel_parts, &[first.to_string(), second.to_string()]), format!("# Step 3: {last}")),
+            (describe_request(&single, &[single_part.to_string()], &[]), format!("# Step 1: {single_answer}")),
+        ],
+        user: describe_request(task, parts, done),
+        prefill: format!("# Step {}:", done.len() + 1),
     }
 }
 
@@ -187,8 +213,54 @@ pub fn step_comment(k: usize, step: &str, indent: usize) -> String {
 pub fn one_line(step: &str) -> String {
     let s = step.split_whitespace().collect::<Vec<_>>().join(" ");
     let t = s.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ')' || c == '-' || c == '*').trim_start();
-    let t = t.strip_prefix("Step ").map(|r| r.trim_start_matches(|c: char| c.is_ascii_digit() || c == ':' || c == '.').trim_start()).unwrap_or(t);
+    let t = match t.strip_prefix("Step ").filter(|r| r.starts_with(|c: char| c.is_ascii_digit())) {
+        Some(r) => r.trim_start_matches(|c: char| c.is_ascii_digit() || c == ':' || c == '.').trim_start(),
+        None => t,
+    };
     if t.is_empty() { s } else { t.to_string() }
+}
+
+/// A model's sentence for one part as a plan step: its first sentence, without quotes, a label
+/// (`Part 2:`) or a final full stop; `None` when nothing is left. A sentence cut off by the token
+/// limit ends at its last whole clause.
+pub fn part_sentence(text: &str) -> Option<String> {
+    let mut t = text.trim().trim_start_matches('#').trim().trim_matches(|c| c == '"' || c == '`').trim();
+    for label in ["Part ", "Step "] {
+        if let Some(rest) = t.strip_prefix(label).filter(|r| r.starts_with(|c: char| c.is_ascii_digit())) {
+            t = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start_matches([':', '.', ')', '-']).trim_start();
+        }
+    }
+    if let Some(end) = t.find(". ") {
+        t = &t[..end];
+    }
+    let t = t.trim_end_matches(['.', ',', ';', ':', ' ']);
+    let t = if t.chars().count() > 120 {
+        let cut: String = t.chars().take(120).collect();
+        match cut.rfind([',', ';']) {
+            Some(i) if i > 20 => cut[..i].to_string(),
+            _ => cut,
+        }
+    } else {
+        t.to_string()
+    };
+    (t.chars().filter(|c| c.is_alphabetic()).count() >= 3).then_some(t)
+}
+
+/// Words a step's sentence may open with, for when the model's own opening repeats the step
+/// before (see `session::describe_part`).
+pub const STEP_VERBS: &[&str] = &[
+    "Add", "Append", "Build", "Calculate", "Check", "Compare", "Compute", "Convert", "Count", "Create", "Define", "Divide", "Find",
+    "Go", "If", "Initialize", "Join", "Keep", "Loop", "Make", "Multiply", "Otherwise", "Print", "Read", "Remove", "Repeat", "Replace",
+    "Return", "Round", "Set", "Sort", "Split", "Start", "Store", "Update", "Use",
+];
+
+/// Whether two step sentences say the same (letters and digits compared, case ignored; one
+/// may add words at the end).
+pub fn same_step(a: &str, b: &str) -> bool {
+    let norm = |s: &str| s.chars().filter(|c| c.is_alphanumeric() || c.is_whitespace()).collect::<String>().to_lowercase().split_whitespace().collect::<Vec<_>>().join(" ");
+    let (a, b) = (norm(a), norm(b));
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    !short.is_empty() && (long == short || long.starts_with(&format!("{short} ")))
 }
 
 /// The user turn shared by every step of a plan.
@@ -350,9 +422,45 @@ mod tests {
     }
 
     #[test]
+    fn each_part_is_described_alone_after_the_code_before_it() {
+        let parts = vec!["    s = a + b\n".to_string(), "    return s\n".to_string()];
+        let (p1, p2) = (describe_part(&task(), &parts, &[]), describe_part(&task(), &parts, &["Add the numbers".to_string()]));
+        assert_eq!(p1.shots.len(), 4);
+        assert_eq!(p1.shots[2].1, "# Step 3: Return the counter");
+        assert!(p1.shots[1].0.contains("    # Step 1: Start a counter at 0\n    count = 0\n```\nThe next lines:\n```python\n    for letter in word:"), "{}", p1.shots[1].0);
+        assert!(p1.shots[1].1.starts_with("# Step 2: Go through"));
+        assert!(p1.user.contains("def add(a, b):\n    \"\"\"Sum of a and b.\"\"\"\n```\nThe next lines:\n```python\n    s = a + b\n```"), "{}", p1.user);
+        assert!(p2.user.contains("    # Step 1: Add the numbers\n    s = a + b\n```\nThe next lines:\n```python\n    return s\n```"), "{}", p2.user);
+        assert_eq!((p1.prefill.as_str(), p2.prefill.as_str()), ("# Step 1:", "# Step 2:"), "no space after the colon: the model writes the word with its space");
+        assert_eq!(p1.shots, p2.shots, "the examples are cached from part to part");
+        let mut script = task();
+        (script.starter, script.entry_point, script.description) = (String::new(), None, "Print hello.".into());
+        let s = describe_part(&script, &parts, &[]);
+        assert!(s.shots[3].1.contains("numbers from 1 to 10") && s.shots[2].1.contains("Print the counter") && s.user.contains("The code so far:\n(nothing yet)\n"), "{}", s.user);
+    }
+
+    #[test]
+    fn a_parts_sentence_is_one_clean_step() {
+        assert_eq!(part_sentence(" \"Return the sum.\" ").as_deref(), Some("Return the sum"));
+        assert_eq!(part_sentence("Part 2: Add 1 to the counter.").as_deref(), Some("Add 1 to the counter"));
+        assert_eq!(part_sentence("# Start at 0").as_deref(), Some("Start at 0"));
+        assert_eq!(part_sentence("Step 3) Print it").as_deref(), Some("Print it"));
+        assert_eq!(part_sentence("Step through the list. Then stop.").as_deref(), Some("Step through the list"));
+        assert_eq!(part_sentence("`x`"), None);
+        assert!(same_step("Initialize the result to 1", "initialize the result to 1."));
+        assert!(same_step("Calculate the decimal part", "Calculate the decimal part of the number"));
+        assert!(!same_step("Calculate the decimal part", "Return the decimal part"));
+        assert!(!same_step("Return the sum", "Return the summary"));
+        let long = format!("Go through each number of the list, {}", "and keep the largest one seen so far ".repeat(4));
+        let cut = part_sentence(&long).unwrap();
+        assert_eq!(cut, "Go through each number of the list");
+    }
+
+    #[test]
     fn plan_steps_become_one_comment_line() {
         assert_eq!(one_line("1. Loop over\n the list"), "Loop over the list");
         assert_eq!(one_line("Step 2: Return it"), "Return it");
+        assert_eq!(one_line("Step through the list"), "Step through the list");
         assert_eq!(step_comment(3, "- Return the sum", 8), "        # Step 3: Return the sum\n");
         assert!(plan(&task(), 6, None).user.contains("1 to 6 short steps"));
     }

@@ -180,13 +180,16 @@ impl TutorSession {
         let steps = if parts.is_empty() {
             plan_steps(model, &prompt::plan(&task, cfg.max_steps, draft.as_deref()), cfg)?
         } else {
-            let schema = prompt::steps_schema(parts.len(), parts.len());
-            let mut steps = read_steps(model, &prompt::describe_parts(&task, &parts), &schema, cfg)?;
-            steps.resize_with(parts.len(), || new_step("Write the next lines of the solution"));
-            for (step, part) in steps.iter_mut().zip(parts) {
-                step.draft_lines = Some(part);
+            let mut texts: Vec<String> = Vec::with_capacity(parts.len());
+            for part in &parts {
+                // A comment the draft wrote above its lines says what they do; else the model's.
+                let text = match code::leading_comment(part).and_then(prompt::part_sentence) {
+                    Some(c) => Some(c),
+                    None => describe_part(model, &task, &parts, &texts)?,
+                };
+                texts.push(text.unwrap_or_else(|| "Write the next lines of the solution".into()));
             }
-            steps
+            texts.iter().zip(parts).map(|(text, part)| Step { draft_lines: Some(part), ..new_step(text) }).collect()
         };
         Ok(TutorSession { task, steps, current: 0, code, replans: 0, generations: draft.is_some() as usize, draft, reference_behaviour: None })
     }
@@ -524,6 +527,35 @@ impl TutorSession {
 
 fn new_step(text: &str) -> Step {
     Step { text: prompt::one_line(text), indent: 0, reference: None, tries: Vec::new(), submissions: 0, done: None, draft_lines: None }
+}
+
+/// Tokens for one part's sentence (the shots' are under 20).
+const DESCRIBE_TOKENS: usize = 48;
+
+/// The model's sentence for the part after `done`. A small model may repeat an earlier step (it
+/// is a comment just above in the prompt); then the sentence opens with one of the three
+/// likeliest other words of [`prompt::STEP_VERBS`] and the model goes on from there, until one
+/// says something new (else the repeat stays).
+fn describe_part(model: &mut TutorModel, task: &Task, parts: &[String], done: &[String]) -> Result<Option<String>, TutorError> {
+    let p = prompt::describe_part(task, parts, done);
+    let stops = ["\n".to_string(), "```".to_string()];
+    let repeats = |t: &String| done.iter().any(|d| prompt::same_step(d, t));
+    let text = prompt::part_sentence(&model.complete(&p, DESCRIBE_TOKENS, &stops, &Sampling::greedy())?);
+    let Some(repeated) = text.clone().filter(repeats) else { return Ok(text) };
+    let opening = repeated.split_whitespace().next().unwrap_or_default();
+    let words: Vec<String> = prompt::STEP_VERBS.iter().filter(|v| !v.eq_ignore_ascii_case(opening)).map(|v| format!(" {v}")).collect();
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    let scores = model.score(&p, &refs)?;
+    let mut order: Vec<usize> = (0..words.len()).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    for &i in order.iter().take(3) {
+        let opened = Prompt { prefill: format!("{}{}", p.prefill, words[i]), ..p.clone() };
+        let rest = model.complete(&opened, DESCRIBE_TOKENS, &stops, &Sampling::greedy())?;
+        if let Some(t) = prompt::part_sentence(&format!("{}{rest}", words[i])).filter(|t| !repeats(t)) {
+            return Ok(Some(t));
+        }
+    }
+    Ok(Some(repeated))
 }
 
 /// Asks for a plan (JSON under the plan schema) and reads its steps.
