@@ -4,7 +4,7 @@
 
 use super::syntax::hint_for;
 use super::{PROGRAM_NAME, PyError, RunOptions, RunResult, RunStatus};
-use rustpython_vm::builtins::{PyBaseExceptionRef, PyStr, PyStrRef};
+use rustpython_vm::builtins::{PyBaseExceptionRef, PyStrRef};
 use rustpython_vm::compiler::Mode;
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::signal::UserSignalReceiver;
@@ -168,14 +168,15 @@ pub(crate) fn interrupt(vm: &VirtualMachine, why: &str) -> PyBaseExceptionRef {
 /// interpreters ran at once). So the handler raises nothing: it sets an opcode tracer on every
 /// frame. The tracer's `KeyboardInterrupt` leaves the frame it fires in without running that
 /// frame's handlers, and each caller, traced too, stops at its next instruction: the program
-/// ends whatever it catches.
+/// ends whatever it catches. Native only: the browser's worker checks its clock in the VM.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn interrupt_soon(vm: &VirtualMachine, why: &'static str) {
     let tracer: PyObjectRef = vm
         .new_function(
             "_pathshala_interrupt",
             move |args: FuncArgs, vm: &VirtualMachine| -> PyResult {
                 // Arguments (frame, event, arg); "return" and "exception" events pass.
-                let event = args.args.get(1).and_then(|e| e.downcast_ref::<PyStr>());
+                let event = args.args.get(1).and_then(|e| e.downcast_ref::<rustpython_vm::builtins::PyStr>());
                 match event.and_then(|e| e.to_str()) {
                     Some("call" | "line" | "opcode") => Err(interrupt(vm, why)),
                     _ => Ok(vm.trace_func.borrow().clone()),
