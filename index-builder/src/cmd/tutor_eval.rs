@@ -92,6 +92,11 @@ struct Row {
     report: TutorReport,
 }
 
+/// The row of a problem whose run ended in an error: failed, the error as its problem.
+fn gave_up(e: tutor::TutorError) -> TutorReport {
+    TutorReport { problem: Some(format!("the tutor stopped: {e}")), stuck: Some(e.to_string()), ..TutorReport::default() }
+}
+
 #[derive(Default, Serialize)]
 struct Tally {
     problems: usize,
@@ -152,11 +157,14 @@ pub fn run(a: Args) -> Result<()> {
                 (r.passed, r.passed_at, r.final_attempts, r.problem) = (t.passed, t.passed.then_some(1), 1, t.problem);
                 r
             }
+            // A problem the tutor cannot finish (e.g. its prompt outgrows the model's context)
+            // is a failed problem, not the end of the run.
             (Mode::Tutor, Some(m)) => tutor::run_tutor(m, &mut runner, &p.task, &cfg, &mut |s| {
                 // The learner types the tutor's lines (ACE-TA's evaluation).
                 s.steps[s.current].reference.clone().unwrap_or_default()
-            })?,
-            (Mode::Oneshot, Some(m)) => tutor::one_shot(m, &mut runner, &p.task, &cfg, attempts)?,
+            })
+            .unwrap_or_else(gave_up),
+            (Mode::Oneshot, Some(m)) => tutor::one_shot(m, &mut runner, &p.task, &cfg, attempts).unwrap_or_else(gave_up),
             (Mode::Plan, Some(m)) => {
                 let s = TutorSession::start(m, p.task.clone(), &cfg)?;
                 let program = s.steps.iter().enumerate().map(|(k, st)| {
