@@ -259,7 +259,12 @@ impl CodeState {
     /// learner finished the step before); not after the model got stuck or failed.
     pub fn needs_prepare(&self) -> bool {
         let blocked = matches!(self.said, Some(Said::Stuck { .. } | Said::Unavailable(_) | Said::TimedOut | Said::Killed(_)));
-        self.session().is_some_and(|s| uses_model(s) && s.current < s.steps.len() && s.view().is_none()) && !blocked
+        self.awaiting_model().is_some() && !blocked
+    }
+
+    /// The model session whose current step has no code from the model yet.
+    fn awaiting_model(&self) -> Option<&TutorSession> {
+        self.session().filter(|s| uses_model(s) && s.current < s.steps.len() && s.view().is_none())
     }
 
     /// The model prepares the current step.
@@ -272,10 +277,7 @@ impl CodeState {
     pub fn retry_request(&self, id: u32) -> Option<(SandboxRequest, Kind)> {
         match self.failed? {
             Kind::Plan => Some((self.plan_request(id)?, Kind::Plan)),
-            Kind::Prepare => {
-                let s = self.session().filter(|s| uses_model(s) && s.current < s.steps.len() && s.view().is_none())?;
-                Some((SandboxRequest::Prepare { id, session: Box::new(s.clone()) }, Kind::Prepare))
-            }
+            Kind::Prepare => Some((SandboxRequest::Prepare { id, session: Box::new(self.awaiting_model()?.clone()) }, Kind::Prepare)),
             _ => None,
         }
     }

@@ -189,25 +189,22 @@ pub fn run(a: Args) -> Result<()> {
             report,
         };
         let r = &row.report;
-        if a.mode == Mode::Plan {
-            eprintln!("[{}/{total}] {} {}: {:.1} s\n{}", i + 1, row.id, row.tier.as_deref().unwrap_or("-"), row.seconds, row.report.program);
-        } else {
-            eprintln!(
-            "[{}/{total}] {} {}: {}{} — steps {}/{}, generations {}, refinements {}, replans {}, {:.1} s{}",
-            i + 1,
-            row.id,
-            row.tier.as_deref().unwrap_or("-"),
-            if row.report.passed { "pass" } else { "FAIL" },
-            r.passed_at.map(|n| format!(" (attempt {n})")).unwrap_or_default(),
-            r.steps_done,
-            r.plan.len(),
-            r.generations,
-            r.refinements,
-            r.replans,
-            row.seconds,
-            r.stuck.as_ref().map(|s| format!("; stuck at {s}")).unwrap_or_default(),
-            );
-        }
+        let what = match a.mode {
+            Mode::Plan => format!("{:.1} s\n{}", row.seconds, r.program),
+            _ => format!(
+                "{}{} — steps {}/{}, generations {}, refinements {}, replans {}, {:.1} s{}",
+                if r.passed { "pass" } else { "FAIL" },
+                r.passed_at.map(|n| format!(" (attempt {n})")).unwrap_or_default(),
+                r.steps_done,
+                r.plan.len(),
+                r.generations,
+                r.refinements,
+                r.replans,
+                row.seconds,
+                r.stuck.as_ref().map(|s| format!("; stuck at {s}")).unwrap_or_default(),
+            ),
+        };
+        eprintln!("[{}/{total}] {} {}: {what}", i + 1, row.id, row.tier.as_deref().unwrap_or("-"));
         if let Some(f) = out.as_mut() {
             writeln!(f, "{}", serde_json::to_string(&row)?)?;
         }

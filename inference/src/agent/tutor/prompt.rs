@@ -66,15 +66,10 @@ pub fn numbered(steps: &[String]) -> String {
     steps.iter().enumerate().map(|(i, s)| format!("{}. {}\n", i + 1, inert(s))).collect()
 }
 
-/// The JSON the plan prompts ask for (constrained decoding enforces it).
+/// The JSON the plan prompts ask for (constrained decoding enforces it): 1 to `max_steps` steps.
 pub fn plan_schema(max_steps: usize) -> String {
-    steps_schema(1, max_steps)
-}
-
-/// A plan of `min`..=`max` steps.
-pub fn steps_schema(min: usize, max: usize) -> String {
     format!(
-        r#"{{"type": "object", "properties": {{"steps": {{"type": "array", "items": {{"type": "string", "minLength": 5, "maxLength": 120}}, "minItems": {min}, "maxItems": {max}}}}}, "required": ["steps"]}}"#
+        r#"{{"type": "object", "properties": {{"steps": {{"type": "array", "items": {{"type": "string", "minLength": 5, "maxLength": 120}}, "minItems": 1, "maxItems": {max_steps}}}}}, "required": ["steps"]}}"#
     )
 }
 

@@ -184,10 +184,10 @@ impl TutorSession {
             for part in &parts {
                 // A comment the draft wrote above its lines says what they do; else the model's.
                 let text = match code::leading_comment(part).and_then(prompt::part_sentence) {
-                    Some(c) => Some(c),
-                    None => describe_part(model, &task, &parts, &texts)?,
+                    Some(c) => c,
+                    None => describe_part(model, &task, &parts, &texts)?.unwrap_or_else(|| "Write the next lines of the solution".into()),
                 };
-                texts.push(text.unwrap_or_else(|| "Write the next lines of the solution".into()));
+                texts.push(text);
             }
             texts.iter().zip(parts).map(|(text, part)| Step { draft_lines: Some(part), ..new_step(text) }).collect()
         };
@@ -560,24 +560,19 @@ fn describe_part(model: &mut TutorModel, task: &Task, parts: &[String], done: &[
 
 /// Asks for a plan (JSON under the plan schema) and reads its steps.
 fn plan_steps(model: &mut TutorModel, p: &Prompt, cfg: &TutorConfig) -> Result<Vec<Step>, TutorError> {
-    let steps = read_steps(model, p, &prompt::plan_schema(cfg.max_steps), cfg)?;
+    let schema = Schema::parse(&prompt::plan_schema(cfg.max_steps)).map_err(crate::llm::JsonError::from)?;
+    // A light repetition penalty keeps a small model from writing the same step twice.
+    let sampling = Sampling { repeat_penalty: 1.1, repeat_last_n: 256, ..Sampling::greedy() };
+    let v = model.json(p, &schema, cfg.plan_tokens, &sampling)?;
+    let steps: Vec<Step> = v["steps"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|s| s.as_str()).map(new_step).filter(|s| !s.text.is_empty()).collect())
+        .unwrap_or_default();
     if steps.is_empty() {
         // The schema asks for at least one step; keep the loop going with the task itself.
         return Ok(vec![new_step("Write the code that solves the task")]);
     }
     Ok(steps)
-}
-
-/// The steps of a JSON plan written under `schema`.
-fn read_steps(model: &mut TutorModel, p: &Prompt, schema: &str, cfg: &TutorConfig) -> Result<Vec<Step>, TutorError> {
-    let schema = Schema::parse(schema).map_err(crate::llm::JsonError::from)?;
-    // A light repetition penalty keeps a small model from writing the same step twice.
-    let sampling = Sampling { repeat_penalty: 1.1, repeat_last_n: 256, ..Sampling::greedy() };
-    let v = model.json(p, &schema, cfg.plan_tokens, &sampling)?;
-    Ok(v["steps"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|s| s.as_str()).map(new_step).filter(|s| !s.text.is_empty()).collect())
-        .unwrap_or_default())
 }
 
 /// Line `n` (1-based) of `src`, trimmed.
