@@ -165,15 +165,17 @@ pub fn run(a: Args) -> Result<()> {
             })
             .unwrap_or_else(gave_up),
             (Mode::Oneshot, Some(m)) => tutor::one_shot(m, &mut runner, &p.task, &cfg, attempts).unwrap_or_else(gave_up),
-            (Mode::Plan, Some(m)) => {
-                let s = TutorSession::start(m, p.task.clone(), &cfg)?;
-                let program = s.steps.iter().enumerate().map(|(k, st)| {
-                    let lines = st.draft_lines.clone().unwrap_or_default();
-                    let indent = tutor::code::base_indent(&lines).unwrap_or(0);
-                    format!("{}{lines}", tutor::prompt::step_comment(k + 1, &st.text, indent))
-                });
-                TutorReport { plan: s.plan(), program: program.collect(), generations: s.generations, ..TutorReport::default() }
-            }
+            (Mode::Plan, Some(m)) => match TutorSession::start(m, p.task.clone(), &cfg) {
+                Err(e) => gave_up(e),
+                Ok(s) => {
+                    let program = s.steps.iter().enumerate().map(|(k, st)| {
+                        let lines = st.draft_lines.clone().unwrap_or_default();
+                        let indent = tutor::code::base_indent(&lines).unwrap_or(0);
+                        format!("{}{lines}", tutor::prompt::step_comment(k + 1, &st.text, indent))
+                    });
+                    TutorReport { plan: s.plan(), program: program.collect(), generations: s.generations, ..TutorReport::default() }
+                }
+            },
             (_, None) => unreachable!("the model is loaded for every mode but reference"),
         };
         let row = Row {

@@ -55,12 +55,19 @@ impl ChatModel {
     ///
     /// The one place that chooses the runtime; every agent follows.
     pub fn load(bytes: Arc<Vec<u8>>) -> Result<ChatModel, AgentError> {
+        Self::load_with_context(bytes, Self::CONTEXT)
+    }
+
+    /// As [`ChatModel::load`] with a cache of `context` positions (capped at the model's own
+    /// context length). The cache is f32 keys and values: layers × 2 × kv-heads × head-dim × 4
+    /// bytes per position (≈ 24 KB for Qwen2.5-0.5B, 56 KB for 1.5B).
+    pub fn load_with_context(bytes: Arc<Vec<u8>>, context: usize) -> Result<ChatModel, AgentError> {
         let (tokenizer, template) = {
             let gguf = Gguf::parse(&bytes)?;
             (GgufTokenizer::from_gguf(&gguf)?, ChatTemplate::from_gguf(&gguf)?)
         };
         let model = Arc::new(QuantDecoder::load(bytes)?);
-        let lm: Box<dyn LanguageModel> = Box::new(CpuLm::new(model, Self::CONTEXT));
+        let lm: Box<dyn LanguageModel> = Box::new(CpuLm::new(model, context));
         Ok(Self::with(lm, tokenizer, template))
     }
 

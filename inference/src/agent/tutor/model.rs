@@ -23,10 +23,16 @@ pub struct TutorModel {
 }
 
 impl TutorModel {
-    /// Loads a GGUF chat model (see [`ChatModel::load`]).
+    /// Positions the tutor's model holds: a task's description and starter code, the code so far
+    /// and the step's examples. HumanEval's longest tutor prompt (HumanEval/129) needs 2,111
+    /// tokens, more than the 2,048 that Ask's [`ChatModel::CONTEXT`] holds; 4,096 costs
+    /// Qwen2.5-Coder-0.5B ≈ 100 MB of cache.
+    pub const CONTEXT: usize = 4096;
+
+    /// Loads a GGUF chat model (see [`ChatModel::load`]) with [`TutorModel::CONTEXT`] positions.
     pub fn load(bytes: Arc<Vec<u8>>) -> Result<TutorModel, TutorError> {
         let vocab = TokenBytes::from_gguf(&Gguf::parse(&bytes).map_err(crate::agent::AgentError::from)?)?;
-        let chat = ChatModel::load(bytes)?;
+        let chat = ChatModel::load_with_context(bytes, Self::CONTEXT)?;
         Self::new(chat, vocab)
     }
 
