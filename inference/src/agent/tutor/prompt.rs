@@ -149,9 +149,9 @@ fn describe_request(task: &Task, parts: &[String], done: &[String]) -> String {
 
 /// Asks for the plan step of the part after the `done` ones of the tutor's worked solution (the
 /// parts come from [`super::code::segments`]): the `# Step k:` comment above that part, given the
-/// code before it with its steps' comments (the answer starts with `# Step k:`), after the
-/// example exchanges (each part of a three-part solution, its short last line too, for a
-/// function the `return False` after a loop that returns early, and a one-part solution).
+/// code before it with its steps' comments (the answer starts with `# Step k:`), after four
+/// example exchanges (each part of a three-part solution, its short last line too, and a
+/// one-part solution).
 /// Asking part by part keeps a small model's sentence on its own part; asked for all steps at
 /// once it can shift them by one.
 pub fn describe_part(task: &Task, parts: &[String], done: &[String]) -> Prompt {
@@ -169,25 +169,14 @@ pub fn describe_part(task: &Task, parts: &[String], done: &[String]) -> Prompt {
     let first = if function { "Start a counter at 0" } else { "Read the word and start a counter at 0" };
     let second = "Go through each letter of the word and add 1 to the counter when it is a vowel";
     let last = if function { "Return the counter" } else { "Print the counter" };
-    let mut shots = vec![
-        (describe_request(&vowels, &vowel_parts, &[]), format!("# Step 1: {first}")),
-        (describe_request(&vowels, &vowel_parts, &[first.to_string()]), format!("# Step 2: {second}")),
-        (describe_request(&vowels, &vowel_parts, &[first.to_string(), second.to_string()]), format!("# Step 3: {last}")),
-    ];
-    if function {
-        // The value returned after a loop that returns early: without this example a small
-        // model describes `return False` with the loop's condition ("Return False if the
-        // number was seen"), the opposite of what the line does.
-        let starter = "def has_zero(numbers: list) -> bool:\n    \"\"\" True when the list holds a 0.\n    >>> has_zero([4, 0, 7])\n    True\n    \"\"\"\n";
-        let task = Task { starter: starter.into(), entry_point: Some("has_zero".into()), ..Task::default() };
-        let parts = ["    for n in numbers:\n        if n == 0:\n            return True\n", "    return False\n"].map(String::from);
-        let done = ["Go through the numbers and return True as soon as one is 0".to_string()];
-        shots.push((describe_request(&task, &parts, &done), "# Step 2: After the loop, return False: no number was 0".into()));
-    }
-    shots.push((describe_request(&single, &[single_part.to_string()], &[]), format!("# Step 1: {single_answer}")));
     Prompt {
         system: TUTOR_SYSTEM.into(),
-        shots,
+        shots: vec![
+            (describe_request(&vowels, &vowel_parts, &[]), format!("# Step 1: {first}")),
+            (describe_request(&vowels, &vowel_parts, &[first.to_string()]), format!("# Step 2: {second}")),
+            (describe_request(&vowels, &vowel_parts, &[first.to_string(), second.to_string()]), format!("# Step 3: {last}")),
+            (describe_request(&single, &[single_part.to_string()], &[]), format!("# Step 1: {single_answer}")),
+        ],
         user: describe_request(task, parts, done),
         prefill: format!("# Step {}:", done.len() + 1),
     }
@@ -431,9 +420,7 @@ mod tests {
     fn each_part_is_described_alone_after_the_code_before_it() {
         let parts = vec!["    s = a + b\n".to_string(), "    return s\n".to_string()];
         let (p1, p2) = (describe_part(&task(), &parts, &[]), describe_part(&task(), &parts, &["Add the numbers".to_string()]));
-        assert_eq!(p1.shots.len(), 5);
-        assert!(p1.shots[3].0.contains("            return True\n```\nThe next lines:\n```python\n    return False\n```"), "{}", p1.shots[3].0);
-        assert!(p1.shots[3].1.starts_with("# Step 2: After the loop, return False"));
+        assert_eq!(p1.shots.len(), 4);
         assert_eq!(p1.shots[2].1, "# Step 3: Return the counter");
         assert!(p1.shots[1].0.contains("    # Step 1: Start a counter at 0\n    count = 0\n```\nThe next lines:\n```python\n    for letter in word:"), "{}", p1.shots[1].0);
         assert!(p1.shots[1].1.starts_with("# Step 2: Go through"));
@@ -444,7 +431,6 @@ mod tests {
         let mut script = task();
         (script.starter, script.entry_point, script.description) = (String::new(), None, "Print hello.".into());
         let s = describe_part(&script, &parts, &[]);
-        assert_eq!(s.shots.len(), 4, "a script has no early return");
         assert!(s.shots[3].1.contains("numbers from 1 to 10") && s.shots[2].1.contains("Print the counter") && s.user.contains("The code so far:\n(nothing yet)\n"), "{}", s.user);
     }
 
