@@ -539,6 +539,37 @@ pub fn leading_comment(snippet: &str) -> Option<&str> {
     first.strip_prefix('#').map(str::trim)
 }
 
+/// The plan step of a part that is only `return <constant>` right after a block that returns
+/// early: "If the loop ends without returning, return False" after a `for`/`while`, "Otherwise,
+/// return -1" after an `if`. A small model describes such a line with the block's own condition
+/// ("Return False if the number was seen"), the opposite of what it does. `None` for any other
+/// part; `before` is the code of the parts before it.
+pub fn fallthrough_return(before: &str, part: &str) -> Option<String> {
+    let is_code = |l: &&str| !l.trim().is_empty() && !l.trim_start().starts_with('#');
+    let mut lines = part.lines().filter(is_code);
+    let (line, None) = (lines.next()?, lines.next()) else { return None };
+    let value = line.trim().strip_prefix("return ")?.trim();
+    let constant = matches!(value, "True" | "False" | "None" | "[]" | "{}" | "()" | "\"\"" | "''")
+        || value.strip_prefix('-').unwrap_or(value).parse::<f64>().is_ok() && value.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '-');
+    if !constant {
+        return None;
+    }
+    let indent = indent_of(line);
+    let prev: Vec<&str> = before.lines().filter(is_code).collect();
+    let header = prev.iter().rposition(|l| indent_of(l) <= indent)?;
+    let returns_inside = prev[header + 1..].iter().any(|l| l.trim() == "return" || l.trim_start().starts_with("return "));
+    let head = prev[header];
+    if indent_of(head) != indent || !returns_inside {
+        return None;
+    }
+    let word = head.trim_start().split(|c: char| !c.is_alphanumeric()).next().unwrap_or_default();
+    match word {
+        "for" | "while" => Some(format!("If the loop ends without returning, return {value}")),
+        "if" | "elif" => Some(format!("Otherwise, return {value}")),
+        _ => None,
+    }
+}
+
 /// Smallest indentation of the snippet's non-blank lines.
 pub fn base_indent(snippet: &str) -> Option<usize> {
     snippet.lines().filter(|l| !l.trim().is_empty()).map(indent_of).min()
@@ -547,6 +578,22 @@ pub fn base_indent(snippet: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_constant_returned_after_an_early_return_is_described_by_the_code() {
+        let lp = "    seen = set()\n    for n in l:\n        if -n in seen:\n            return True\n        seen.add(n)\n";
+        assert_eq!(fallthrough_return(lp, "    return False\n").as_deref(), Some("If the loop ends without returning, return False"));
+        let iff = "    if not words:\n        return -1\n";
+        assert_eq!(fallthrough_return(iff, "\n    return 0\n").as_deref(), Some("Otherwise, return 0"));
+        // No early return in the loop, a computed value, more lines, or another indentation: the model's.
+        assert_eq!(fallthrough_return("    for n in l:\n        total += n\n", "    return False\n"), None);
+        assert_eq!(fallthrough_return(lp, "    return balance == 0\n"), None);
+        assert_eq!(fallthrough_return(lp, "    x = 1\n    return False\n"), None);
+        assert_eq!(fallthrough_return(lp, "        return False\n"), None);
+        assert_eq!(fallthrough_return("    with f:\n        return 1\n", "    return 0\n"), None);
+        assert_eq!(fallthrough_return("", "    return None\n"), None);
+        assert_eq!(fallthrough_return(lp, "    return inf\n"), None, "a name, not a number");
+    }
 
     #[test]
     fn a_snippets_leading_comment() {

@@ -182,8 +182,10 @@ impl TutorSession {
         } else {
             let mut texts: Vec<String> = Vec::with_capacity(parts.len());
             for part in &parts {
-                // A comment the draft wrote above its lines says what they do; else the model's.
-                let text = match code::leading_comment(part).and_then(prompt::part_sentence) {
+                // A comment the draft wrote above its lines says what they do; a constant returned
+                // after an early return is said from the code; else the model's sentence.
+                let before = parts[..texts.len()].concat();
+                let text = match code::leading_comment(part).and_then(prompt::part_sentence).or_else(|| code::fallthrough_return(&before, part)) {
                     Some(c) => c,
                     None => describe_part(model, &task, &parts, &texts)?.unwrap_or_else(|| "Write the next lines of the solution".into()),
                 };
