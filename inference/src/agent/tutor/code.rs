@@ -539,6 +539,22 @@ pub fn leading_comment(snippet: &str) -> Option<&str> {
     first.strip_prefix('#').map(str::trim)
 }
 
+/// The snippet without the comment line it opens with; unchanged when that line is code or
+/// when nothing but comments would be left.
+pub fn without_leading_comment(snippet: &str) -> String {
+    let rest: Vec<&str> = snippet.lines().skip_while(|l| l.trim().is_empty()).skip(1).collect();
+    match leading_comment(snippet) {
+        Some(_) if rest.iter().any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')) => {
+            let mut out = rest.join("\n");
+            if snippet.ends_with('\n') {
+                out.push('\n');
+            }
+            out
+        }
+        _ => snippet.to_string(),
+    }
+}
+
 /// The plan step of a part that is only `return <constant>` right after a block that returns
 /// early: "If the loop ends without returning, return False" after a `for`/`while`, "Otherwise,
 /// return -1" after an `if`. A small model describes such a line with the block's own condition
@@ -599,6 +615,9 @@ mod tests {
     fn a_snippets_leading_comment() {
         assert_eq!(leading_comment("\n    # Count the vowels\n    n = 0\n"), Some("Count the vowels"));
         assert_eq!(leading_comment("    n = 0  # start\n"), None);
+        assert_eq!(without_leading_comment("\n    # Count the vowels\n    n = 0\n    # then\n"), "    n = 0\n    # then\n");
+        assert_eq!(without_leading_comment("    n = 0  # start\n"), "    n = 0  # start\n");
+        assert_eq!(without_leading_comment("    # only a comment\n"), "    # only a comment\n");
     }
 
     #[test]
