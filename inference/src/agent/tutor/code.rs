@@ -443,7 +443,7 @@ pub fn clean_snippet(text: &str, inside_function: bool) -> String {
     while lines.first().is_some_and(|l| l.is_empty()) {
         lines.remove(0);
     }
-    while lines.last().is_some_and(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+    while lines.last().is_some_and(|l| !is_code_line(l)) {
         lines.pop();
     }
     lines.iter().map(|l| format!("{l}\n")).collect()
@@ -524,13 +524,19 @@ pub fn normalized(snippet: &str) -> Vec<String> {
     snippet
         .lines()
         .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .filter(|l| is_code_line(l))
         .map(|l| {
             // Runs of spaces inside a line do not matter; leading ones do.
             let ind = l.len() - l.trim_start().len();
             format!("{}{}", &l[..ind], l.trim_start().split_whitespace().collect::<Vec<_>>().join(" "))
         })
         .collect()
+}
+
+/// A line that is neither blank nor only a comment.
+fn is_code_line(line: &str) -> bool {
+    let t = line.trim_start();
+    !t.is_empty() && !t.starts_with('#')
 }
 
 /// The text of the comment line a snippet opens with (`None` when its first line is code).
@@ -544,7 +550,7 @@ pub fn leading_comment(snippet: &str) -> Option<&str> {
 pub fn without_leading_comment(snippet: &str) -> String {
     let rest: Vec<&str> = snippet.lines().skip_while(|l| l.trim().is_empty()).skip(1).collect();
     match leading_comment(snippet) {
-        Some(_) if rest.iter().any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')) => {
+        Some(_) if rest.iter().any(|l| is_code_line(l)) => {
             let mut out = rest.join("\n");
             if snippet.ends_with('\n') {
                 out.push('\n');
@@ -561,8 +567,7 @@ pub fn without_leading_comment(snippet: &str) -> String {
 /// ("Return False if the number was seen"), the opposite of what it does. `None` for any other
 /// part; `before` is the code of the parts before it.
 pub fn fallthrough_return(before: &str, part: &str) -> Option<String> {
-    let is_code = |l: &&str| !l.trim().is_empty() && !l.trim_start().starts_with('#');
-    let mut lines = part.lines().filter(is_code);
+    let mut lines = part.lines().filter(|l| is_code_line(l));
     let (line, None) = (lines.next()?, lines.next()) else { return None };
     let value = line.trim().strip_prefix("return ")?.trim();
     let constant = matches!(value, "True" | "False" | "None" | "[]" | "{}" | "()" | "\"\"" | "''")
@@ -571,7 +576,7 @@ pub fn fallthrough_return(before: &str, part: &str) -> Option<String> {
         return None;
     }
     let indent = indent_of(line);
-    let prev: Vec<&str> = before.lines().filter(is_code).collect();
+    let prev: Vec<&str> = before.lines().filter(|l| is_code_line(l)).collect();
     let header = prev.iter().rposition(|l| indent_of(l) <= indent)?;
     let returns_inside = prev[header + 1..].iter().any(|l| l.trim() == "return" || l.trim_start().starts_with("return "));
     let head = prev[header];

@@ -182,21 +182,18 @@ impl TutorSession {
         } else {
             // A comment the draft wrote above a part's lines says what they do: it becomes the
             // step's sentence and leaves the lines (the step's own `# Step k:` comment replaces it).
-            let comments: Vec<Option<String>> = parts.iter().map(|p| code::leading_comment(p).and_then(prompt::part_sentence)).collect();
-            let parts: Vec<String> = parts
+            let (comments, parts): (Vec<Option<String>>, Vec<String>) = parts
                 .into_iter()
-                .zip(&comments)
-                .map(|(p, c)| match c {
-                    Some(_) => code::without_leading_comment(&p),
-                    None => p,
+                .map(|p| match code::leading_comment(&p).and_then(prompt::part_sentence) {
+                    Some(c) => (Some(c), code::without_leading_comment(&p)),
+                    None => (None, p),
                 })
-                .collect();
+                .unzip();
             let mut texts: Vec<String> = Vec::with_capacity(parts.len());
-            for (part, comment) in parts.iter().zip(comments) {
+            for (k, (part, comment)) in parts.iter().zip(comments).enumerate() {
                 // Else a constant returned after an early return is said from the code; else the
                 // model's sentence.
-                let before = parts[..texts.len()].concat();
-                let text = match comment.or_else(|| code::fallthrough_return(&before, part)) {
+                let text = match comment.or_else(|| code::fallthrough_return(&parts[..k].concat(), part)) {
                     Some(c) => c,
                     None => describe_part(model, &task, &parts, &texts)?.unwrap_or_else(|| "Write the next lines of the solution".into()),
                 };
