@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Retrieval quality on the shared dev sets: recall@5 and MRR per configuration, and abstain rates.
 
-    python3 tests/eval/retrieval_eval.py --bundle python-docs.bundle [--dev ../shared/eval/dev] \
+    python3 tests/eval/retrieval_eval.py --bundle python-docs.bundle [--dev tests/eval/data/dev] \
         [--index-builder $CARGO_TARGET_DIR/release/index-builder] [--configs default,bm25,...] [--json]
 
 It runs `index-builder search --queries Q.jsonl --top 5 --json` once per configuration and scores
@@ -66,7 +66,7 @@ def main():
     target = os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/pathshala/target"))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bundle", required=True)
-    ap.add_argument("--dev", default=os.path.join(repo, "..", "shared", "eval", "dev"))
+    ap.add_argument("--dev", default=os.path.join(repo, "tests", "eval", "data", "dev"))
     ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--top", type=int, default=5)
