@@ -146,9 +146,13 @@ texts! {
     tokens: "tokens", "টোকেন";
     abstain: "The course book does not cover this, so I will not guess. The nearest sections are:", "পাঠ্যবইয়ে এ বিষয়ে কিছু নেই, তাই অনুমান করব না। কাছাকাছি অংশগুলো:";
     sources: "Sources given to the model", "মডেলকে দেওয়া উৎস";
-    matched: "The model cited nothing itself; the app matched its sentences to the sources.", "মডেল নিজে উৎস দেয়নি; অ্যাপ বাক্যগুলো উৎসের সাথে মিলিয়েছে।";
+    abstain_model: "The book's passages do not support an answer I could check, so none is shown. The book says:", "বইয়ের অংশগুলো দিয়ে যাচাই করা যায় এমন উত্তর পাওয়া যায়নি, তাই দেখানো হলো না। বই বলছে:";
+    bad_input: "Ask a question in words (at most 2,000 characters).", "শব্দে একটি প্রশ্ন করো (সর্বোচ্চ ২,০০০ অক্ষর)।";
+    from_book: "From the book", "বই থেকে";
+    checking_answer: "Checking each sentence against the book", "প্রতিটি বাক্য বইয়ের সাথে মেলানো হচ্ছে";
+    dropped: "sentence(s) left out: the book's passages do not support them.", "টি বাক্য বাদ দেওয়া হয়েছে: বইয়ের অংশে এগুলোর সমর্থন নেই।";
     stopped: "Stopped.", "থামানো হয়েছে।";
-    small_model: "Answers come from a small on-device model: check them against the sources.", "উত্তর আসে ডিভাইসের ছোট মডেল থেকে: উৎসের সাথে মিলিয়ে দেখো।";
+    small_model: "Answers come from a small on-device model; each sentence shown was checked against the passage it cites.", "উত্তর আসে ডিভাইসের ছোট মডেল থেকে; দেখানো প্রতিটি বাক্য তার উৎস-অংশের সাথে মিলিয়ে দেখা হয়েছে।";
     find: "Find passages", "অংশ খোঁজো";
     search_placeholder: "Search the course…", "কোর্সে খোঁজো…";
     search: "Search", "খোঁজো";

@@ -43,30 +43,10 @@ impl AssetList {
 
 /// Which runtime runs the chat model in the worker. The page picks [`Runtime::WebGpu`] when the
 /// browser has a hardware WebGPU adapter, else [`Runtime::Quantized`]; `?llm=` overrides.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Runtime {
-    /// Burn's flex CPU backend, weights dequantized to f32 (540 MB for 135M parameters).
-    Burn,
-    /// The quantized CPU runtime (`ChatModel::load`): weights stay in their GGUF blocks (~100 MB),
-    /// SIMD128 integer kernels; faster than `Burn` in wasm (docs/BENCHMARKS.md).
-    #[default]
-    Quantized,
-    /// Burn's WebGPU backend, matmul weights kept 8-bit (Q8, block 32): 4× less memory than f32
-    /// on the GPU; logits are read back asynchronously. Falls back to [`Runtime::Quantized`] when
-    /// the device cannot be created.
-    WebGpu,
-}
+pub use inference::llm::Runtime;
 
-impl Runtime {
-    pub fn from_param(p: &str) -> Option<Runtime> {
-        match p {
-            "burn" => Some(Runtime::Burn),
-            "quantized" | "cpu" => Some(Runtime::Quantized),
-            "webgpu" | "gpu" => Some(Runtime::WebGpu),
-            _ => None,
-        }
-    }
-}
+/// Why Ask gave no answer.
+pub use inference::agent::ask::AbstainReason;
 
 /// Asset roles.
 pub mod names {
@@ -120,15 +100,20 @@ pub enum Reply {
     Progress(Progress),
     Ready(ReadyInfo),
     Results(Results),
-    /// The evidence an answer will be written from (numbered as the model sees it).
-    AskSources { id: u32, sources: Vec<SourceRef>, prompt_tokens: usize },
+    /// The evidence an answer will be written from (numbered as the model sees it) and the
+    /// book's sentence that best answers the question, before the model reads anything.
+    AskSources { id: u32, sources: Vec<SourceRef>, quote: Option<QuoteRef>, prompt_tokens: usize },
     /// The model is reading the prompt: `done` of `total` tokens.
     Reading { id: u32, done: usize, total: usize },
     Token { id: u32, text: String },
-    /// The finished answer (citations added when the model gave none: `matched`).
-    Done { id: u32, text: String, matched: bool, stopped: bool, stats: AnswerStats },
-    /// The course does not cover the question: no model call.
-    Abstained { id: u32, nearest: Vec<SectionRef> },
+    /// The answer's sentences are being checked against the passages: `done` of `total`.
+    Checking { id: u32, done: usize, total: usize },
+    /// The checked answer: only sentences the book supports, each citing its passage; `dropped`
+    /// sentences were left out.
+    Done { id: u32, text: String, dropped: usize, stopped: bool, stats: AnswerStats },
+    /// No answer: the course does not cover the question (no model call), the model's answer
+    /// was not supported by the book, or the question could not be searched.
+    Abstained { id: u32, reason: AbstainReason, nearest: Vec<SectionRef>, stats: Option<AnswerStats> },
     Section(SectionView),
     Storage(StorageInfo),
     /// Per-question milliseconds of a [`Request::Bench`], as JSON.
@@ -237,6 +222,15 @@ pub struct SectionView {
     pub text: String,
     pub parent: Option<SectionRef>,
     pub children: Vec<SectionRef>,
+}
+
+/// The book's sentence shown with an answer, in its passage `n` of section `section`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QuoteRef {
+    pub n: usize,
+    pub section: u32,
+    pub heading_path: Vec<String>,
+    pub text: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

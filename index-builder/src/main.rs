@@ -25,6 +25,9 @@ enum Command {
     Info(cmd::info::Args),
     /// Measure the HNSW index's recall against exact search on the bundle's own vectors.
     HnswRecall(cmd::hnsw_recall::Args),
+    /// Answer a question from the course book with the Ask agent (the app's defaults), or a
+    /// JSONL file of questions (`--json`: one result line each).
+    Ask(cmd::ask::Args),
     /// Generate text with a GGUF model, streaming (`--bench` prints speed).
     Generate(cmd::generate::Args),
     /// Run or check a learner's Python program in the sandbox.
@@ -42,6 +45,7 @@ fn main() {
         Command::HnswRecall(a) => cmd::hnsw_recall::run(a),
         Command::Sandbox(a) => cmd::sandbox::run(a),
         Command::Generate(a) => cmd::generate::run(a),
+        Command::Ask(a) => cmd::ask::run(a),
         Command::TutorEval(a) => cmd::tutor_eval::run(a),
     };
     if let Err(e) = result {

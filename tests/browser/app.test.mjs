@@ -17,13 +17,12 @@ import { launchProfile } from './chromium.mjs';
 const dist = process.env.DIST || fileURLToPath(new URL('../../dist', import.meta.url));
 const port = 20000 + Math.floor(Math.random() * 20000);
 const base = `http://127.0.0.1:${port}/`;
-// A question of the shared dev set whose gold section is in the test bundle's slice of the docs.
-const devSet = fileURLToPath(new URL('../../../shared/eval/dev/qa_python_tutorial.jsonl', import.meta.url));
-const dev = existsSync(devSet)
-  ? readFileSync(devSet, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((q) => q.id === 'dev-tut-009')
-  : { question: 'Does the interactive prompt support pressing Tab to complete names, and is my command history saved between sessions?', gold_heading: 'Tab Completion and History Editing' };
-// scripts/browser-test.sh sets PATHSHALA_PYDOCS=0 when python3.11-doc is missing from the bundle.
-const hasDocs = process.env.PATHSHALA_PYDOCS !== '0';
+// A question of the shared dev set (copied into the repo) whose gold section is in the test
+// bundle's slice of the docs; a missing file fails the run.
+const devSet = fileURLToPath(new URL('../eval/data/dev/qa_python_tutorial.jsonl', import.meta.url));
+const dev = readFileSync(devSet, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((q) => q.id === 'dev-tut-009');
+// scripts/browser-test.sh fails when python3.11-doc is missing (the bundle needs its slice).
+const hasDocs = true;
 
 let server, profile, context, page;
 const requests = [];
@@ -104,7 +103,7 @@ test('installable: manifest, icons and a service worker that controls the page',
   assert.deepEqual(installabilityErrors.map((e) => e.errorId), []);
 });
 
-test('asks a dev-set question: streamed answer citing the gold section', { skip: !hasDocs && 'python3.11-doc is not installed' }, async () => {
+test('asks a dev-set question: the book quote first, a streamed answer, then only checked sentences', { skip: !hasDocs && 'python3.11-doc is not installed' }, async () => {
   // Watch the main thread while the worker generates.
   await page.evaluate(() => {
     window.__longest = 0;
@@ -112,24 +111,38 @@ test('asks a dev-set question: streamed answer citing the gold section', { skip:
       .observe({ type: 'longtask', buffered: false });
   });
   await ask(dev.question);
+  // The book's own sentence comes with the sources, before the model's first token.
+  const quote = await page.waitForSelector('[data-testid=quote]', { timeout: 60_000 });
+  assert.equal(await quote.getAttribute('data-heading'), dev.gold_heading);
   const partials = new Set();
+  let checking = false;
   while ((await page.getAttribute('[data-testid=answer]', 'data-state')) === 'streaming') {
     const body = await page.textContent('[data-testid=answer-body]');
     if (body) partials.add(body);
+    checking ||= (await page.$('[data-testid=checking]')) !== null;
     await page.waitForTimeout(100);
   }
-  assert.equal(await page.getAttribute('[data-testid=answer]', 'data-state'), 'done');
   assert.ok(partials.size >= 3, `tokens arrived one by one (${partials.size} partial texts seen)`);
-  const headings = await page.$$eval('[data-testid=answer-body] [data-testid=citation]', (els) => els.map((e) => e.dataset.heading));
-  assert.ok(headings.includes(dev.gold_heading), `citations ${JSON.stringify(headings)} include ${dev.gold_heading}`);
+  assert.ok(checking, 'the answer was checked against the book');
+  // The test model (SmolLM2-135M) is weak: its answer is shown only where the book supports it,
+  // else the app says so; either way every citation shown is one the check kept.
+  const state = await page.getAttribute('[data-testid=answer]', 'data-state');
   const stats = await page.$eval('[data-testid=answer-stats]', (e) => ({ ...e.dataset }));
   const longest = await page.evaluate(() => window.__longest);
-  console.log(`# ask: ${JSON.stringify(stats)}, main-thread longest task ${longest} ms`);
-  // A citation opens the passage in its section.
-  await page.click(`[data-testid=answer-body] [data-testid=citation][data-heading="${dev.gold_heading}"] >> nth=0`);
+  console.log(`# ask: ${state}, ${JSON.stringify(stats)}, main-thread longest task ${longest} ms`);
+  if (state === 'abstained') {
+    assert.equal(await page.getAttribute('[data-testid=abstain-message]', 'data-reason'), 'model');
+    assert.equal(await page.textContent('[data-testid=answer-body]'), '', 'no unchecked text stays on screen');
+  } else {
+    assert.equal(state, 'done');
+    const cited = await page.$$('[data-testid=answer-body] [data-testid=citation]');
+    assert.ok(cited.length > 0, 'a checked answer cites its passages');
+  }
+  // The quote opens its section in the book.
+  await page.click('[data-testid=quote-link]');
   const section = await page.waitForSelector('[data-testid=section]');
   assert.equal(await section.getAttribute('data-heading'), dev.gold_heading);
-  assert.ok((await page.textContent('[data-testid=passage]')).length > 20);
+  assert.ok((await page.textContent('[data-testid=passage], [data-testid=section]')).length > 20);
 });
 
 test('a question outside the course abstains without calling the model', async () => {
@@ -152,7 +165,7 @@ test('Stop ends an answer between tokens', async () => {
   assert.equal(await answerState(30_000), 'done');
   assert.match(await page.textContent('[data-testid=answer]'), /Stopped/);
   const tokens = Number(await page.getAttribute('[data-testid=answer-stats]', 'data-tokens'));
-  assert.ok(tokens >= 1 && tokens < 48, `stopped after ${tokens} tokens`);
+  assert.ok(tokens >= 1 && tokens < 256, `stopped after ${tokens} tokens`);
   // The worker is free again: Search still answers.
   await page.fill('[data-testid=search-input]', 'default argument values');
   await page.click('[data-testid=search-submit]');
@@ -196,12 +209,13 @@ test('WebGPU runtime (?llm=webgpu): the worker runs the model on WebGPU and stre
   assert.match(llm, /\(WebGpu\)$/, llm);
   console.log(`# webgpu: ready from IndexedDB in ${Date.now() - t0} ms`);
   await ask(dev.question);
-  assert.equal(await answerState(600_000), 'done');
+  // Two tokens rarely make a sentence the book supports: the check may leave nothing to show.
+  const state = await answerState(600_000);
+  assert.ok(state === 'done' || state === 'abstained', state);
   const stats = await page.$eval('[data-testid=answer-stats]', (e) => ({ ...e.dataset }));
-  console.log(`# webgpu ask: ${JSON.stringify(stats)}`);
+  console.log(`# webgpu ask: ${state}, ${JSON.stringify(stats)}`);
   const tokens = Number(stats.tokens);
   assert.ok(tokens >= 1 && tokens <= 2, `${tokens} tokens (limit 2)`);
-  assert.ok((await page.textContent('[data-testid=answer-body]')).trim().length > 0, 'the answer has text');
 });
 
 test('language: Bangla strings, persisted across a warm reload from IndexedDB', async () => {
@@ -378,7 +392,8 @@ test('offline: with the server gone, a reload still loads and answers', async ()
   await ask('Who painted the Mona Lisa?');
   assert.equal(await answerState(60_000), 'abstained');
   await ask('How do default values for parameters work when an argument is left out?');
-  assert.equal(await answerState(), 'done');
-  assert.ok((await page.textContent('[data-testid=answer-body]')).length > 0);
+  const state = await answerState();
+  assert.ok(state === 'done' || state === 'abstained', state);
+  assert.ok((await page.textContent('[data-testid=quote]')).length > 20, 'the book is quoted offline too');
   await context.setOffline(false);
 });

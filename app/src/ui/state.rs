@@ -2,7 +2,7 @@
 //! it is tested natively.
 
 use crate::i18n::Lang;
-use crate::protocol::{AnswerStats, Progress, ReadyInfo, Reply, Results, SectionRef, SectionView, SourceRef, StorageInfo};
+use crate::protocol::{AbstainReason, AnswerStats, Progress, QuoteRef, ReadyInfo, Reply, Results, SectionRef, SectionView, SourceRef, StorageInfo};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -36,8 +36,10 @@ pub enum Phase {
     /// The model reads the prompt.
     Reading { done: usize, total: usize },
     Streaming,
+    /// The answer's sentences are checked against the book.
+    Checking { done: usize, total: usize },
     Done,
-    Abstained,
+    Abstained(AbstainReason),
     Error(String),
 }
 
@@ -48,9 +50,11 @@ pub struct Answer {
     pub phase: Phase,
     pub text: String,
     pub sources: Vec<SourceRef>,
+    /// The book's sentence that best answers the question.
+    pub quote: Option<QuoteRef>,
     pub nearest: Vec<SectionRef>,
-    /// Citations were added by the app (the model gave none).
-    pub matched: bool,
+    /// Sentences left out of the checked answer.
+    pub dropped: usize,
     pub stopped: bool,
     pub stats: Option<AnswerStats>,
 }
@@ -59,9 +63,9 @@ impl Answer {
     /// `data-state` of the answer: streaming | done | abstained | error.
     pub fn state(&self) -> &'static str {
         match self.phase {
-            Phase::Thinking | Phase::Reading { .. } | Phase::Streaming => "streaming",
+            Phase::Thinking | Phase::Reading { .. } | Phase::Streaming | Phase::Checking { .. } => "streaming",
             Phase::Done => "done",
-            Phase::Abstained => "abstained",
+            Phase::Abstained(_) => "abstained",
             Phase::Error(_) => "error",
         }
     }
@@ -152,8 +156,9 @@ impl Reducible for State {
                     phase: Phase::Thinking,
                     text: String::new(),
                     sources: Vec::new(),
+                    quote: None,
                     nearest: Vec::new(),
-                    matched: false,
+                    dropped: 0,
                     stopped: false,
                     stats: None,
                 });
@@ -197,9 +202,10 @@ impl State {
                     self.results = Some(r);
                 }
             }
-            Reply::AskSources { id, sources, prompt_tokens } => {
+            Reply::AskSources { id, sources, quote, prompt_tokens } => {
                 if let Some(a) = self.answer_mut(id) {
                     a.sources = sources;
+                    a.quote = quote;
                     a.phase = Phase::Reading { done: 0, total: prompt_tokens };
                 }
             }
@@ -214,19 +220,27 @@ impl State {
                     a.phase = Phase::Streaming;
                 }
             }
-            Reply::Done { id, text, matched, stopped, stats } => {
+            Reply::Checking { id, done, total } => {
                 if let Some(a) = self.answer_mut(id) {
+                    a.phase = Phase::Checking { done, total };
+                }
+            }
+            Reply::Done { id, text, dropped, stopped, stats } => {
+                if let Some(a) = self.answer_mut(id) {
+                    // The checked answer replaces the streamed one.
                     a.text = text;
-                    a.matched = matched;
+                    a.dropped = dropped;
                     a.stopped = stopped;
                     a.stats = Some(stats);
                     a.phase = Phase::Done;
                 }
             }
-            Reply::Abstained { id, nearest } => {
+            Reply::Abstained { id, reason, nearest, stats } => {
                 if let Some(a) = self.answer_mut(id) {
                     a.nearest = nearest;
-                    a.phase = Phase::Abstained;
+                    a.text.clear();
+                    a.stats = stats;
+                    a.phase = Phase::Abstained(reason);
                 }
             }
             Reply::Section(view) => {
@@ -267,22 +281,24 @@ mod tests {
         s = reduce(s, Action::Asked { id: 1, question: "q".into() });
         assert_eq!(s.answer.as_ref().unwrap().state(), "streaming");
         let src = SourceRef { n: 1, section: 4, heading_path: vec!["A".into()], start: 0, end: 5 };
-        s = reduce(s, Action::Reply(Reply::AskSources { id: 1, sources: vec![src], prompt_tokens: 9 }));
+        s = reduce(s, Action::Reply(Reply::AskSources { id: 1, sources: vec![src], quote: None, prompt_tokens: 9 }));
         assert_eq!(s.answer.as_ref().unwrap().phase, Phase::Reading { done: 0, total: 9 });
         s = reduce(s, Action::Reply(Reply::Token { id: 1, text: "Hi".into() }));
         s = reduce(s, Action::Reply(Reply::Token { id: 2, text: "stale".into() }));
         s = reduce(s, Action::Reply(Reply::Token { id: 1, text: " there".into() }));
         assert_eq!(s.answer.as_ref().unwrap().text, "Hi there");
-        let done = Reply::Done { id: 1, text: "Hi there [1]".into(), matched: true, stopped: false, stats: AnswerStats::default() };
+        s = reduce(s, Action::Reply(Reply::Checking { id: 1, done: 1, total: 2 }));
+        assert_eq!(s.answer.as_ref().unwrap().state(), "streaming", "still busy while checking");
+        let done = Reply::Done { id: 1, text: "Hi there [1]".into(), dropped: 1, stopped: false, stats: AnswerStats::default() };
         s = reduce(s, Action::Reply(done));
         let a = s.answer.as_ref().unwrap();
-        assert_eq!((a.state(), a.text.as_str(), a.matched), ("done", "Hi there [1]", true));
+        assert_eq!((a.state(), a.text.as_str(), a.dropped), ("done", "Hi there [1]", 1));
     }
 
     #[test]
     fn abstaining_and_errors() {
         let mut s = reduce(State::new(Lang::En), Action::Asked { id: 3, question: "q".into() });
-        s = reduce(s, Action::Reply(Reply::Abstained { id: 3, nearest: vec![] }));
+        s = reduce(s, Action::Reply(Reply::Abstained { id: 3, reason: AbstainReason::Gate, nearest: vec![], stats: None }));
         assert_eq!(s.answer.as_ref().unwrap().state(), "abstained");
         s = reduce(s, Action::Reply(Reply::Error { id: None, message: "offline".into(), retry: true }));
         assert_eq!(s.load, Load::Error { message: "offline".into(), retry: true });

@@ -3,9 +3,8 @@
 
 use super::engine::Engine;
 use super::loader::now_ms;
-use crate::protocol::{AnswerStats, Reply, Results, SourceRef};
-use inference::agent::ask::{self, Plan};
-use inference::agent::decode::{Decoder, Step, TextStream};
+use crate::protocol::{AnswerStats, QuoteRef, Reply, Results, SourceRef};
+use inference::agent::ask::{AskEnv, AskEvent, AskRun};
 use std::cell::Cell;
 
 /// Lets the worker's event loop run (a `setTimeout(0)`), e.g. to receive Stop.
@@ -34,71 +33,64 @@ pub async fn search(engine: &Engine, id: u32, question: String) -> Result<Reply,
     }))
 }
 
-/// Answers `question`, posting sources, reading progress, tokens and the final answer.
+/// Answers `question` with the Ask agent, posting its events as replies: sources and the
+/// book's sentence, reading progress, tokens, the check, then the checked answer or an
+/// abstention. Yields to the event loop after each step, so Stop is handled between tokens.
 pub async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>, post: &dyn Fn(Reply)) -> Result<(), String> {
     let t0 = now_ms();
-    let cfg = engine.ask.clone();
-    let retrieval = engine.search(question).await?;
-    let mut chat = engine.chat.borrow_mut();
-    let chat = &mut *chat;
-    let render = |p: &ask::AskPrompt| p.render(&chat.template).map_err(|e| format!("the chat template failed: {e}"));
-    let count = |p: &ask::AskPrompt| render(p).and_then(|t| chat.tokenizer.encode(&t).map_err(|e| e.to_string())).map_or(usize::MAX, |ids| ids.len());
-    let prompt = match ask::plan(&engine.bundle.header.title, question, &retrieval, &cfg, &count) {
-        Plan::Abstain { nearest_sections } => {
-            post(Reply::Abstained { id, nearest: nearest_sections.iter().map(|&s| engine.section_ref(s)).collect() });
-            return Ok(());
+    let mut session = engine.session.borrow_mut();
+    let mut env = AskEnv { bundle: &engine.bundle, encoder: engine.encoder.as_ref(), session: &mut session };
+    let mut run = AskRun::new(question, engine.ask.clone());
+    let (mut prompt_tokens, mut first_token_ms, mut answer_end) = (0, None, None);
+    let stats = |prompt_tokens, first: Option<f64>, tokens: usize, end: Option<f64>| {
+        let end = end.unwrap_or_else(now_ms);
+        AnswerStats {
+            prompt_tokens,
+            first_token_ms: first.map(|t| t - t0),
+            tokens,
+            tokens_per_s: first.filter(|_| tokens > 1).map(|t| (tokens - 1) as f64 / ((end - t) / 1000.0).max(1e-6)),
+            total_ms: now_ms() - t0,
         }
-        Plan::Answer(p) => p,
     };
-    let ids = chat.tokenizer.encode(&render(&prompt)?).map_err(|e| e.to_string())?;
-    let sources = prompt
-        .sources
-        .iter()
-        .map(|s| {
-            let c = &engine.bundle.chunks[s.chunk as usize];
-            SourceRef { n: s.n, section: s.section, heading_path: s.heading_path.clone(), start: c.start, end: c.end }
-        })
-        .collect();
-    post(Reply::AskSources { id, sources, prompt_tokens: ids.len() });
-    yield_now().await;
-
-    let mut decoder = Decoder::new(&ids, &chat.stop_ids, cfg.max_new_tokens, engine.prefill_chunk());
-    let mut text = TextStream::default();
-    let mut first_token_ms = None;
-    let mut stopped = false;
     loop {
         if stop.get() {
-            stopped = true;
-            break;
+            run.stop();
         }
-        // A Burn model reads its logits back asynchronously (required on WebGPU).
-        let step = match chat.lm.as_burn() {
-            Some(burn) => decoder.step_async(burn).await,
-            None => decoder.step(chat.lm.as_mut()),
-        };
-        match step.map_err(|e| e.to_string())? {
-            Step::Reading { done, total } => post(Reply::Reading { id, done, total }),
-            Step::Token(t) => {
+        let Some(event) = run.step(&mut env).await.map_err(|e| e.to_string())? else { break };
+        match event {
+            AskEvent::Sources { sources, quote, prompt_tokens: n } => {
+                prompt_tokens = n;
+                let sources = sources
+                    .iter()
+                    .map(|s| {
+                        let c = &engine.bundle.chunks[s.chunk as usize];
+                        SourceRef { n: s.n, section: s.section, heading_path: s.heading_path.clone(), start: c.start, end: c.end }
+                    })
+                    .collect();
+                let quote = quote.map(|q| QuoteRef { n: q.n, section: q.section, heading_path: q.heading_path, text: q.text });
+                post(Reply::AskSources { id, sources, quote, prompt_tokens: n });
+            }
+            AskEvent::Reading { done, total } => post(Reply::Reading { id, done, total }),
+            AskEvent::Token(text) => {
                 first_token_ms.get_or_insert_with(now_ms);
-                if let Some(delta) = text.push(t, &chat.tokenizer) {
-                    post(Reply::Token { id, text: delta });
+                if !text.is_empty() {
+                    post(Reply::Token { id, text });
                 }
             }
-            Step::Done => break,
+            AskEvent::Checking { done, total } => {
+                answer_end.get_or_insert_with(now_ms);
+                post(Reply::Checking { id, done, total });
+            }
+            AskEvent::Answered(a) => {
+                let stats = stats(prompt_tokens, first_token_ms, a.tokens, answer_end);
+                post(Reply::Done { id, text: a.shown, dropped: a.dropped, stopped: a.stopped, stats });
+            }
+            AskEvent::Abstained { reason, nearest, answer, .. } => {
+                let stats = answer.map(|a| stats(prompt_tokens, first_token_ms, a.tokens, answer_end));
+                post(Reply::Abstained { id, reason, nearest: nearest.iter().map(|&s| engine.section_ref(s)).collect(), stats });
+            }
         }
         yield_now().await;
     }
-    let tokens = decoder.tokens().len();
-    let end = now_ms();
-    let idf = |t: &str| engine.bundle.bm25.idf(t);
-    let attributed = ask::attribute(text.text(), &prompt.sources, &idf);
-    let stats = AnswerStats {
-        prompt_tokens: ids.len(),
-        first_token_ms: first_token_ms.map(|t| t - t0),
-        tokens,
-        tokens_per_s: first_token_ms.filter(|_| tokens > 1).map(|t| (tokens - 1) as f64 / ((end - t) / 1000.0).max(1e-6)),
-        total_ms: end - t0,
-    };
-    post(Reply::Done { id, text: attributed.text, matched: attributed.matched, stopped, stats });
     Ok(())
 }

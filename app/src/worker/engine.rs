@@ -2,29 +2,30 @@
 
 use super::loader::{Failure, Fetcher, now_ms};
 use crate::protocol::{Hit, OutlineItem, Runtime, SectionRef, SectionView, names};
-use inference::agent::ChatModel;
-use inference::agent::ask::AskConfig;
-use inference::model::llama::WeightFormat;
+use inference::agent::ask::{self, AskSettings};
 use inference::bundle::Bundle;
 use inference::embed::{DEFAULT_MAX_TOKENS, SentenceEncoder};
-use inference::retrieve::{FeatureReranker, Query, Reranker, Retrieval, RetrievalConfig, retrieve};
+use inference::gguf::Gguf;
+use inference::llm::{LoadOptions, Session};
+use inference::model::llama::WeightFormat;
+use inference::retrieve::Retrieval;
 use std::cell::RefCell;
 
 pub struct Engine {
     pub bundle: Bundle,
     pub encoder: Option<SentenceEncoder>,
-    pub chat: RefCell<ChatModel>,
+    pub session: RefCell<Session>,
     /// The runtime the chat model runs on, and why it is not the one asked for (WebGPU failed).
     pub runtime: Runtime,
     pub runtime_note: Option<String>,
-    /// The Ask agent's limits.
-    pub ask: AskConfig,
+    /// The Ask agent's settings (the CLI's defaults unless the page asked otherwise).
+    pub ask: AskSettings,
 }
 
 impl Engine {
     /// Loads every asset through `fetch` (IndexedDB or network), building each part as soon as
     /// its files are there so their bytes can be dropped.
-    pub async fn load(fetch: &mut Fetcher<'_>, runtime: Runtime, ask: AskConfig) -> Result<Engine, Failure> {
+    pub async fn load(fetch: &mut Fetcher<'_>, runtime: Runtime, ask: AskSettings) -> Result<Engine, Failure> {
         let device = inference::device::default_device();
         let bytes = fetch.get(names::BUNDLE).await?;
         fetch.preparing("course.bundle");
@@ -51,6 +52,12 @@ impl Engine {
         fetch.preparing(&fetch.asset(names::LLM)?.url);
         let t0 = now_ms();
         let (mut runtime, mut runtime_note) = (runtime, None);
+        // Burn runs `llama` models only; others (Qwen2) stay on the quantized CPU runtime.
+        let arch = Gguf::parse(&gguf).ok().and_then(|g| g.architecture().ok().map(str::to_string)).unwrap_or_default();
+        if runtime != Runtime::Quantized && arch != "llama" {
+            runtime_note = Some(format!("the GPU runtime runs llama models only; this {arch} model runs on the CPU."));
+            runtime = Runtime::Quantized;
+        }
         let gpu = match runtime {
             Runtime::WebGpu => match webgpu_device().await {
                 Ok(device) => Some(device),
@@ -62,26 +69,17 @@ impl Engine {
             },
             _ => None,
         };
-        let load = match (runtime, gpu) {
-            (Runtime::WebGpu, Some(gpu)) => ChatModel::load_burn_with(&gguf, &gpu, WeightFormat::Q8),
-            (Runtime::Burn, _) => ChatModel::load_burn(&gguf, &device),
-            _ => ChatModel::load(std::sync::Arc::new(gguf)),
-        };
-        let chat = load.map_err(|e| Failure { message: format!("The language model cannot be loaded: {e}"), retry: false })?;
+        let device_for = gpu.as_ref().or(Some(&device)).filter(|_| runtime != Runtime::Quantized);
+        let opts = LoadOptions { runtime, device: device_for, weights: if runtime == Runtime::WebGpu { WeightFormat::Q8 } else { WeightFormat::F32 }, context: Session::CONTEXT };
+        let session = Session::load(std::sync::Arc::new(gguf), &opts)
+            .map_err(|e| Failure { message: format!("The language model cannot be loaded: {e}"), retry: false })?;
         fetch.mark("build llm", t0);
-        Ok(Engine { bundle, encoder, chat: RefCell::new(chat), runtime, runtime_note, ask })
+        Ok(Engine { bundle, encoder, session: RefCell::new(session), runtime, runtime_note, ask })
     }
 
-    /// Hybrid retrieval, as `index-builder search`.
+    /// Hybrid retrieval, as `index-builder search` and the Ask agent run it.
     pub async fn search(&self, question: &str) -> Result<Retrieval, String> {
-        let vector = match &self.encoder {
-            Some(e) if e.can_read(question) => Some(e.embed_async(&[question]).await.map_err(|e| e.to_string())?.remove(0)),
-            _ => None,
-        };
-        let common = |w: &str| self.encoder.as_ref().is_some_and(|e| e.is_whole_word(w));
-        let query = Query { text: question, vector: vector.as_deref(), is_common_word: self.encoder.as_ref().map(|_| &common as &dyn Fn(&str) -> bool) };
-        let reranker = FeatureReranker::default();
-        Ok(retrieve(&self.bundle, &RetrievalConfig::default(), &query, Some(&reranker as &dyn Reranker)))
+        ask::search(&self.bundle, self.encoder.as_ref(), question, &self.ask.retrieval).await.map_err(|e| e.to_string())
     }
 
     /// BM25 over the book: the best chunk of each of the top sections.
@@ -112,15 +110,6 @@ impl Engine {
             file: s.file.clone(),
             line: c.line_start,
             text: self.bundle.chunk_text(chunk).chars().take(400).collect(),
-        }
-    }
-
-    /// Prompt tokens evaluated per step (the worker answers messages between steps). A GPU step
-    /// costs about the same for 1 or 256 tokens, so WebGPU reads the prompt in larger chunks.
-    pub fn prefill_chunk(&self) -> usize {
-        match self.runtime {
-            Runtime::WebGpu => 256,
-            _ => 64,
         }
     }
 

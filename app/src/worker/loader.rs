@@ -182,6 +182,9 @@ impl<'a> Fetcher<'a> {
             }
         }
         let data = self.download(asset, note).await?;
+        // Storing a large file takes a while and reports nothing: say so, so a slow (or failing)
+        // save is not mistaken for a download stuck near its end.
+        self.preparing(&format!("saving {}", asset.url));
         let entry = StoredEntry {
             name: asset.name.clone(),
             url: asset.url.clone(),

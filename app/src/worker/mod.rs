@@ -11,7 +11,7 @@ pub mod loader;
 use crate::protocol::{self, ReadyInfo, Reply, Request, StorageInfo};
 use crate::storage::Store;
 use engine::Engine;
-use inference::agent::ask::AskConfig;
+use inference::agent::ask::AskSettings;
 use loader::{Failure, Fetcher, now_ms};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -37,6 +37,15 @@ fn post(reply: Reply) {
 
 /// Installs the message handler; called by the `worker` binary's `main`.
 pub fn start() {
+    // A panic (an allocation past wasm's 4 GB, a bug) would otherwise end the worker silently and
+    // leave the page waiting: report it.
+    std::panic::set_hook(Box::new(|info| {
+        let message = match info.payload().downcast_ref::<&str>() {
+            Some(s) => s.to_string(),
+            None => info.payload().downcast_ref::<String>().cloned().unwrap_or_else(|| info.to_string()),
+        };
+        post(Reply::Error { id: None, message: format!("The course worker stopped: {message}. Reload the page to try again."), retry: true });
+    }));
     let state = Rc::new(State::default());
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
         let Some(text) = event.data().as_string() else { return };
@@ -65,12 +74,9 @@ fn handle(state: &Rc<State>, req: Request) {
             state.loading.set(true);
             let state = state.clone();
             spawn_local(async move {
-                let defaults = AskConfig::default();
-                let ask = AskConfig {
-                    max_new_tokens: answer_tokens.unwrap_or(defaults.max_new_tokens),
-                    passages: passages.unwrap_or(defaults.passages).max(1),
-                    ..defaults
-                };
+                let mut ask = AskSettings { prompt_chunk: if runtime == protocol::Runtime::WebGpu { 256 } else { 64 }, ..Default::default() };
+                ask.ask.max_new_tokens = answer_tokens.unwrap_or(ask.ask.max_new_tokens);
+                ask.ask.passages = passages.unwrap_or(ask.ask.passages).max(1);
                 match load(assets, runtime, ask).await {
                     Ok((engine, info)) => {
                         *state.engine.borrow_mut() = Some(Rc::new(engine));
@@ -144,7 +150,7 @@ fn handle(state: &Rc<State>, req: Request) {
     }
 }
 
-async fn load(assets: Option<protocol::AssetList>, runtime: protocol::Runtime, ask: AskConfig) -> Result<(Engine, ReadyInfo), Failure> {
+async fn load(assets: Option<protocol::AssetList>, runtime: protocol::Runtime, ask: AskSettings) -> Result<(Engine, ReadyInfo), Failure> {
     let t0 = now_ms();
     let store = Store::open().await?;
     let list = match assets {

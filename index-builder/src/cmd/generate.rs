@@ -1,10 +1,6 @@
 use anyhow::{Context, Result, bail};
-use inference::gguf::Gguf;
-use inference::llm::{
-    BurnLm, ChatMessage, ChatTemplate, CpuLm, GenerateOptions, GgufTokenizer, JsonDecoder, LanguageModel, QuantDecoder, Sampling, Schema,
-    TokenBytes, generate_text,
-};
-use inference::model::llama::{Llama, LlamaConfig, WeightFormat};
+use inference::llm::{ChatMessage, GenerateOptions, Generator, JsonDecoder, LoadOptions, Runtime, Sampling, Schema, Session, now};
+use inference::model::llama::WeightFormat;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -106,48 +102,21 @@ pub struct Args {
 pub fn run(a: Args) -> Result<()> {
     let t0 = Instant::now();
     let bytes = std::fs::read(&a.model).with_context(|| format!("cannot read {} — fetch models with `models/fetch.sh llm`", a.model.display()))?;
-    let bytes: Arc<Vec<u8>> = Arc::new(bytes);
-    let gguf = Gguf::parse(&bytes)?;
-    let tok = GgufTokenizer::from_gguf(&gguf)?;
-    let template = ChatTemplate::from_gguf(&gguf)?;
-    let vocab = TokenBytes::from_gguf(&gguf)?;
-    let mut lm: Box<dyn LanguageModel> = match a.device {
-        DeviceArg::Cpu => {
-            let model = QuantDecoder::load(bytes.clone())?;
-            if a.bench {
-                let kinds: Vec<String> =
-                    model.precision_report().iter().map(|(ty, n, b)| format!("{n} {ty:?} matrices ({:.1} MB)", *b as f64 / 1e6)).collect();
-                eprintln!("weights: {}; activations Q8 per row; KV cache f16", kinds.join(", "));
-            }
-            Box::new(CpuLm::new(Arc::new(model), a.context))
-        }
-        DeviceArg::Flex | DeviceArg::Wgpu => {
-            let arch = gguf.architecture().unwrap_or("unknown");
-            if arch != "llama" {
-                bail!("architecture `{arch}` runs only on --device cpu for now (the Burn model is `llama`)");
-            }
-            let device = match a.device {
-                DeviceArg::Wgpu => wgpu_device()?,
-                _ => inference::device::default_device(),
-            };
-            let cfg = LlamaConfig::from_gguf(&gguf)?;
-            let model = Llama::from_gguf_with(&cfg, &gguf, &device, a.weights.into())?;
-            if a.bench {
-                let kinds: Vec<String> = model
-                    .precision_report()
-                    .iter()
-                    .map(|e| format!("{} {}: {} ({:.1} MB)", e.count, e.kind, e.precision, e.bytes as f64 / 1e6))
-                    .collect();
-                eprintln!(
-                    "weights ({}, {:.1} MB): {}; rotary tables, activations, KV cache and logits f32",
-                    model.weight_format().name(),
-                    model.weight_bytes() as f64 / 1e6,
-                    kinds.join(", ")
-                );
-            }
-            Box::new(BurnLm::new(model, cfg, device))
-        }
+    let device = match a.device {
+        DeviceArg::Cpu => None,
+        DeviceArg::Wgpu => Some(wgpu_device()?),
+        DeviceArg::Flex => Some(inference::device::default_device()),
     };
+    let runtime = match a.device {
+        DeviceArg::Cpu => Runtime::Quantized,
+        DeviceArg::Flex => Runtime::Burn,
+        DeviceArg::Wgpu => Runtime::WebGpu,
+    };
+    let opts = LoadOptions { runtime, device: device.as_ref(), weights: a.weights.into(), context: a.context };
+    let mut session = Session::load(Arc::new(bytes), &opts)?;
+    if a.bench {
+        eprintln!("{}", session.describe());
+    }
     let load_s = t0.elapsed().as_secs_f64();
 
     let text = if a.chat {
@@ -156,14 +125,12 @@ pub fn run(a: Args) -> Result<()> {
             msgs.push(ChatMessage { role: "system", content: s });
         }
         msgs.push(ChatMessage { role: "user", content: &a.prompt });
-        template.render(&msgs, true)?
+        session.template.render(&msgs, true)?
     } else {
         a.prompt.clone()
     };
-    let prompt_ids = if a.prompt_ids.is_empty() { tok.encode(&text)? } else { a.prompt_ids.clone() };
-    let mut stop_ids = Vec::new();
-    stop_ids.extend(tok.eos_id);
-    stop_ids.extend(tok.token_id("<|im_end|>"));
+    let prompt_ids = if a.prompt_ids.is_empty() { session.encode(&text)? } else { a.prompt_ids.clone() };
+    let stop_ids = session.stop_ids.clone();
     let sampling = Sampling {
         temperature: a.temperature,
         top_k: a.top_k,
@@ -181,7 +148,7 @@ pub fn run(a: Args) -> Result<()> {
         }
         None => None,
     };
-    let lm = lm.as_mut();
+    let vocab = session.vocab();
     let mut ids: Vec<u32> = Vec::new();
     let mut first_token_s = None;
     let t1 = Instant::now();
@@ -199,10 +166,10 @@ pub fn run(a: Args) -> Result<()> {
     };
     match &schema {
         Some(schema) => {
-            JsonDecoder::new(&vocab)?.generate(lm, schema, &prompt_ids, &opts, on_text)?;
+            now(JsonDecoder::new(&vocab)?.generate_on(&mut session, schema, &prompt_ids, &opts, on_text))?;
         }
         None => {
-            generate_text(lm, &vocab, &prompt_ids, &opts, on_text)?;
+            now(Generator::new(&prompt_ids, opts, Some(vocab)).run(&mut session, on_text))?;
         }
     }
     println!();

@@ -1,3 +1,4 @@
+pub mod ask;
 pub mod build;
 pub mod generate;
 pub mod hnsw_recall;

@@ -1,10 +1,10 @@
 //! [`LanguageModel`] over the Burn [`Llama`] on any Burn device.
 //!
 //! [`LanguageModel::eval`] reads logits back synchronously (CPU backends, native wgpu); in the
-//! browser on WebGPU a synchronous read panics, so hosts there call [`BurnLm::eval_async`] and
-//! [`BurnLm::generate_greedy_async`], which never block.
+//! browser on WebGPU a synchronous read panics, so there the generation loop calls
+//! [`BurnLm::eval_async`] (through [`super::lm::Eval`]), which never blocks.
 
-use super::lm::{LanguageModel, LmError};
+use super::lm::{KvSnapshot, LanguageModel, LmError};
 use crate::model::llama::{Llama, LlamaCache, LlamaConfig};
 use burn::tensor::Device;
 
@@ -37,26 +37,6 @@ impl BurnLm {
             .try_to_vec::<f32>()
             .map_err(|e| LmError::Readback(format!("{e:?}")))
     }
-
-    /// Greedy continuation of `prompt_ids` (cache cleared first), up to `max_new_tokens` or a
-    /// stop id (not returned), reading logits back asynchronously; sampling happens on the CPU.
-    pub async fn generate_greedy_async(&mut self, prompt_ids: &[u32], stop_ids: &[u32], max_new_tokens: usize) -> Result<Vec<u32>, LmError> {
-        self.cache.clear();
-        let mut out = Vec::new();
-        let mut logits = self.eval_async(prompt_ids, false).await?;
-        while out.len() < max_new_tokens {
-            let next = super::sample::argmax(&logits);
-            if stop_ids.contains(&next) {
-                break;
-            }
-            out.push(next);
-            if out.len() == max_new_tokens {
-                break;
-            }
-            logits = self.eval_async(&[next], false).await?;
-        }
-        Ok(out)
-    }
 }
 
 impl LanguageModel for BurnLm {
@@ -86,6 +66,34 @@ impl LanguageModel for BurnLm {
             .map_err(|e| LmError::Readback(format!("{e:?}")))?
             .try_to_vec::<f32>()
             .map_err(|e| LmError::Readback(format!("{e:?}")))
+    }
+
+    fn describe(&self) -> String {
+        let m = &self.model;
+        let kinds: Vec<String> = m.precision_report().iter().map(|e| format!("{} {}: {} ({:.1} MB)", e.count, e.kind, e.precision, e.bytes as f64 / 1e6)).collect();
+        format!(
+            "weights ({}, {:.1} MB): {}; rotary tables, activations, KV cache and logits f32",
+            m.weight_format().name(),
+            m.weight_bytes() as f64 / 1e6,
+            kinds.join(", ")
+        )
+    }
+
+    fn snapshot(&self, len: usize) -> Option<KvSnapshot> {
+        // Burn tensors are immutable and shared: the copy is a handle per layer, not the data.
+        let mut cache = self.cache.clone();
+        cache.truncate(len);
+        Some(KvSnapshot { len: cache.len(), bytes: 0, data: Box::new(cache) })
+    }
+
+    fn restore(&mut self, snapshot: &KvSnapshot) -> bool {
+        match snapshot.data.downcast_ref::<LlamaCache>() {
+            Some(cache) => {
+                self.cache = cache.clone();
+                true
+            }
+            None => false,
+        }
     }
 
     fn as_burn(&mut self) -> Option<&mut BurnLm> {

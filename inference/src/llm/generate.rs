@@ -1,14 +1,15 @@
 //! The decoding loop: batched prefill, then one token at a time, sampled, optionally constrained.
 //!
-//! [`generate`] works on ids alone; [`generate_text`] also detokenizes, streams text and stops
-//! at stop strings. Constrained decoding (`constrain::JsonDecoder`) runs the same loop with a
-//! [`TokenConstraint`].
+//! [`Generator`] is the loop, one step per call; [`generate`] works on ids alone and
+//! [`generate_text`] also detokenizes, streams text and stops at stop strings. Constrained
+//! decoding (`constrain::JsonDecoder`) runs the same loop with a [`TokenConstraint`].
 
-use super::lm::{LanguageModel, LmError};
+use super::lm::{Eval, LanguageModel, LmError, now};
 use super::sample::Sampler;
 pub use super::sample::{Sampling, argmax};
 use super::stream::TextStream;
 use super::token_bytes::TokenBytes;
+use std::sync::Arc;
 
 /// Options of [`generate`] and [`generate_text`].
 #[derive(Clone, Debug)]
@@ -65,6 +66,196 @@ pub trait TokenConstraint {
     fn is_complete(&self) -> bool;
 }
 
+/// One generation, a step at a time: the prompt is read in chunks, then tokens come one
+/// [`Generator::step`] each, sampled (greedy by default), optionally under a
+/// [`TokenConstraint`], until a stop id, a stop string, the length limit or a complete
+/// constrained output. The one decoding loop: [`generate`], [`generate_text`], constrained JSON,
+/// the browser worker and every agent drive it. It holds no model; each step is given one
+/// ([`Eval`]: a bare [`LanguageModel`] or a session that reuses cached prefixes), so the host
+/// can yield between steps (a Stop message) and read back asynchronously (WebGPU).
+pub struct Generator<'a> {
+    prompt: Vec<u32>,
+    /// `prompt[..read]` is in the model's cache.
+    read: Option<usize>,
+    chunk: usize,
+    opts: GenerateOptions,
+    sampler: Sampler,
+    stream: Option<TextStream>,
+    constraint: Option<&'a mut dyn TokenConstraint>,
+    history: Vec<u32>,
+    ids: Vec<u32>,
+    logits: Vec<f32>,
+    budget: usize,
+    finish: Option<Finish>,
+    /// Text held back by the stream, released once at the end.
+    flushed: bool,
+}
+
+/// What one [`Generator::step`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// Evaluated part of the prompt: `done` of `total` tokens (reused cached positions count).
+    Reading { done: usize, total: usize },
+    /// Chose `id`; `text` is what it releases (empty while a character or a possible stop
+    /// string is incomplete, and always without a vocabulary).
+    Token { id: u32, text: String },
+    /// Text held back until the end (an incomplete character), released as generation ends.
+    Text(String),
+    /// Generation has ended ([`Generator::finish`] says why); further steps return this again.
+    Done,
+}
+
+impl<'a> Generator<'a> {
+    /// A generation after `prompt_ids`, which the model's cache is made to hold at the first
+    /// step (reusing what [`Eval::reuse`] can). Text (and stop strings) need `vocab`.
+    pub fn new(prompt_ids: &[u32], opts: GenerateOptions, vocab: Option<Arc<TokenBytes>>) -> Self {
+        let stream = vocab.map(|v| TextStream::new(v, &opts.stop_strings));
+        Generator {
+            prompt: prompt_ids.to_vec(),
+            read: None,
+            chunk: usize::MAX,
+            sampler: Sampler::new(opts.sampling.clone()),
+            opts,
+            stream,
+            constraint: None,
+            history: prompt_ids.to_vec(),
+            ids: Vec::new(),
+            logits: Vec::new(),
+            budget: 0,
+            finish: None,
+            flushed: false,
+        }
+    }
+
+    /// Reads the prompt at most `tokens` per step (a host that yields between steps stays
+    /// responsive during a long prompt).
+    pub fn prompt_chunk(mut self, tokens: usize) -> Self {
+        self.chunk = tokens.max(1);
+        self
+    }
+
+    /// Restricts every token to `constraint`.
+    pub fn constrained(mut self, constraint: &'a mut dyn TokenConstraint) -> Self {
+        self.constraint = Some(constraint);
+        self
+    }
+
+    /// Does one unit of work: positions the cache, reads a chunk of the prompt, or chooses one
+    /// token (and evaluates it, unless generation ends with it).
+    pub async fn step<E: Eval + ?Sized>(&mut self, m: &mut E) -> Result<Event, LmError> {
+        if self.finish.is_some() {
+            return Ok(self.flush());
+        }
+        let read = match self.read {
+            Some(r) => r,
+            None => {
+                self.budget = self.opts.max_new_tokens.min(m.context_length().saturating_sub(self.prompt.len()));
+                if self.budget == 0 || self.prompt.is_empty() {
+                    self.finish = Some(Finish::Length);
+                    return Ok(self.flush());
+                }
+                let r = m.reuse(&self.prompt);
+                self.read = Some(r);
+                r
+            }
+        };
+        if read < self.prompt.len() {
+            let end = read.saturating_add(self.chunk).min(self.prompt.len());
+            self.logits = m.eval(&self.prompt[read..end], false).await?;
+            self.read = Some(end);
+            return Ok(Event::Reading { done: end, total: self.prompt.len() });
+        }
+        if self.ids.len() >= self.budget {
+            self.finish = Some(Finish::Length);
+            return Ok(self.flush());
+        }
+        if let Some(c) = self.constraint.as_deref_mut() {
+            if !c.mask(&mut self.logits, self.budget - self.ids.len()) {
+                return Err(LmError::Unsupported("the constraint allows no token here; the vocabulary cannot spell what the schema needs".into()));
+            }
+        }
+        let next = self.sampler.sample(&mut self.logits, &self.history);
+        if self.opts.stop_ids.contains(&next) {
+            self.finish = Some(Finish::StopId(next));
+            return Ok(self.flush());
+        }
+        self.ids.push(next);
+        self.history.push(next);
+        if let Some(c) = self.constraint.as_deref_mut() {
+            c.accept(next);
+        }
+        let text = self.stream.as_mut().map_or(String::new(), |s| s.push(next).to_string());
+        if let Some(i) = self.stream.as_ref().and_then(|s| s.stopped()) {
+            self.finish = Some(Finish::StopString(i));
+        } else if self.constraint.as_deref().is_some_and(|c| c.is_complete()) {
+            self.finish = Some(Finish::Complete);
+        } else if self.ids.len() >= self.budget {
+            self.finish = Some(Finish::Length);
+        } else {
+            self.logits = m.eval(&[next], false).await?;
+        }
+        Ok(Event::Token { id: next, text })
+    }
+
+    /// Ends the generation at the caller's request (a Stop button); the next step is `Done`.
+    pub fn cancel(&mut self) {
+        self.finish.get_or_insert(Finish::Cancelled);
+    }
+
+    /// Why generation ended, once it has.
+    pub fn finish(&self) -> Option<&Finish> {
+        self.finish.as_ref()
+    }
+
+    /// Whether the next step would return [`Event::Done`] (held text already released).
+    pub fn is_done(&self) -> bool {
+        self.finish.is_some() && self.flushed
+    }
+
+    /// Every generated id (including one that completed a stop string; never a stop id).
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
+    }
+
+    /// Text of the generated ids, cut before a stop string.
+    pub fn text(&self) -> &str {
+        self.stream.as_ref().map_or("", |s| s.text())
+    }
+
+    fn flush(&mut self) -> Event {
+        if self.flushed {
+            return Event::Done;
+        }
+        self.flushed = true;
+        match self.stream.as_mut().map(|s| s.finish().to_string()) {
+            Some(rest) if !rest.is_empty() => Event::Text(rest),
+            _ => Event::Done,
+        }
+    }
+
+    /// Steps to the end, showing each id with the text it releases to `on_text` (the text held
+    /// back to the end comes last with no id); `false` from it cancels.
+    pub async fn run<E: Eval + ?Sized>(mut self, m: &mut E, mut on_text: impl FnMut(Option<u32>, &str) -> bool) -> Result<Generation, LmError> {
+        loop {
+            match self.step(m).await? {
+                Event::Reading { .. } => {}
+                Event::Token { id, text } => {
+                    if !on_text(Some(id), &text) {
+                        self.cancel();
+                    }
+                }
+                Event::Text(rest) => {
+                    on_text(None, &rest);
+                }
+                Event::Done => break,
+            }
+        }
+        let finish = self.finish.clone().unwrap_or(Finish::Length);
+        let text = self.stream.map_or(String::new(), |s| s.into_text());
+        Ok(Generation { ids: self.ids, text, finish })
+    }
+}
+
 /// Generates after `prompt_ids` (the cache is cleared first); returns the new token ids.
 ///
 /// `on_token` sees each id as it is chosen; return `false` from it to stop early (cancel).
@@ -76,7 +267,8 @@ pub fn generate(
     mut on_token: impl FnMut(u32) -> bool,
 ) -> Result<Vec<u32>, LmError> {
     assert!(opts.stop_strings.is_empty(), "stop strings are matched on text: call generate_text with the vocabulary's TokenBytes");
-    Ok(run(lm, prompt_ids, opts, None, None, &mut |id, _| id.is_none_or(&mut on_token))?.ids)
+    let g = Generator::new(prompt_ids, opts.clone(), None);
+    Ok(now(g.run(lm, |id, _| id.is_none_or(&mut on_token)))?.ids)
 }
 
 /// Generates after `prompt_ids` (the cache is cleared first) and detokenizes with `vocab`.
@@ -89,73 +281,9 @@ pub fn generate_text(
     vocab: &TokenBytes,
     prompt_ids: &[u32],
     opts: &GenerateOptions,
-    mut on_text: impl FnMut(Option<u32>, &str) -> bool,
+    on_text: impl FnMut(Option<u32>, &str) -> bool,
 ) -> Result<Generation, LmError> {
-    run(lm, prompt_ids, opts, Some(vocab), None, &mut on_text)
-}
-
-/// The loop behind [`generate`], [`generate_text`] and constrained decoding.
-pub(crate) fn run(
-    lm: &mut dyn LanguageModel,
-    prompt_ids: &[u32],
-    opts: &GenerateOptions,
-    vocab: Option<&TokenBytes>,
-    mut constraint: Option<&mut dyn TokenConstraint>,
-    on_step: &mut dyn FnMut(Option<u32>, &str) -> bool,
-) -> Result<Generation, LmError> {
-    lm.truncate(0);
-    let budget = opts.max_new_tokens.min(lm.context_length().saturating_sub(prompt_ids.len()));
-    let mut sampler = Sampler::new(opts.sampling.clone());
-    let mut stream = vocab.map(|v| TextStream::new(v, &opts.stop_strings));
-    let mut history = prompt_ids.to_vec();
-    let mut ids = Vec::new();
-    let mut logits = if budget > 0 { lm.eval(prompt_ids, false)? } else { Vec::new() };
-    let finish = loop {
-        if ids.len() >= budget {
-            break Finish::Length;
-        }
-        if let Some(c) = constraint.as_deref_mut() {
-            if !c.mask(&mut logits, budget - ids.len()) {
-                return Err(LmError::Unsupported(
-                    "the constraint allows no token here; the vocabulary cannot spell what the schema needs".into(),
-                ));
-            }
-        }
-        let next = sampler.sample(&mut logits, &history);
-        if opts.stop_ids.contains(&next) {
-            break Finish::StopId(next);
-        }
-        ids.push(next);
-        history.push(next);
-        if let Some(c) = constraint.as_deref_mut() {
-            c.accept(next);
-        }
-        let piece = stream.as_mut().map_or("", |s| s.push(next));
-        if !on_step(Some(next), piece) {
-            break Finish::Cancelled;
-        }
-        if let Some(i) = stream.as_ref().and_then(|s| s.stopped()) {
-            break Finish::StopString(i);
-        }
-        if constraint.as_deref().is_some_and(|c| c.is_complete()) {
-            break Finish::Complete;
-        }
-        if ids.len() >= budget {
-            break Finish::Length;
-        }
-        logits = lm.eval(&[next], false)?;
-    };
-    let text = match stream {
-        Some(mut s) => {
-            let rest = s.finish().to_string();
-            if !rest.is_empty() {
-                on_step(None, &rest);
-            }
-            s.into_text()
-        }
-        None => String::new(),
-    };
-    Ok(Generation { ids, text, finish })
+    now(Generator::new(prompt_ids, opts.clone(), Some(Arc::new(vocab.clone()))).run(lm, on_text))
 }
 
 #[cfg(test)]

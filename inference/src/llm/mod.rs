@@ -10,18 +10,20 @@ pub mod generate;
 pub mod lm;
 pub mod sample;
 pub mod score;
+pub mod session;
 pub mod stream;
 pub mod token_bytes;
 pub mod tokenizer;
 
 pub use crate::model::decoder::{CpuLm, QuantDecoder};
 pub use burn_lm::BurnLm;
-pub use lm::{LanguageModel, LmError};
+pub use lm::{Eval, KvSnapshot, LanguageModel, LmError, now};
 
 pub use chat::{ChatError, ChatMessage, ChatTemplate, chatml_prompt};
 pub use constrain::{JsonDecoder, JsonError, JsonOutput, Schema, SchemaError};
-pub use generate::{Finish, GenerateOptions, Generation, TokenConstraint, generate, generate_text};
+pub use generate::{Event, Finish, GenerateOptions, Generation, Generator, TokenConstraint, generate, generate_text};
 pub use sample::{Sampler, Sampling};
-pub use score::{LabelChoice, LabelScore, choose_label, choose_label_calibrated, score_labels};
+pub use score::{LabelChoice, LabelScore, choose_label, choose_label_calibrated, score_labels, score_labels_on};
+pub use session::{LoadOptions, Runtime, Session, SessionError};
 pub use token_bytes::TokenBytes;
 pub use tokenizer::{GgufTokenizer, TokenizerError};

@@ -3,7 +3,7 @@
 //! The prompt is evaluated once; each candidate reuses its cached positions (`truncate`), so
 //! routing, judging and verifying cost one prefill plus a few tokens per label.
 
-use super::lm::{LanguageModel, LmError};
+use super::lm::{Eval, LanguageModel, LmError, now};
 
 /// Log-probability of one candidate after the prefix.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +26,11 @@ pub struct LabelChoice {
 /// Scores each of `candidates` as the continuation of `prefix_ids`. Leaves the cache holding the
 /// prefix.
 pub fn score_labels(lm: &mut dyn LanguageModel, prefix_ids: &[u32], candidates: &[Vec<u32>]) -> Result<Vec<LabelScore>, LmError> {
+    now(score_labels_on(lm, prefix_ids, candidates))
+}
+
+/// [`score_labels`] on any [`Eval`]: a session reuses the prefix it has cached.
+pub async fn score_labels_on<E: Eval + ?Sized>(lm: &mut E, prefix_ids: &[u32], candidates: &[Vec<u32>]) -> Result<Vec<LabelScore>, LmError> {
     if prefix_ids.is_empty() {
         return Err(LmError::Unsupported("label scoring needs a prompt: start it with BOS or the chat template".into()));
     }
@@ -33,8 +38,8 @@ pub fn score_labels(lm: &mut dyn LanguageModel, prefix_ids: &[u32], candidates: 
         return Err(LmError::Unsupported(format!("label candidate {i} has no tokens; give every label some text")));
     }
     let vocab = lm.vocab_size();
-    lm.truncate(0);
-    let first = lm.eval(prefix_ids, false)?;
+    let start = lm.reuse(prefix_ids);
+    let first = lm.eval(&prefix_ids[start..], false).await?;
     let first = log_softmax(&first[..vocab]);
     let mut scores = Vec::with_capacity(candidates.len());
     for cand in candidates {
@@ -42,7 +47,7 @@ pub fn score_labels(lm: &mut dyn LanguageModel, prefix_ids: &[u32], candidates: 
         let mut sum = first[cand[0] as usize];
         if cand.len() > 1 {
             // Row i predicts cand[i + 1]; the last token's own row is not needed.
-            let rows = lm.eval(&cand[..cand.len() - 1], true)?;
+            let rows = lm.eval(&cand[..cand.len() - 1], true).await?;
             for (row, &next) in rows.chunks_exact(vocab).zip(&cand[1..]) {
                 sum += log_softmax(row)[next as usize];
             }

@@ -1,11 +1,12 @@
 //! Generated ids to text, piece by piece, holding back what could still become a stop string.
 
 use super::token_bytes::TokenBytes;
+use std::sync::Arc;
 
 /// Turns generated ids into released text; stops at the first stop string (not released).
-pub struct TextStream<'a> {
-    vocab: &'a TokenBytes,
-    stops: &'a [String],
+pub struct TextStream {
+    vocab: Arc<TokenBytes>,
+    stops: Vec<String>,
     /// Bytes of every printing token so far.
     bytes: Vec<u8>,
     /// `bytes[..released]` has been handed out (as `text`).
@@ -14,9 +15,9 @@ pub struct TextStream<'a> {
     stopped: Option<usize>,
 }
 
-impl<'a> TextStream<'a> {
-    pub fn new(vocab: &'a TokenBytes, stops: &'a [String]) -> Self {
-        TextStream { vocab, stops, bytes: Vec::new(), released: 0, text: String::new(), stopped: None }
+impl TextStream {
+    pub fn new(vocab: Arc<TokenBytes>, stops: &[String]) -> Self {
+        TextStream { vocab, stops: stops.to_vec(), bytes: Vec::new(), released: 0, text: String::new(), stopped: None }
     }
 
     /// Adds a token and returns the newly released text (empty while a character or a possible
@@ -134,7 +135,7 @@ mod tests {
     fn stop_string_is_cut_and_prefixes_wait() {
         let v = vocab();
         let stops = vec!["\nUser:".to_string(), "xyz".to_string()];
-        let mut s = TextStream::new(&v, &stops);
+        let mut s = TextStream::new(Arc::new(v), &stops);
         assert_eq!(s.push(0), "Hello");
         assert_eq!(s.push(1), " wor");
         assert_eq!(s.push(2), "ld");
@@ -150,7 +151,7 @@ mod tests {
     fn held_text_is_released_when_it_cannot_stop() {
         let v = vocab();
         let stops = vec!["\nUser!".to_string()];
-        let mut s = TextStream::new(&v, &stops);
+        let mut s = TextStream::new(Arc::new(v), &stops);
         assert_eq!(s.push(3), "\n");
         assert_eq!(s.push(4), "\nUser:");
         assert_eq!(s.stopped(), None);
@@ -159,7 +160,7 @@ mod tests {
     #[test]
     fn split_characters_wait_for_their_second_byte() {
         let v = vocab();
-        let mut s = TextStream::new(&v, &[]);
+        let mut s = TextStream::new(Arc::new(v), &[]);
         assert_eq!(s.push(5), "");
         assert_eq!(s.push(6), "é");
         assert_eq!(s.push(5), "");

@@ -36,7 +36,7 @@ use super::llama::{LlamaConfig, LlamaError};
 use crate::gguf::{GgmlType, Gguf, GgufError};
 use crate::kernels::dot::fma;
 use crate::kernels::{MATMUL_TYPES, QMatrix};
-use crate::llm::lm::LanguageModel;
+use crate::llm::lm::{KvSnapshot, LanguageModel};
 
 /// Which pairs of a head's dimensions a rotary embedding rotates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,6 +182,12 @@ struct KvCache {
     v: Vec<Vec<f32>>,
     len: usize,
     capacity: usize,
+}
+
+/// The first positions of a [`KvCache`], per layer (a [`KvSnapshot`]'s data).
+struct CpuKv {
+    k: Vec<Vec<f32>>,
+    v: Vec<Vec<f32>>,
 }
 
 /// A decoder with its cache: one conversation ([`LanguageModel`]).
@@ -665,6 +671,32 @@ impl LanguageModel for CpuLm {
 
     fn truncate(&mut self, len: usize) {
         self.cache.len = self.cache.len.min(len);
+    }
+
+    fn describe(&self) -> String {
+        let kinds: Vec<String> = self.model.precision_report().iter().map(|(ty, n, b)| format!("{n} {ty:?} matrices ({:.1} MB)", *b as f64 / 1e6)).collect();
+        format!("weights: {}; activations Q8 per row; KV cache f16", kinds.join(", "))
+    }
+
+    fn snapshot(&self, len: usize) -> Option<KvSnapshot> {
+        let len = len.min(self.cache.len);
+        let kvd = self.model.config.num_key_value_heads * self.model.config.head_dim();
+        let rows = |layers: &[Vec<f32>]| layers.iter().map(|l| l[..len * kvd].to_vec()).collect::<Vec<_>>();
+        let (k, v) = (rows(&self.cache.k), rows(&self.cache.v));
+        let bytes = 2 * k.len() * len * kvd * 4;
+        Some(KvSnapshot { len, bytes, data: Box::new(CpuKv { k, v }) })
+    }
+
+    fn restore(&mut self, snapshot: &KvSnapshot) -> bool {
+        let Some(kv) = snapshot.data.downcast_ref::<CpuKv>() else { return false };
+        if kv.k.len() != self.cache.k.len() || snapshot.len > self.cache.capacity {
+            return false;
+        }
+        for (dst, src) in self.cache.k.iter_mut().zip(&kv.k).chain(self.cache.v.iter_mut().zip(&kv.v)) {
+            dst[..src.len()].copy_from_slice(src);
+        }
+        self.cache.len = snapshot.len;
+        true
     }
 
     fn eval(&mut self, tokens: &[u32], all: bool) -> Result<Vec<f32>, LlamaError> {

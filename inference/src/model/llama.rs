@@ -299,7 +299,7 @@ pub struct Attention {
 }
 
 /// Keys and values seen so far, one entry per layer; not a Module, passed `&mut`.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct LlamaCache {
     /// Per layer `(keys, values)`, each `[batch, kv_heads, past, head_dim]`.
     kv: Vec<Option<(Tensor<4>, Tensor<4>)>>,

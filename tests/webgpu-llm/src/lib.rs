@@ -4,7 +4,7 @@
 
 use inference::device::Device;
 use inference::gguf::Gguf;
-use inference::llm::BurnLm;
+use inference::llm::{BurnLm, GenerateOptions, Generator};
 use inference::model::llama::{Llama, LlamaConfig, WeightFormat};
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
@@ -40,7 +40,9 @@ pub async fn greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize,
     let mut cases = Vec::new();
     for p in &prompts {
         let t = now_ms();
-        let ids = lm.generate_greedy_async(p, &stop_ids, n).await.map_err(err)?;
+        // The one generation loop; a bare model (no session) starts each prompt from an empty cache.
+        let opts = GenerateOptions { max_new_tokens: n, stop_ids: stop_ids.clone(), ..Default::default() };
+        let ids = Generator::new(p, opts, None).run(&mut lm, |_, _| true).await.map_err(err)?.ids;
         cases.push(json!({"ids": ids, "ms": now_ms() - t}));
     }
     Ok(Value::to_string(&json!({"load_ms": load_ms, "weights": format.name(), "weight_bytes": weight_bytes, "cases": cases})))
@@ -51,7 +53,7 @@ pub async fn greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize,
 /// comparing speed and tokens with WebGPU and native. Returns the same JSON shape.
 #[wasm_bindgen]
 pub async fn cpu_greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize) -> Result<String, JsValue> {
-    use inference::llm::{CpuLm, GenerateOptions, QuantDecoder, generate};
+    use inference::llm::{CpuLm, QuantDecoder, generate};
     use std::sync::Arc;
     let prompts: Vec<Vec<u32>> = serde_json::from_str(&prompts).map_err(err)?;
     let stop_ids: Vec<u32> = serde_json::from_str(&stop_ids).map_err(err)?;

@@ -1,9 +1,11 @@
 //! One answer (`data-testid="answer"`, `data-state` streaming | done | abstained | error): the
-//! Markdown body with `[n]` citations as links to their passages, the sources, the figures.
+//! book's own sentence ("From the book", linked to its section), the Markdown body with `[n]`
+//! citations as links to their passages (while streaming the model's words; once checked, only
+//! the sentences the book supports), the sources, the figures.
 
 use crate::i18n::{Lang, Texts};
 use crate::markdown;
-use crate::protocol::SourceRef;
+use crate::protocol::{AbstainReason, SourceRef};
 use crate::ui::state::{Answer, Phase};
 use yew::prelude::*;
 
@@ -47,6 +49,9 @@ pub fn AnswerView(p: &Props) -> Html {
         Phase::Reading { done, total } => html! {
             <p class="phase">{ format!("{}… {done}/{total} {}", t.reading(), t.tokens()) }</p>
         },
+        Phase::Checking { done, total } => html! {
+            <p class="phase" data-testid="checking">{ format!("{}… {done}/{total}", t.checking_answer()) }</p>
+        },
         _ => html! {},
     };
     let nearest = a.nearest.iter().map(|s| {
@@ -57,6 +62,20 @@ pub fn AnswerView(p: &Props) -> Html {
         });
         html! { <li><a href={format!("#section-{id}")} data-testid="nearest" {onclick}>{ s.heading_path.join(" ▸ ") }</a></li> }
     });
+    let quote = a.quote.as_ref().map(|q| {
+        let section = q.section;
+        let onclick = p.on_open.reform(move |e: MouseEvent| {
+            e.prevent_default();
+            (section, None)
+        });
+        html! {
+            <blockquote class="quote" data-testid="quote" data-heading={q.heading_path.last().cloned().unwrap_or_default()}>
+                <span class="quote-label">{ format!("{}: ", t.from_book()) }</span>
+                { format!("“{}”", q.text) }{ " " }
+                <a href={format!("#section-{section}")} data-testid="quote-link" {onclick}>{ format!("— {}", q.heading_path.join(" ▸ ")) }</a>
+            </blockquote>
+        }
+    });
     let sources = a.sources.iter().map(|s| html! {
         <li>{ citation(s, &p.on_open, "source") }{ " " }{ s.heading_path.join(" ▸ ") }</li>
     });
@@ -64,10 +83,15 @@ pub fn AnswerView(p: &Props) -> Html {
         <article class="answer" data-testid="answer" data-state={a.state()} aria-live="polite">
             <p class="question">{ a.question.clone() }</p>
             { phase }
-            if let Phase::Abstained = a.phase {
-                <p data-testid="abstain-message">{ t.abstain() }</p>
+            if let Phase::Abstained(reason) = a.phase {
+                <p data-testid="abstain-message" data-reason={format!("{reason:?}").to_lowercase()}>{ match reason {
+                    AbstainReason::BadInput => t.bad_input(),
+                    AbstainReason::Model => t.abstain_model(),
+                    AbstainReason::Gate | AbstainReason::Sufficiency => t.abstain(),
+                } }</p>
                 <ul>{ for nearest }</ul>
             }
+            { for quote }
             if let Phase::Error(message) = &a.phase {
                 <p class="error" data-testid="answer-error">{ message.clone() }</p>
             }
@@ -79,7 +103,9 @@ pub fn AnswerView(p: &Props) -> Html {
                     <ol>{ for sources }</ol>
                 </details>
             }
-            if a.matched { <p class="hint">{ t.matched() }</p> }
+            if a.dropped > 0 && a.state() == "done" {
+                <p class="hint" data-testid="dropped" data-dropped={a.dropped.to_string()}>{ format!("{} {}", a.dropped, t.dropped()) }</p>
+            }
             if let Some(s) = &a.stats {
                 <p class="stats" data-testid="answer-stats"
                    data-first-token-ms={s.first_token_ms.map(|v| format!("{v:.0}")).unwrap_or_default()}

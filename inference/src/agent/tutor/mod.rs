@@ -36,7 +36,7 @@ pub use drive::{TutorReport, one_shot, run_tutor};
 pub use model::TutorModel;
 pub use session::{Acceptance, Feedback, JUDGE_TOLERANCE, Prepared, Step, StepView, TestRun, Try, TutorSession, Verdict};
 
-use crate::agent::AgentError;
+use crate::llm::SessionError;
 use crate::llm::{ChatError, JsonError, LmError, TokenizerError};
 use crate::sandbox::{RunOptions, RunResult};
 use serde::{Deserialize, Serialize};
@@ -160,7 +160,7 @@ impl CodeRunner for SandboxRunner {
 #[derive(Debug, thiserror::Error)]
 pub enum TutorError {
     #[error(transparent)]
-    Agent(#[from] AgentError),
+    Session(#[from] SessionError),
     #[error(transparent)]
     Model(#[from] LmError),
     #[error(transparent)]

@@ -3,10 +3,11 @@
 use super::automaton::JsonState;
 use super::schema::{Schema, SchemaError};
 use super::trie::TokenTrie;
-use crate::llm::generate::{Finish, GenerateOptions, TokenConstraint, run};
-use crate::llm::lm::{LanguageModel, LmError};
+use crate::llm::generate::{Finish, GenerateOptions, Generator, TokenConstraint};
+use crate::llm::lm::{Eval, LanguageModel, LmError, now};
 use crate::llm::token_bytes::TokenBytes;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Why constrained generation gave no value.
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +38,7 @@ pub struct JsonOutput {
 
 /// Constrained decoding for one vocabulary; build once, use with any schema.
 pub struct JsonDecoder {
-    vocab: TokenBytes,
+    vocab: Arc<TokenBytes>,
     trie: TokenTrie,
 }
 
@@ -54,7 +55,7 @@ impl JsonDecoder {
         if let Some(b) = (0x20..0x7F).chain(0x80..0xC0).find(|&b| !single[b as usize]) {
             return Err(JsonError::MissingByte(b));
         }
-        Ok(JsonDecoder { vocab: vocab.clone(), trie: TokenTrie::new(vocab) })
+        Ok(JsonDecoder { vocab: Arc::new(vocab.clone()), trie: TokenTrie::new(vocab) })
     }
 
     /// The per-step mask for `schema`, for a caller's own loop; `end_ids` (EOS) are allowed only
@@ -79,6 +80,18 @@ impl JsonDecoder {
         schema: &Schema,
         prompt_ids: &[u32],
         opts: &GenerateOptions,
+        on_text: impl FnMut(Option<u32>, &str) -> bool,
+    ) -> Result<JsonOutput, JsonError> {
+        now(self.generate_on(lm, schema, prompt_ids, opts, on_text))
+    }
+
+    /// [`JsonDecoder::generate`] on any [`Eval`] (a session reuses its cached prefix).
+    pub async fn generate_on<E: Eval + ?Sized>(
+        &self,
+        lm: &mut E,
+        schema: &Schema,
+        prompt_ids: &[u32],
+        opts: &GenerateOptions,
         mut on_text: impl FnMut(Option<u32>, &str) -> bool,
     ) -> Result<JsonOutput, JsonError> {
         let budget = opts.max_new_tokens.min(lm.context_length().saturating_sub(prompt_ids.len()));
@@ -88,7 +101,7 @@ impl JsonDecoder {
         }
         let opts = GenerateOptions { stop_strings: Vec::new(), ..opts.clone() };
         let mut c = self.constraint(schema, &opts.stop_ids);
-        let g = run(lm, prompt_ids, &opts, Some(&self.vocab), Some(&mut c), &mut on_text)?;
+        let g = Generator::new(prompt_ids, opts.clone(), Some(self.vocab.clone())).constrained(&mut c).run(lm, &mut on_text).await?;
         if !c.state.can_finish(schema) {
             return Err(match g.finish {
                 Finish::Cancelled => JsonError::Cancelled,

@@ -1,0 +1,299 @@
+//! `index-builder ask`: the Ask agent from a terminal, with the app's defaults.
+
+use anyhow::{Context, Result, bail};
+use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, Quote, Source};
+use inference::bundle::Bundle;
+use inference::llm::{LoadOptions, Session, now};
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The course bundle.
+    #[arg(long)]
+    bundle: PathBuf,
+    /// The chat model (GGUF), e.g. models/cache/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf.
+    #[arg(long)]
+    model: PathBuf,
+    /// The question (or use --queries).
+    question: Option<String>,
+    /// JSONL file of questions with fields `id` and `question`.
+    #[arg(long, conflicts_with = "question")]
+    queries: Option<PathBuf>,
+    /// One JSON line per question instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Folder holding the bundle's encoder (a subfolder named as the bundle records it);
+    /// default $PATHSHALA_MODELS or models/cache.
+    #[arg(long)]
+    models: Option<PathBuf>,
+    /// Passages in the prompt (default: the app's).
+    #[arg(long)]
+    passages: Option<usize>,
+    /// Characters of each passage (default: the app's).
+    #[arg(long)]
+    passage_chars: Option<usize>,
+    /// Most answer tokens (default: the app's).
+    #[arg(long)]
+    max_tokens: Option<usize>,
+    /// Show the model's answer unchecked (for measuring the model alone).
+    #[arg(long)]
+    no_verify: bool,
+    /// Answer without evidence (closed book): the same model and system turn, the question only.
+    #[arg(long)]
+    closed_book: bool,
+}
+
+#[derive(Deserialize)]
+struct QueryLine {
+    id: serde_json::Value,
+    question: String,
+}
+
+#[derive(Serialize)]
+struct Place<'a> {
+    file: &'a str,
+    heading_path: &'a [String],
+}
+
+#[derive(Serialize)]
+struct Numbered<'a> {
+    n: usize,
+    file: &'a str,
+    heading_path: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct SentenceLine<'a> {
+    text: &'a str,
+    cites: Vec<usize>,
+    supported: bool,
+    margin: Option<f64>,
+    lexical: f32,
+}
+
+#[derive(Serialize)]
+struct QuoteLine<'a> {
+    text: &'a str,
+    file: &'a str,
+    heading_path: &'a [String],
+}
+
+#[derive(Serialize)]
+struct AnswerLine<'a> {
+    id: &'a serde_json::Value,
+    abstained: bool,
+    abstain_reason: Option<AbstainReason>,
+    message: Option<&'a str>,
+    answer: Option<&'a str>,
+    raw_answer: Option<&'a str>,
+    sentences: Vec<SentenceLine<'a>>,
+    dropped: usize,
+    quote: Option<QuoteLine<'a>>,
+    citations: Vec<Numbered<'a>>,
+    sources: Vec<Numbered<'a>>,
+    nearest: Vec<Place<'a>>,
+    prompt_tokens: usize,
+    sources_ms: Option<f64>,
+    first_token_ms: Option<f64>,
+    new_tokens: usize,
+    check_ms: Option<f64>,
+    ms: f64,
+}
+
+/// Everything one question produced.
+#[derive(Default)]
+struct Outcome {
+    sources: Vec<Source>,
+    quote: Option<Quote>,
+    prompt_tokens: usize,
+    answer: Option<Answer>,
+    abstained: Option<(AbstainReason, String, Vec<u32>)>,
+    sources_ms: Option<f64>,
+    first_token_ms: Option<f64>,
+    answer_ms: Option<f64>,
+    ms: f64,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let bytes = std::fs::read(&a.bundle).with_context(|| format!("cannot read bundle {}", a.bundle.display()))?;
+    let bundle = Bundle::from_bytes(&bytes)?;
+    drop(bytes);
+    let encoder = match &bundle.header.encoder {
+        Some(id) => {
+            let root = a.models.clone().unwrap_or_else(|| crate::encoder::default_dir().parent().map(PathBuf::from).unwrap_or_default());
+            let enc = crate::encoder::load(&root.join(&id.name))?;
+            bundle.check_encoder(enc.id())?;
+            Some(enc)
+        }
+        None => None,
+    };
+    let model = std::fs::read(&a.model).with_context(|| format!("cannot read {} — fetch models with `models/fetch.sh llm`", a.model.display()))?;
+    let mut session = Session::load(Arc::new(model), &LoadOptions::quantized(Session::CONTEXT))?;
+    let mut settings = AskSettings::default();
+    if let Some(n) = a.passages {
+        settings.ask.passages = n;
+    }
+    if let Some(n) = a.passage_chars {
+        settings.ask.passage_chars = n;
+    }
+    if let Some(n) = a.max_tokens {
+        settings.ask.max_new_tokens = n;
+    }
+    settings.verify.enabled = !a.no_verify;
+    settings.closed_book = a.closed_book;
+    let questions: Vec<QueryLine> = match (&a.question, &a.queries) {
+        (Some(q), None) => vec![QueryLine { id: serde_json::Value::from(1), question: q.clone() }],
+        (None, Some(path)) => {
+            let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+            std::io::BufReader::new(f)
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()))
+                .map(|(n, l)| {
+                    let l = l?;
+                    serde_json::from_str(&l).with_context(|| format!("{}:{}: expected {{\"id\", \"question\"}}", path.display(), n + 1))
+                })
+                .collect::<Result<_>>()?
+        }
+        _ => bail!("give a question, or --queries FILE.jsonl"),
+    };
+    let stdout = std::io::stdout();
+    for q in &questions {
+        let mut env = AskEnv { bundle: &bundle, encoder: encoder.as_ref(), session: &mut session };
+        let stream = !a.json;
+        let outcome = answer(&mut env, &q.question, settings.clone(), stream);
+        let mut out = stdout.lock();
+        match outcome {
+            Ok(o) if a.json => writeln!(out, "{}", serde_json::to_string(&line(&bundle, &q.id, &o))?)?,
+            Ok(o) => print_text(&mut out, &bundle, &o)?,
+            Err(e) if a.json => writeln!(out, "{}", serde_json::json!({"id": q.id, "error": format!("{e:#}")}))?,
+            Err(e) => eprintln!("error: {e:#}"),
+        }
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// Runs the agent on one question; streams the answer to stdout when `stream`.
+fn answer(env: &mut AskEnv<'_>, question: &str, settings: AskSettings, stream: bool) -> Result<Outcome> {
+    let t0 = Instant::now();
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let mut run = AskRun::new(question, settings);
+    let mut o = Outcome::default();
+    while let Some(event) = now(run.step(env))? {
+        match event {
+            AskEvent::Sources { sources, quote, prompt_tokens } => {
+                o.sources_ms = Some(ms(t0));
+                if stream {
+                    if let Some(q) = &quote {
+                        eprintln!("From the book [{}] {}: “{}”\n", q.n, q.heading_path.join(" ▸ "), q.text);
+                    }
+                }
+                (o.sources, o.quote, o.prompt_tokens) = (sources, quote, prompt_tokens);
+            }
+            AskEvent::Reading { .. } => {}
+            AskEvent::Token(text) => {
+                o.first_token_ms.get_or_insert_with(|| ms(t0));
+                if stream {
+                    print!("{text}");
+                    std::io::stdout().flush()?;
+                }
+            }
+            AskEvent::Checking { done, .. } => {
+                if done == 0 {
+                    o.answer_ms = Some(ms(t0));
+                    if stream {
+                        println!();
+                    }
+                }
+            }
+            AskEvent::Answered(answer) => o.answer = Some(answer),
+            AskEvent::Abstained { reason, message, nearest, answer } => {
+                o.abstained = Some((reason, message, nearest));
+                o.answer = answer;
+            }
+        }
+    }
+    o.ms = ms(t0);
+    Ok(o)
+}
+
+fn line<'a>(bundle: &'a Bundle, id: &'a serde_json::Value, o: &'a Outcome) -> AnswerLine<'a> {
+    let file = |section: u32| bundle.sections[section as usize].file.as_str();
+    let numbered = |s: &'a Source, text: bool| Numbered { n: s.n, file: file(s.section), heading_path: &s.heading_path, text: text.then_some(s.text.as_str()) };
+    let mut cited: Vec<usize> = o.answer.iter().flat_map(|a| a.units.iter().filter(|u| u.supported).filter_map(|u| u.support)).collect();
+    cited.sort();
+    cited.dedup();
+    let abstained = o.abstained.is_some();
+    AnswerLine {
+        id,
+        abstained,
+        abstain_reason: o.abstained.as_ref().map(|(r, _, _)| *r),
+        message: o.abstained.as_ref().map(|(_, m, _)| m.as_str()),
+        answer: o.answer.as_ref().filter(|_| !abstained).map(|a| a.shown.as_str()),
+        raw_answer: o.answer.as_ref().map(|a| a.raw.as_str()),
+        sentences: o
+            .answer
+            .iter()
+            .flat_map(|a| &a.units)
+            .map(|u| SentenceLine {
+                text: &u.text,
+                cites: if u.supported { u.support.into_iter().collect() } else { u.cited.clone() },
+                supported: u.supported,
+                margin: u.margin,
+                lexical: u.lexical,
+            })
+            .collect(),
+        dropped: o.answer.as_ref().map_or(0, |a| a.dropped),
+        quote: o.quote.as_ref().map(|q| QuoteLine { text: &q.text, file: file(q.section), heading_path: &q.heading_path }),
+        citations: if abstained { Vec::new() } else { cited.iter().filter_map(|&n| o.sources.get(n - 1)).map(|s| numbered(s, false)).collect() },
+        sources: o.sources.iter().map(|s| numbered(s, true)).collect(),
+        nearest: o
+            .abstained
+            .iter()
+            .flat_map(|(_, _, n)| n)
+            .map(|&s| Place { file: file(s), heading_path: &bundle.sections[s as usize].heading_path })
+            .collect(),
+        prompt_tokens: o.prompt_tokens,
+        sources_ms: o.sources_ms,
+        first_token_ms: o.first_token_ms,
+        new_tokens: o.answer.as_ref().map_or(0, |a| a.tokens),
+        check_ms: o.answer_ms.map(|t| o.ms - t),
+        ms: o.ms,
+    }
+}
+
+fn print_text(out: &mut impl Write, bundle: &Bundle, o: &Outcome) -> Result<()> {
+    if let Some((_, message, nearest)) = &o.abstained {
+        writeln!(out, "\n{message}")?;
+        for &s in nearest.iter().take(3) {
+            writeln!(out, "  nearest: {}", bundle.sections[s as usize].heading_path.join(" ▸ "))?;
+        }
+    }
+    if let Some(a) = o.answer.as_ref().filter(|_| o.abstained.is_none()) {
+        writeln!(out, "\nChecked answer:\n{}", a.shown)?;
+        if a.dropped > 0 {
+            writeln!(out, "({} sentence(s) left out: the book does not support them)", a.dropped)?;
+        }
+    }
+    if !o.sources.is_empty() {
+        writeln!(out, "\nSources:")?;
+        for s in &o.sources {
+            writeln!(out, "  [{}] {} ({})", s.n, s.heading_path.join(" ▸ "), bundle.sections[s.section as usize].file)?;
+        }
+    }
+    eprintln!(
+        "sources {:.0} ms, first token {}, {} prompt tokens, total {:.0} ms",
+        o.sources_ms.unwrap_or(0.0),
+        o.first_token_ms.map_or("-".into(), |t| format!("{t:.0} ms")),
+        o.prompt_tokens,
+        o.ms
+    );
+    Ok(())
+}

@@ -1,0 +1,486 @@
+//! Ask: grounded conceptual Q&A (ACE-TA), as a step-driven state machine.
+//!
+//! One [`AskRun`] answers one question. Each [`AskRun::step`] does one unit of work and returns
+//! what a host shows:
+//!
+//! 1. the question is checked (empty, too long, no words: [`AbstainReason::BadInput`]), the
+//!    course is searched, and the coverage gate decides ([`AbstainReason::Gate`]: no model call,
+//!    the nearest sections instead) → [`AskEvent::Sources`] with the book's most relevant
+//!    sentence, verbatim ([`verify::quote`]), before the model reads anything;
+//! 2. the prompt is read ([`AskEvent::Reading`]): the fixed system turn comes from the session's
+//!    kept prefix `"ask"`, so only the passages and the question are new;
+//! 3. the answer streams ([`AskEvent::Token`]);
+//! 4. every sentence (and code block) is checked against the passage it cites, or, uncited,
+//!    against the passage that holds most of its words: the model's yes/no judgement of that
+//!    passage's nearest sentences and lexical support together ([`VerifyConfig::supported`]).
+//!    Supported units keep (or get) the passage's `[n]`; the others are left out of the shown
+//!    answer and counted ([`AskEvent::Checking`], then [`AskEvent::Answered`]). An answer with no
+//!    supported sentence, or one where the model says the book does not cover the question, is
+//!    [`AbstainReason::Model`].
+//!
+//! The app's worker and `index-builder ask` both drive this, so they build the same prompt and
+//! show the same answer for the same bundle and question.
+
+pub mod prompt;
+pub mod verify;
+
+pub use prompt::{AskConfig, AskPrompt, Citation, Plan, Source, citations, cited_sources, plan};
+pub use verify::VerifyConfig;
+
+use crate::bundle::Bundle;
+use crate::embed::{EncoderError, SentenceEncoder};
+use crate::llm::{ChatError, ChatMessage, Event, GenerateOptions, Generator, LmError, Session, SessionError};
+use crate::retrieve::{FeatureReranker, Query, Reranker, Retrieval, RetrievalConfig, retrieve};
+use serde::{Deserialize, Serialize};
+use verify::Unit;
+
+/// Longest question in characters; a longer one is refused before any search.
+pub const MAX_QUESTION_CHARS: usize = 2000;
+
+/// Name of Ask's kept prompt prefix in the session.
+pub const PREFIX: &str = "ask";
+
+/// Why an answer could not be given.
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Model(#[from] LmError),
+    #[error(transparent)]
+    Template(#[from] ChatError),
+    #[error("the question could not be embedded: {0}")]
+    Encoder(#[from] EncoderError),
+}
+
+/// Why Ask gave no answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbstainReason {
+    /// The coverage gate: the course does not cover the question (no model call).
+    Gate,
+    /// The evidence-sufficiency check judged the passages insufficient.
+    Sufficiency,
+    /// The model said the book does not cover it, or none of its sentences was supported.
+    Model,
+    /// Empty, too long, or no words.
+    BadInput,
+}
+
+/// The book's sentence shown with every answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Quote {
+    /// The passage it is from (1-based into the sources).
+    pub n: usize,
+    pub section: u32,
+    pub heading_path: Vec<String>,
+    pub text: String,
+}
+
+/// One checked unit of the answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checked {
+    /// As shown: the text without the model's citations, then the supporting passage's `[n]`.
+    pub text: String,
+    /// The passages the model cited.
+    pub cited: Vec<usize>,
+    /// The passage that supports it (`None`: unsupported, or a unit with no content words).
+    pub support: Option<usize>,
+    pub supported: bool,
+    /// Yes-minus-no log-probability of the model's judgement for the passage last tried.
+    pub margin: Option<f64>,
+    /// Lexical support by that passage.
+    pub lexical: f32,
+    pub code: bool,
+}
+
+/// The answer after its check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    /// The model's text, before the check.
+    pub raw: String,
+    /// What the learner sees: the supported units, each with its passage's `[n]`.
+    pub shown: String,
+    pub units: Vec<Checked>,
+    /// Units left out as unsupported.
+    pub dropped: usize,
+    /// Tokens generated.
+    pub tokens: usize,
+    /// The answer reached the token limit.
+    pub truncated: bool,
+    /// The learner stopped it.
+    pub stopped: bool,
+}
+
+/// What a step of [`AskRun`] produced.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AskEvent {
+    /// Retrieval is done: the passages the answer may cite, the book's sentence, and the
+    /// prompt's length in tokens.
+    Sources { sources: Vec<Source>, quote: Option<Quote>, prompt_tokens: usize },
+    /// The model read `done` of the prompt's `total` tokens (kept ones count).
+    Reading { done: usize, total: usize },
+    /// Text of the answer as it streams (may be empty).
+    Token(String),
+    /// `done` of `total` units checked.
+    Checking { done: usize, total: usize },
+    Answered(Answer),
+    /// No answer: why, what to say, the nearest sections, and the model's answer if there was
+    /// one.
+    Abstained { reason: AbstainReason, message: String, nearest: Vec<u32>, answer: Option<Answer> },
+}
+
+/// What a run needs from its host.
+pub struct AskEnv<'a> {
+    pub bundle: &'a Bundle,
+    /// The bundle's encoder (None: BM25 only).
+    pub encoder: Option<&'a SentenceEncoder>,
+    pub session: &'a mut Session,
+}
+
+/// Ask's settings: retrieval, prompt and answer, and the check.
+#[derive(Clone, Debug, Default)]
+pub struct AskSettings {
+    pub retrieval: RetrievalConfig,
+    pub ask: AskConfig,
+    pub verify: VerifyConfig,
+    /// Prompt tokens read per step (the host answers messages between steps); 0: all at once.
+    pub prompt_chunk: usize,
+    /// No retrieval and no evidence: the model answers from what it knows (the baseline an
+    /// evaluation compares grounded answers with). Nothing is checked.
+    pub closed_book: bool,
+}
+
+enum State {
+    Start,
+    Answering { prompt: AskPrompt, ids: Vec<u32>, fixed: usize, generation: Generator<'static>, kept: bool },
+    Checking { prompt: AskPrompt, ids: Vec<u32>, raw: String, answer_ids: Vec<u32>, truncated: bool, units: Vec<Unit>, checked: Vec<Checked> },
+    Done,
+}
+
+/// One question being answered.
+pub struct AskRun {
+    question: String,
+    settings: AskSettings,
+    state: State,
+    stopped: bool,
+    nearest: Vec<u32>,
+}
+
+impl AskRun {
+    pub fn new(question: &str, settings: AskSettings) -> AskRun {
+        AskRun { question: question.to_string(), settings, state: State::Start, stopped: false, nearest: Vec::new() }
+    }
+
+    /// Stops the answer where it is (a Stop button); what was written is still checked.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+        if let State::Answering { generation, .. } = &mut self.state {
+            generation.cancel();
+        }
+    }
+
+    /// Does the next unit of work; `None` once the run is over.
+    pub async fn step(&mut self, env: &mut AskEnv<'_>) -> Result<Option<AskEvent>, AskError> {
+        match std::mem::replace(&mut self.state, State::Done) {
+            State::Start => self.start(env).await.map(Some),
+            State::Answering { prompt, ids, fixed, mut generation, kept } => {
+                if !kept {
+                    env.session.keep(PREFIX, &ids[..fixed]).await?;
+                    self.state = State::Answering { prompt, ids, fixed, generation, kept: true };
+                    return Ok(Some(AskEvent::Reading { done: fixed, total: self.ids_len() }));
+                }
+                if self.stopped {
+                    generation.cancel();
+                }
+                let event = generation.step(env.session).await?;
+                let out = match event {
+                    Event::Reading { done, total } => Some(AskEvent::Reading { done, total }),
+                    Event::Token { text, .. } | Event::Text(text) => Some(AskEvent::Token(text)),
+                    Event::Done => None,
+                };
+                match out {
+                    Some(e) => {
+                        self.state = State::Answering { prompt, ids, fixed, generation, kept };
+                        Ok(Some(e))
+                    }
+                    None => {
+                        let raw = generation.text().trim().to_string();
+                        let truncated = matches!(generation.finish(), Some(crate::llm::Finish::Length));
+                        let units = verify::units(&raw, prompt.sources.len());
+                        let total = units.len();
+                        let answer_ids = generation.ids().to_vec();
+                        self.state = State::Checking { prompt, ids, raw, answer_ids, truncated, units, checked: Vec::new() };
+                        Ok(Some(AskEvent::Checking { done: 0, total }))
+                    }
+                }
+            }
+            State::Checking { prompt, ids, raw, answer_ids, truncated, units, mut checked } => {
+                if checked.len() < units.len() {
+                    let unit = &units[checked.len()];
+                    let c = self.check(env, &prompt, &ids, &raw, &answer_ids, unit).await?;
+                    checked.push(c);
+                    let (done, total) = (checked.len(), units.len());
+                    self.state = State::Checking { prompt, ids, raw, answer_ids, truncated, units, checked };
+                    return Ok(Some(AskEvent::Checking { done, total }));
+                }
+                Ok(Some(self.finish(raw, answer_ids.len(), truncated, checked)))
+            }
+            State::Done => Ok(None),
+        }
+    }
+
+    fn ids_len(&self) -> usize {
+        match &self.state {
+            State::Answering { ids, .. } => ids.len(),
+            _ => 0,
+        }
+    }
+
+    async fn start(&mut self, env: &mut AskEnv<'_>) -> Result<AskEvent, AskError> {
+        if let Some(message) = bad_input(&self.question) {
+            return Ok(AskEvent::Abstained { reason: AbstainReason::BadInput, message, nearest: Vec::new(), answer: None });
+        }
+        if self.settings.closed_book {
+            let system = prompt::system_closed_book(&env.bundle.header.title);
+            let user = format!("Question: {}", self.question.trim());
+            let p = AskPrompt { system, user, sources: Vec::new() };
+            return self.answering(env, p, None);
+        }
+        let retrieval = search(env.bundle, env.encoder, &self.question, &self.settings.retrieval).await?;
+        self.nearest = retrieval.nearest_sections.clone();
+        let session = &*env.session;
+        let title = &env.bundle.header.title;
+        let count = |p: &AskPrompt| session.chat_ids(&p.messages()[..1], &p.messages()[1..]).map_or(usize::MAX, |(ids, _)| ids.len());
+        let prompt = match plan(title, &self.question, &retrieval, &self.settings.ask, &count) {
+            Plan::Abstain { nearest_sections } => {
+                return Ok(AskEvent::Abstained {
+                    reason: AbstainReason::Gate,
+                    message: "The course book does not cover this.".into(),
+                    nearest: nearest_sections,
+                    answer: None,
+                });
+            }
+            Plan::Answer(p) => p,
+        };
+        let idf = |t: &str| env.bundle.bm25.idf(t);
+        let quote = verify::quote(&self.question, &prompt.sources, &idf)
+            .map(|(s, text)| Quote { n: s.n, section: s.section, heading_path: s.heading_path.clone(), text });
+        self.answering(env, prompt, quote)
+    }
+
+    /// The model is to answer `prompt`: the generation is set up and the sources go out.
+    fn answering(&mut self, env: &mut AskEnv<'_>, prompt: AskPrompt, quote: Option<Quote>) -> Result<AskEvent, AskError> {
+        let session = &*env.session;
+        let messages = prompt.messages();
+        let (ids, fixed) = session.chat_ids(&messages[..1], &messages[1..])?;
+        let opts = GenerateOptions { max_new_tokens: self.settings.ask.max_new_tokens, ..Default::default() };
+        let mut generation = session.generator(&ids, opts);
+        if self.settings.prompt_chunk > 0 {
+            generation = generation.prompt_chunk(self.settings.prompt_chunk);
+        }
+        let event = AskEvent::Sources { sources: prompt.sources.clone(), quote, prompt_tokens: ids.len() };
+        self.state = State::Answering { prompt, ids, fixed, generation, kept: fixed == 0 };
+        Ok(event)
+    }
+
+    /// Checks one unit: against each passage it cites, else the one holding most of its words.
+    async fn check(&self, env: &mut AskEnv<'_>, prompt: &AskPrompt, ids: &[u32], raw: &str, answer_ids: &[u32], unit: &Unit) -> Result<Checked, AskError> {
+        let max_n = prompt.sources.len();
+        let plain = unit.plain(max_n);
+        let words = verify::terms(&plain);
+        let base = Checked { text: plain.clone(), cited: unit.cites.clone(), support: None, supported: false, margin: None, lexical: 0.0, code: unit.code };
+        if words.is_empty() {
+            // Nothing to check ("Sure!", a lone list marker): shown as it is.
+            return Ok(Checked { supported: true, ..base });
+        }
+        let cfg = &self.settings.verify;
+        if !cfg.enabled || self.settings.closed_book {
+            return Ok(Checked { supported: true, support: unit.cites.first().copied(), ..base });
+        }
+        let idf = |t: &str| env.bundle.bm25.idf(t);
+        let passages: Vec<_> = prompt.sources.iter().map(|s| verify::terms(&format!("{} {}", s.heading_path.join(" "), s.text))).collect();
+        let lexical = |n: usize| verify::lexical_support(&words, &passages[n - 1], &idf);
+        let best = (1..=max_n).max_by(|&a, &b| lexical(a).total_cmp(&lexical(b)).then(b.cmp(&a)));
+        let mut tries: Vec<usize> = unit.cites.clone();
+        if let Some(b) = best.filter(|b| !tries.contains(b)) {
+            tries.push(b);
+        }
+        let mut last = base.clone();
+        for n in tries.into_iter().take(2) {
+            let lex = lexical(n);
+            if lex < cfg.min_lexical {
+                last = Checked { lexical: lex, margin: None, ..base.clone() };
+                continue;
+            }
+            let margin = judge(env.session, prompt, ids, raw, answer_ids, &plain, &prompt.sources[n - 1]).await?;
+            let supported = cfg.supported(margin, lex);
+            last = Checked { lexical: lex, margin: Some(margin), supported, support: supported.then_some(n), ..base.clone() };
+            if supported {
+                if !unit.code {
+                    last.text = with_citation(&plain, n);
+                }
+                return Ok(last);
+            }
+        }
+        Ok(last)
+    }
+
+    fn finish(&mut self, raw: String, tokens: usize, truncated: bool, units: Vec<Checked>) -> AskEvent {
+        let mut shown = String::new();
+        for u in units.iter().filter(|u| u.supported) {
+            if !shown.is_empty() {
+                shown.push_str(if u.code || shown.ends_with("```") || u.text.starts_with("- ") || u.text.starts_with("* ") { "\n" } else { " " });
+            }
+            shown.push_str(&u.text);
+        }
+        let dropped = units.iter().filter(|u| !u.supported).count();
+        let content = units.iter().filter(|u| u.supported && u.support.is_some()).count();
+        let answer = Answer { raw: raw.clone(), shown, units, dropped, tokens, truncated, stopped: self.stopped };
+        if content == 0 && !self.stopped && !self.settings.closed_book {
+            let message = if verify::says_not_covered(&raw) || raw.is_empty() {
+                "The course book does not cover this."
+            } else {
+                "The answer could not be checked against the course book, so it is not shown."
+            };
+            return AskEvent::Abstained { reason: AbstainReason::Model, message: message.into(), nearest: self.nearest.clone(), answer: Some(answer) };
+        }
+        AskEvent::Answered(answer)
+    }
+}
+
+/// `text` (without its citations) with `[n]` before its final punctuation.
+fn with_citation(text: &str, n: usize) -> String {
+    let body = text.trim_end();
+    match body.char_indices().last() {
+        Some((at, c)) if matches!(c, '.' | '!' | '?' | ':' | ';' | '।') => format!("{} [{n}]{}", body[..at].trim_end(), &body[at..]),
+        _ => format!("{body} [{n}]"),
+    }
+}
+
+/// The message for a question that cannot be searched, if it is one.
+pub fn bad_input(question: &str) -> Option<String> {
+    let q = question.trim();
+    if q.is_empty() {
+        return Some("Type a question first.".into());
+    }
+    let n = q.chars().count();
+    if n > MAX_QUESTION_CHARS {
+        return Some(format!("This question is {n} characters long; ask it in at most {MAX_QUESTION_CHARS}."));
+    }
+    if !q.chars().any(char::is_alphanumeric) {
+        return Some("Ask the question in words, so the course book can be searched.".into());
+    }
+    None
+}
+
+/// Hybrid retrieval for a question, as `index-builder search` runs it: the question's vector
+/// when the encoder reads its script (else BM25 alone), the feature reranker, the coverage gate.
+pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question: &str, cfg: &RetrievalConfig) -> Result<Retrieval, AskError> {
+    let vector = match encoder {
+        Some(e) if e.can_read(question) => {
+            #[cfg(target_arch = "wasm32")]
+            let v = e.embed_async(&[question]).await?;
+            #[cfg(not(target_arch = "wasm32"))]
+            let v = e.embed(&[question])?;
+            v.into_iter().next()
+        }
+        _ => None,
+    };
+    let common = |w: &str| encoder.is_some_and(|e| e.is_whole_word(w));
+    let query = Query { text: question, vector: vector.as_deref(), is_common_word: encoder.map(|_| &common as &dyn Fn(&str) -> bool) };
+    let reranker = FeatureReranker::default();
+    Ok(retrieve(bundle, cfg, &query, Some(&reranker as &dyn Reranker)))
+}
+
+/// The model's judgement of whether `passage` supports `unit`, as the yes-minus-no
+/// log-probability margin. Asked as a follow-up turn after the answer itself (whose cache the
+/// session still holds), showing the passage's sentences nearest to the unit.
+async fn judge(session: &mut Session, prompt: &AskPrompt, ids: &[u32], raw: &str, answer_ids: &[u32], unit: &str, passage: &Source) -> Result<f64, AskError> {
+    let excerpt = nearest_sentences(unit, &passage.text, 320);
+    let question = format!(
+        "Passage [{}] of the course book says:\n\"{}\"\n\nDoes this passage support the following sentence? Answer yes or no.\n\"{}\"",
+        passage.n, excerpt, unit
+    );
+    let follow = follow_up_ids(session, prompt, ids, raw, answer_ids, &question)?;
+    let yes = session.encode("Yes")?;
+    let no = session.encode("No")?;
+    let scores = session.score(&follow, &[yes, no]).await?;
+    Ok(scores[0].logprob_sum - scores[1].logprob_sum)
+}
+
+/// Ids of the prompt, the answer as generated, and a further user turn with the assistant's
+/// reply opened: the answer's cached positions are reused.
+fn follow_up_ids(session: &Session, prompt: &AskPrompt, ids: &[u32], raw: &str, answer_ids: &[u32], question: &str) -> Result<Vec<u32>, AskError> {
+    let mut messages = prompt.messages();
+    let before = session.template.render(&messages, true)?;
+    messages.push(ChatMessage { role: "assistant", content: raw });
+    let answered = session.template.render(&messages, false)?;
+    messages.push(ChatMessage { role: "user", content: question });
+    let asked = session.template.render(&messages, true)?;
+    let tail = answered.strip_prefix(before.as_str()).and_then(|a| a.trim_start().strip_prefix(raw)).zip(asked.strip_prefix(answered.as_str()));
+    Ok(match tail {
+        Some((end_of_answer, turn)) => {
+            let mut out = ids.to_vec();
+            out.extend_from_slice(answer_ids);
+            out.extend(session.encode(&format!("{end_of_answer}{turn}"))?);
+            out
+        }
+        // A template that renders an answered turn differently: read it all.
+        None => session.encode(&asked)?,
+    })
+}
+
+/// Up to `max` characters of `passage`: its sentences sharing most words with `unit`, in the
+/// passage's order.
+fn nearest_sentences(unit: &str, passage: &str, max: usize) -> String {
+    let words = verify::terms(unit);
+    let all: Vec<&str> = passage.lines().flat_map(verify::sentences).map(str::trim).filter(|s| !s.is_empty()).collect();
+    let mut ranked: Vec<(usize, usize)> = all.iter().enumerate().map(|(i, s)| (i, verify::terms(s).intersection(&words).count())).collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut keep = Vec::new();
+    let mut len = 0;
+    for (i, _) in ranked {
+        let n = all[i].chars().count();
+        if len + n > max && !keep.is_empty() {
+            break;
+        }
+        keep.push(i);
+        len += n + 1;
+    }
+    keep.sort();
+    let text: String = keep.iter().map(|&i| all[i]).collect::<Vec<_>>().join(" ");
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_input_is_named() {
+        assert!(bad_input("  ").unwrap().contains("Type a question"));
+        assert!(bad_input(&"why ".repeat(2500)).unwrap().contains("at most 2000"));
+        assert!(bad_input("🙂🙂🙂 ?!").unwrap().contains("in words"));
+        assert_eq!(bad_input("তালিকা কী?"), None, "Bengali is words");
+        assert_eq!(bad_input("What is a list?"), None);
+    }
+
+    #[test]
+    fn a_citation_goes_before_the_final_stop() {
+        assert_eq!(with_citation("Lists are mutable.", 2), "Lists are mutable [2].");
+        assert_eq!(with_citation("- Lists are mutable", 1), "- Lists are mutable [1]");
+    }
+
+    #[test]
+    fn the_excerpt_keeps_the_nearest_sentences_in_order() {
+        let p = "Lists are sequences. Tuples cannot change. The append method adds an item to a list. Sets hold unique items.";
+        let e = nearest_sentences("append adds an item to the list", p, 80);
+        assert!(e.contains("The append method adds an item to a list."), "{e}");
+        assert!(!e.contains("Tuples"), "a sentence sharing no word is the last kept: {e}");
+        assert!(e.chars().count() <= 81);
+    }
+}

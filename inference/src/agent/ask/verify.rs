@@ -1,0 +1,246 @@
+//! Checking an answer against the book: the answer's units (sentences, list items, code
+//! blocks), how much of each the passages hold word for word ([`lexical_support`]), the book's
+//! own sentence that best answers the question ([`quote`]), and the rule that combines the
+//! model's yes/no judgement with lexical support ([`VerifyConfig::supported`]).
+
+use super::prompt::{Citation, Source, citations};
+use std::collections::HashSet;
+
+/// One unit of an answer that is checked on its own.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    /// The unit's text as the model wrote it (its own `[n]` included).
+    pub text: String,
+    /// Passages it cites (valid numbers only), in order, each once.
+    pub cites: Vec<usize>,
+    /// A fenced code block.
+    pub code: bool,
+}
+
+impl Unit {
+    /// The text without its citations.
+    pub fn plain(&self, max_n: usize) -> String {
+        if self.code { self.text.clone() } else { strip_citations(&self.text, max_n) }
+    }
+}
+
+/// Splits an answer into units: each fenced code block whole, every other line into sentences.
+pub fn units(answer: &str, max_n: usize) -> Vec<Unit> {
+    let mut out = Vec::new();
+    let mut code: Option<String> = None;
+    for line in answer.split_inclusive('\n') {
+        if line.trim_start().starts_with("```") {
+            match code.take() {
+                Some(mut block) => {
+                    block.push_str(line);
+                    out.push(unit(block.trim_end(), max_n, true));
+                }
+                None => code = Some(line.to_string()),
+            }
+            continue;
+        }
+        if let Some(block) = code.as_mut() {
+            block.push_str(line);
+            continue;
+        }
+        for s in sentences(line) {
+            if !s.trim().is_empty() {
+                out.push(unit(s.trim(), max_n, false));
+            }
+        }
+    }
+    if let Some(block) = code {
+        // An unclosed block (the answer was cut off): still one unit.
+        out.push(unit(block.trim_end(), max_n, true));
+    }
+    out
+}
+
+fn unit(text: &str, max_n: usize, code: bool) -> Unit {
+    let mut cites = Vec::new();
+    // In code, `[1]` is a list.
+    for Citation { n, .. } in if code { Vec::new() } else { citations(text, max_n) } {
+        if !cites.contains(&n) {
+            cites.push(n);
+        }
+    }
+    Unit { text: text.to_string(), cites, code }
+}
+
+/// `text` with every valid citation group removed (and the space before it).
+pub fn strip_citations(text: &str, max_n: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for c in citations(text, max_n) {
+        if c.start < at {
+            continue;
+        }
+        out.push_str(text[at..c.start].trim_end_matches(' '));
+        at = c.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Splits a line into sentences, each keeping its trailing punctuation and spaces.
+pub fn sentences(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if matches!(c, '.' | '!' | '?' | '।') && chars.peek().is_none_or(|&(_, n)| n.is_whitespace()) {
+            let mut end = i + c.len_utf8();
+            while let Some(&(j, n)) = chars.peek() {
+                if !n.is_whitespace() {
+                    break;
+                }
+                end = j + n.len_utf8();
+                chars.next();
+            }
+            out.push(&line[start..end]);
+            start = end;
+        }
+    }
+    if start < line.len() {
+        out.push(&line[start..]);
+    }
+    out
+}
+
+/// The content terms of a text (stemmed, stop words dropped).
+pub fn terms(text: &str) -> HashSet<String> {
+    crate::text::query_terms(text).into_iter().collect()
+}
+
+/// The IDF-weighted share of `unit`'s content terms that `passage` contains (0 when the unit has
+/// none); `idf` weighs each term (the bundle's BM25 IDF).
+pub fn lexical_support(unit: &HashSet<String>, passage: &HashSet<String>, idf: &dyn Fn(&str) -> f32) -> f32 {
+    let total: f32 = unit.iter().map(|t| idf(t)).sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    unit.iter().filter(|t| passage.contains(*t)).map(|t| idf(t)).sum::<f32>() / total
+}
+
+/// How an answer is checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerifyConfig {
+    /// Whether answers are checked at all (off: every unit counts as supported, for measuring
+    /// the model alone).
+    pub enabled: bool,
+    /// Least yes-minus-no log-probability margin of the model's judgement.
+    pub min_margin: f64,
+    /// Least lexical support for the model's "yes" to count.
+    pub min_lexical: f32,
+}
+
+impl Default for VerifyConfig {
+    fn default() -> Self {
+        VerifyConfig { enabled: true, min_margin: 0.0, min_lexical: 0.25 }
+    }
+}
+
+impl VerifyConfig {
+    /// The rule: the model says the passage supports the unit (margin), and the passage holds
+    /// enough of the unit's words (a small model's "yes" alone is too generous).
+    pub fn supported(&self, margin: f64, lexical: f32) -> bool {
+        margin >= self.min_margin && lexical >= self.min_lexical
+    }
+}
+
+/// The book's sentence that best answers the question: a sentence of one of the passages
+/// (verbatim), scored by the IDF weight of the question's terms it contains, ties to the
+/// higher-ranked passage. None when no sentence shares a content term with the question.
+pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32) -> Option<(&'a Source, String)> {
+    let q = terms(question);
+    let mut best: Option<(f32, &Source, String)> = None;
+    for (rank, s) in sources.iter().enumerate() {
+        let mut in_code = false;
+        for line in s.text.lines() {
+            let t = line.trim();
+            if t.starts_with("```") || t.starts_with(">>>") {
+                in_code = !in_code || t.starts_with(">>>");
+                continue;
+            }
+            if in_code || line.starts_with("    ") || t.chars().count() < 25 {
+                continue;
+            }
+            for sentence in sentences(t) {
+                let sentence = sentence.trim().trim_end_matches('…').trim();
+                if sentence.chars().count() < 25 || sentence.chars().count() > 400 {
+                    continue;
+                }
+                let overlap: f32 = terms(sentence).iter().filter(|w| q.contains(*w)).map(|w| idf(w)).sum();
+                // A lower-ranked passage needs a clearly better sentence.
+                let score = overlap * (1.0 - 0.1 * rank as f32);
+                if overlap > 0.0 && best.as_ref().is_none_or(|(b, _, _)| score > *b) {
+                    best = Some((score, s, sentence.to_string()));
+                }
+            }
+        }
+    }
+    best.map(|(_, s, text)| (s, text))
+}
+
+/// Whether the model said that the book does not cover the question.
+pub fn says_not_covered(answer: &str) -> bool {
+    let a = answer.to_lowercase();
+    ["does not cover", "doesn't cover", "not covered", "do not answer", "don't answer", "does not answer", "no information"].iter().any(|p| a.contains(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(n: usize, text: &str) -> Source {
+        Source { n, chunk: n as u32, section: n as u32, heading_path: vec![format!("S{n}")], text: text.into() }
+    }
+
+    #[test]
+    fn units_are_sentences_and_whole_code_blocks() {
+        let a = "A list holds items [1]. You can append [2].\n```python\nx = [1]\nx.append(2)\n```\n- Lists are mutable [1]\nUnclosed";
+        let u = units(a, 2);
+        let texts: Vec<&str> = u.iter().map(|u| u.text.as_str()).collect();
+        assert_eq!(texts, ["A list holds items [1].", "You can append [2].", "```python\nx = [1]\nx.append(2)\n```", "- Lists are mutable [1]", "Unclosed"]);
+        assert_eq!(u[0].cites, [1]);
+        assert_eq!(u[1].cites, [2]);
+        assert!(u[2].code && u[2].cites.is_empty(), "in code, [1] is a list");
+        assert_eq!(u[0].plain(2), "A list holds items.");
+        assert_eq!(units("```\nprint(1)", 1).len(), 1, "a cut-off block is one unit");
+        assert_eq!(sentences("One. Two?  Three"), ["One. ", "Two?  ", "Three"]);
+        assert_eq!(sentences("v1.2 is out."), ["v1.2 is out."]);
+    }
+
+    #[test]
+    fn lexical_support_weighs_rare_words() {
+        let idf = |t: &str| if t == "append" { 3.0 } else { 1.0 };
+        let unit = terms("append adds an item");
+        let full = lexical_support(&unit, &terms("The append method adds one item at the end."), &idf);
+        assert!((full - 1.0).abs() < 1e-6, "{full}");
+        let part = lexical_support(&unit, &terms("The insert method adds one item."), &idf);
+        assert!(part > 0.3 && part < 0.5, "{part}");
+        assert_eq!(lexical_support(&terms("the a of"), &terms("anything"), &idf), 0.0);
+    }
+
+    #[test]
+    fn the_quote_is_a_whole_sentence_of_the_best_passage() {
+        let sources = [
+            source(1, "Lists are sequences. The append method adds an item to the end of the list.\n\n    x.append(3)\n"),
+            source(2, "Tuples are immutable sequences of items, unlike lists."),
+        ];
+        let idf = |_: &str| 1.0;
+        let (s, q) = quote("How do I add an item to the end of a list?", &sources, &idf).unwrap();
+        assert_eq!((s.n, q.as_str()), (1, "The append method adds an item to the end of the list."));
+        assert!(quote("zebra", &sources, &idf).is_none());
+    }
+
+    #[test]
+    fn the_rule_needs_both_judgements() {
+        let c = VerifyConfig::default();
+        assert!(c.supported(1.0, 0.8));
+        assert!(!c.supported(-0.5, 0.9), "the model said no");
+        assert!(!c.supported(2.0, 0.1), "the passage does not hold the words");
+        assert!(says_not_covered("The course book does not cover this."));
+        assert!(!says_not_covered("A list covers many items."));
+    }
+}
