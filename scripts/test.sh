@@ -31,3 +31,8 @@ if [ ! -d /usr/share/doc/python3.11/html/_sources/faq ] && command -v apt-get >/
   (apt-get update -q && apt-get install -y -q python3.11-doc) >/dev/null
 fi
 scripts/eval-python-docs.sh
+
+echo "== answer-quality harness on 2 + 2 dev questions (SmolLM2 as model and judge: proves the harness runs; figures come from docs/EVALUATION.md's commands)"
+python3 tests/eval/answer_eval.py --bundle "$CARGO_TARGET_DIR/python-docs.bundle" \
+  --model models/cache/SmolLM2-135M-Instruct.Q4_1.gguf --judge models/cache/SmolLM2-135M-Instruct.Q4_1.gguf \
+  --set dev --limit 2 --closed-book --check

@@ -48,6 +48,16 @@ pub use inference::llm::Runtime;
 /// Why Ask gave no answer.
 pub use inference::agent::ask::AbstainReason;
 
+/// The Ask agent's settings in the worker: `index-builder ask`'s defaults (the same prompt and
+/// check for the same bundle and question), read in steps the worker can yield between, with
+/// the page's `?answer_tokens=` / `?passages=` overrides (for measuring slow runtimes).
+pub fn ask_settings(runtime: Runtime, answer_tokens: Option<usize>, passages: Option<usize>) -> inference::agent::ask::AskSettings {
+    let mut s = inference::agent::ask::AskSettings { prompt_chunk: if runtime == Runtime::WebGpu { 256 } else { 64 }, ..Default::default() };
+    s.ask.max_new_tokens = answer_tokens.unwrap_or(s.ask.max_new_tokens);
+    s.ask.passages = passages.unwrap_or(s.ask.passages).max(1);
+    s
+}
+
 /// Asset roles.
 pub mod names {
     pub const BUNDLE: &str = "bundle";
@@ -286,6 +296,16 @@ mod tests {
         let t = Reply::Token { id: 3, text: " [1]".into() };
         assert_eq!(decode::<Reply>(&encode(&t)).unwrap(), t);
         assert!(decode::<Reply>("{\"type\":\"Nope\"}").unwrap_err().contains("Nope"));
+    }
+
+    #[test]
+    fn the_worker_asks_with_the_clis_settings() {
+        let cli = inference::agent::ask::AskSettings::default();
+        let app = ask_settings(Runtime::Quantized, None, None);
+        // Only how the prompt is read differs (in steps, so Stop is handled): not what it says.
+        assert_eq!((&app.ask, &app.verify, app.closed_book), (&cli.ask, &cli.verify, cli.closed_book));
+        assert_eq!(format!("{:?}", app.retrieval), format!("{:?}", cli.retrieval));
+        assert_eq!(ask_settings(Runtime::Quantized, Some(2), Some(0)).ask.passages, 1);
     }
 
     #[test]

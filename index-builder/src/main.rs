@@ -28,6 +28,9 @@ enum Command {
     /// Answer a question from the course book with the Ask agent (the app's defaults), or a
     /// JSONL file of questions (`--json`: one result line each).
     Ask(cmd::ask::Args),
+    /// Yes/no judgements by label scoring (for evaluations): does an answer state a fact, does a
+    /// passage support a sentence.
+    Judge(cmd::judge::Args),
     /// Generate text with a GGUF model, streaming (`--bench` prints speed).
     Generate(cmd::generate::Args),
     /// Run or check a learner's Python program in the sandbox.
@@ -46,6 +49,7 @@ fn main() {
         Command::Sandbox(a) => cmd::sandbox::run(a),
         Command::Generate(a) => cmd::generate::run(a),
         Command::Ask(a) => cmd::ask::run(a),
+        Command::Judge(a) => cmd::judge::run(a),
         Command::TutorEval(a) => cmd::tutor_eval::run(a),
     };
     if let Err(e) = result {

@@ -74,9 +74,7 @@ fn handle(state: &Rc<State>, req: Request) {
             state.loading.set(true);
             let state = state.clone();
             spawn_local(async move {
-                let mut ask = AskSettings { prompt_chunk: if runtime == protocol::Runtime::WebGpu { 256 } else { 64 }, ..Default::default() };
-                ask.ask.max_new_tokens = answer_tokens.unwrap_or(ask.ask.max_new_tokens);
-                ask.ask.passages = passages.unwrap_or(ask.ask.passages).max(1);
+                let ask = protocol::ask_settings(runtime, answer_tokens, passages);
                 match load(assets, runtime, ask).await {
                     Ok((engine, info)) => {
                         *state.engine.borrow_mut() = Some(Rc::new(engine));

@@ -103,6 +103,8 @@ pub struct Session {
     /// The ids whose positions the cache holds.
     ids: Vec<u32>,
     prefixes: Vec<Prefix>,
+    /// Tokens the model has evaluated through this session, all calls together.
+    evaluated: usize,
 }
 
 impl Session {
@@ -144,7 +146,7 @@ impl Session {
         let mut stop_ids = Vec::new();
         stop_ids.extend(tokenizer.eos_id);
         stop_ids.extend(tokenizer.token_id("<|im_end|>"));
-        Session { lm, tokenizer, template, stop_ids, vocab: Arc::new(vocab), json: None, runtime, ids: Vec::new(), prefixes: Vec::new() }
+        Session { lm, tokenizer, template, stop_ids, vocab: Arc::new(vocab), json: None, runtime, ids: Vec::new(), prefixes: Vec::new(), evaluated: 0 }
     }
 
     pub fn runtime(&self) -> Runtime {
@@ -211,6 +213,12 @@ impl Session {
             self.prefixes.push(Prefix { name: name.to_string(), ids: ids.to_vec(), kv });
         }
         Ok(())
+    }
+
+    /// Tokens the model has evaluated through this session so far (prompt reading, generation,
+    /// scoring): what reused prefixes save shows here.
+    pub fn evaluated(&self) -> usize {
+        self.evaluated
     }
 
     /// Names and sizes (positions, bytes) of the kept prefixes.
@@ -323,6 +331,7 @@ impl Eval for Session {
     async fn eval(&mut self, tokens: &[u32], all: bool) -> Result<Vec<f32>, LmError> {
         let logits = Eval::eval(self.lm.as_mut(), tokens, all).await?;
         self.ids.extend_from_slice(tokens);
+        self.evaluated += tokens.len();
         Ok(logits)
     }
 }

@@ -15,16 +15,18 @@ pub fn encoder_dir() -> PathBuf {
     models_dir().join("all-MiniLM-L6-v2")
 }
 
-/// The bytes of a fetched model file, or `None` (with a note) when it is absent, so a test
-/// skips instead of failing on a machine without it.
+/// The bytes of a fetched model file. A missing file fails the test (run `models/fetch.sh
+/// llm`), unless a developer opts in to skipping with `PATHSHALA_SKIP_MISSING_MODELS=1`: then
+/// `None`, with a note.
 pub fn model_bytes(file: &str) -> Option<Vec<u8>> {
     let path = models_dir().join(file);
     match std::fs::read(&path) {
         Ok(b) => Some(b),
-        Err(_) => {
-            eprintln!("note: {} is missing; skipping (run models/fetch.sh llm)", path.display());
+        Err(e) if std::env::var_os("PATHSHALA_SKIP_MISSING_MODELS").is_some_and(|v| v == "1") => {
+            eprintln!("note: {} is missing ({e}); skipping as PATHSHALA_SKIP_MISSING_MODELS=1 asks", path.display());
             None
         }
+        Err(e) => panic!("{}: {e}; fetch it with `models/fetch.sh llm` (or set PATHSHALA_SKIP_MISSING_MODELS=1 to skip)", path.display()),
     }
 }
 

@@ -154,7 +154,7 @@ pub struct AskSettings {
 enum State {
     Start,
     Answering { prompt: AskPrompt, ids: Vec<u32>, fixed: usize, generation: Generator<'static>, kept: bool },
-    Checking { prompt: AskPrompt, ids: Vec<u32>, raw: String, answer_ids: Vec<u32>, truncated: bool, units: Vec<Unit>, checked: Vec<Checked> },
+    Checking { prompt: AskPrompt, raw: String, tokens: usize, truncated: bool, units: Vec<Unit>, checked: Vec<Checked> },
     Done,
 }
 
@@ -165,11 +165,13 @@ pub struct AskRun {
     state: State,
     stopped: bool,
     nearest: Vec<u32>,
+    /// The judge's calibration: its margin for a content-free pair.
+    bias: Option<f64>,
 }
 
 impl AskRun {
     pub fn new(question: &str, settings: AskSettings) -> AskRun {
-        AskRun { question: question.to_string(), settings, state: State::Start, stopped: false, nearest: Vec::new() }
+        AskRun { question: question.to_string(), settings, state: State::Start, stopped: false, nearest: Vec::new(), bias: None }
     }
 
     /// Stops the answer where it is (a Stop button); what was written is still checked.
@@ -209,22 +211,22 @@ impl AskRun {
                         let truncated = matches!(generation.finish(), Some(crate::llm::Finish::Length));
                         let units = verify::units(&raw, prompt.sources.len());
                         let total = units.len();
-                        let answer_ids = generation.ids().to_vec();
-                        self.state = State::Checking { prompt, ids, raw, answer_ids, truncated, units, checked: Vec::new() };
+                        let tokens = generation.ids().len();
+                        self.state = State::Checking { prompt, raw, tokens, truncated, units, checked: Vec::new() };
                         Ok(Some(AskEvent::Checking { done: 0, total }))
                     }
                 }
             }
-            State::Checking { prompt, ids, raw, answer_ids, truncated, units, mut checked } => {
+            State::Checking { prompt, raw, tokens, truncated, units, mut checked } => {
                 if checked.len() < units.len() {
                     let unit = &units[checked.len()];
-                    let c = self.check(env, &prompt, &ids, &raw, &answer_ids, unit).await?;
+                    let c = self.check(env, &prompt, unit).await?;
                     checked.push(c);
                     let (done, total) = (checked.len(), units.len());
-                    self.state = State::Checking { prompt, ids, raw, answer_ids, truncated, units, checked };
+                    self.state = State::Checking { prompt, raw, tokens, truncated, units, checked };
                     return Ok(Some(AskEvent::Checking { done, total }));
                 }
-                Ok(Some(self.finish(raw, answer_ids.len(), truncated, checked)))
+                Ok(Some(self.finish(raw, tokens, truncated, checked)))
             }
             State::Done => Ok(None),
         }
@@ -251,7 +253,7 @@ impl AskRun {
         self.nearest = retrieval.nearest_sections.clone();
         let session = &*env.session;
         let title = &env.bundle.header.title;
-        let count = |p: &AskPrompt| session.chat_ids(&p.messages()[..1], &p.messages()[1..]).map_or(usize::MAX, |(ids, _)| ids.len());
+        let count = |p: &AskPrompt| session.chat_ids(&p.messages()[..p.fixed()], &p.messages()[p.fixed()..]).map_or(usize::MAX, |(ids, _)| ids.len());
         let prompt = match plan(title, &self.question, &retrieval, &self.settings.ask, &count) {
             Plan::Abstain { nearest_sections } => {
                 return Ok(AskEvent::Abstained {
@@ -273,7 +275,7 @@ impl AskRun {
     fn answering(&mut self, env: &mut AskEnv<'_>, prompt: AskPrompt, quote: Option<Quote>) -> Result<AskEvent, AskError> {
         let session = &*env.session;
         let messages = prompt.messages();
-        let (ids, fixed) = session.chat_ids(&messages[..1], &messages[1..])?;
+        let (ids, fixed) = session.chat_ids(&messages[..prompt.fixed()], &messages[prompt.fixed()..])?;
         let opts = GenerateOptions { max_new_tokens: self.settings.ask.max_new_tokens, ..Default::default() };
         let mut generation = session.generator(&ids, opts);
         if self.settings.prompt_chunk > 0 {
@@ -285,7 +287,7 @@ impl AskRun {
     }
 
     /// Checks one unit: against each passage it cites, else the one holding most of its words.
-    async fn check(&self, env: &mut AskEnv<'_>, prompt: &AskPrompt, ids: &[u32], raw: &str, answer_ids: &[u32], unit: &Unit) -> Result<Checked, AskError> {
+    async fn check(&mut self, env: &mut AskEnv<'_>, prompt: &AskPrompt, unit: &Unit) -> Result<Checked, AskError> {
         let max_n = prompt.sources.len();
         let plain = unit.plain(max_n);
         let words = verify::terms(&plain);
@@ -313,7 +315,7 @@ impl AskRun {
                 last = Checked { lexical: lex, margin: None, ..base.clone() };
                 continue;
             }
-            let margin = judge(env.session, prompt, ids, raw, answer_ids, &plain, &prompt.sources[n - 1]).await?;
+            let margin = judge_support(env.session, &plain, &prompt.sources[n - 1].text, &mut self.bias).await?;
             let supported = cfg.supported(margin, lex);
             last = Checked { lexical: lex, margin: Some(margin), supported, support: supported.then_some(n), ..base.clone() };
             if supported {
@@ -393,42 +395,27 @@ pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question
     Ok(retrieve(bundle, cfg, &query, Some(&reranker as &dyn Reranker)))
 }
 
-/// The model's judgement of whether `passage` supports `unit`, as the yes-minus-no
-/// log-probability margin. Asked as a follow-up turn after the answer itself (whose cache the
-/// session still holds), showing the passage's sentences nearest to the unit.
-async fn judge(session: &mut Session, prompt: &AskPrompt, ids: &[u32], raw: &str, answer_ids: &[u32], unit: &str, passage: &Source) -> Result<f64, AskError> {
-    let excerpt = nearest_sentences(unit, &passage.text, 320);
-    let question = format!(
-        "Passage [{}] of the course book says:\n\"{}\"\n\nDoes this passage support the following sentence? Answer yes or no.\n\"{}\"",
-        passage.n, excerpt, unit
-    );
-    let follow = follow_up_ids(session, prompt, ids, raw, answer_ids, &question)?;
-    let yes = session.encode("Yes")?;
-    let no = session.encode("No")?;
-    let scores = session.score(&follow, &[yes, no]).await?;
-    Ok(scores[0].logprob_sum - scores[1].logprob_sum)
+/// Yes-minus-no log-probability that `passage` supports `unit`, asked as a fresh prompt after
+/// the judge's kept system turn with the passage's sentences nearest to the unit. The margin
+/// is calibrated (Zhao et al. 2021): the same question with "N/A" for passage and sentence gives
+/// the model's standing bias, computed once per run and subtracted.
+pub async fn judge_support(session: &mut Session, unit: &str, passage: &str, bias: &mut Option<f64>) -> Result<f64, AskError> {
+    if bias.is_none() {
+        *bias = Some(judge_raw(session, "N/A", "N/A").await?);
+    }
+    let excerpt = nearest_sentences(unit, passage, 400);
+    Ok(judge_raw(session, &excerpt, unit).await? - bias.unwrap_or(0.0))
 }
 
-/// Ids of the prompt, the answer as generated, and a further user turn with the assistant's
-/// reply opened: the answer's cached positions are reused.
-fn follow_up_ids(session: &Session, prompt: &AskPrompt, ids: &[u32], raw: &str, answer_ids: &[u32], question: &str) -> Result<Vec<u32>, AskError> {
-    let mut messages = prompt.messages();
-    let before = session.template.render(&messages, true)?;
-    messages.push(ChatMessage { role: "assistant", content: raw });
-    let answered = session.template.render(&messages, false)?;
-    messages.push(ChatMessage { role: "user", content: question });
-    let asked = session.template.render(&messages, true)?;
-    let tail = answered.strip_prefix(before.as_str()).and_then(|a| a.trim_start().strip_prefix(raw)).zip(asked.strip_prefix(answered.as_str()));
-    Ok(match tail {
-        Some((end_of_answer, turn)) => {
-            let mut out = ids.to_vec();
-            out.extend_from_slice(answer_ids);
-            out.extend(session.encode(&format!("{end_of_answer}{turn}"))?);
-            out
-        }
-        // A template that renders an answered turn differently: read it all.
-        None => session.encode(&asked)?,
-    })
+async fn judge_raw(session: &mut Session, text: &str, claim: &str) -> Result<f64, AskError> {
+    let question = verify::judge_question(verify::Judge::Support, text, claim);
+    let messages = [ChatMessage { role: "system", content: verify::JUDGE_SYSTEM }, ChatMessage { role: "user", content: &question }];
+    let (ids, fixed) = session.chat_ids(&messages[..1], &messages[1..])?;
+    session.keep(verify::JUDGE_PREFIX, &ids[..fixed]).await?;
+    let yes = session.encode("Yes")?;
+    let no = session.encode("No")?;
+    let scores = session.score(&ids, &[yes, no]).await?;
+    Ok(scores[0].logprob_sum - scores[1].logprob_sum)
 }
 
 /// Up to `max` characters of `passage`: its sentences sharing most words with `unit`, in the

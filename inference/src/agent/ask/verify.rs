@@ -182,6 +182,33 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
     best.map(|(_, s, text)| (s, text))
 }
 
+/// The judge's system turn: the same for every check (kept in the session as prefix
+/// [`JUDGE_PREFIX`]). Evaluations use it too, on a larger model (`index-builder judge`).
+pub const JUDGE_SYSTEM: &str = "You are a careful examiner. You read a text and decide whether a statement is supported by it. \
+Answer with one word: Yes or No.";
+
+/// Name of the judge's kept prefix.
+pub const JUDGE_PREFIX: &str = "judge";
+
+/// What a yes/no judgement asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Judge {
+    /// Does the passage `text` support the sentence `claim`?
+    Support,
+    /// Does the answer `text` state the fact `claim` (in any words)?
+    Fact,
+}
+
+/// The judge's user turn for one pair.
+pub fn judge_question(kind: Judge, text: &str, claim: &str) -> String {
+    match kind {
+        Judge::Fact => format!("Answer:\n\"\"\"\n{text}\n\"\"\"\n\nFact: {claim}\n\nDoes the answer state this fact (in any words)? Yes or No?"),
+        Judge::Support => {
+            format!("Passage:\n\"\"\"\n{text}\n\"\"\"\n\nSentence: {claim}\n\nIs everything the sentence says supported by the passage? Yes or No?")
+        }
+    }
+}
+
 /// Whether the model said that the book does not cover the question.
 pub fn says_not_covered(answer: &str) -> bool {
     let a = answer.to_lowercase();

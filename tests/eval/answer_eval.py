@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Answer quality of the Ask agent: key-fact recall, faithfulness, citation precision, abstentions, times.
+
+    python3 tests/eval/answer_eval.py --bundle python-docs.bundle --model M.gguf --judge J.gguf \
+        [--set dev|own-heldout|own-tuning] [--limit N] [--closed-book] [--out DIR] [--labels L.jsonl]
+
+1. `index-builder ask --queries Q.jsonl --json` answers every question of the set (in-corpus and
+   out-of-corpus) with the app's defaults; with --closed-book also without evidence (the baseline).
+2. `index-builder judge` (label scoring on the judge model, prompts in index-builder/src/cmd/judge.rs)
+   decides, for each in-corpus answer, whether it states each key fact ("fact"), and for each
+   sentence of the model's raw answer and of the shown answer whether the passage it cites (uncited:
+   all passages) supports it ("support").
+3. Figures (in-corpus questions count whether answered or not; an abstention states no fact):
+   - key-fact recall: the share of key facts the shown answer states (the book quote excluded);
+   - faithfulness: the share of sentences the judge finds supported, on the raw and the shown answer,
+     and the number of answers whose shown text has an unsupported sentence;
+   - citation precision: the share of answered questions whose citations include the gold section
+     (the hit rule of tests/eval/data/dev/README.md);
+   - false abstentions (in-corpus), correct abstentions (out-of-corpus);
+   - medians of time to sources, to the first token, decode speed.
+With --labels (JSONL of {"id", "yes"} written by a person for judge pair ids), the judge's agreement
+with those labels is reported; figures count only once it is at least 0.85.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from retrieval_eval import norm_heading, load_jsonl  # noqa: E402
+
+
+def number(qid):
+    return int(qid.rsplit("-", 1)[-1])
+
+
+def load_set(name, data):
+    if name == "dev":
+        d = os.path.join(data, "dev")
+        qa = load_jsonl(os.path.join(d, "qa_python_faq.jsonl")) + load_jsonl(os.path.join(d, "qa_python_tutorial.jsonl"))
+        return qa, load_jsonl(os.path.join(d, "out_of_corpus.jsonl"))
+    d = os.path.join(data, "own")
+    qa = load_jsonl(os.path.join(d, "qa_tutorial_faq.jsonl")) + load_jsonl(os.path.join(d, "qa_reference_howto.jsonl"))
+    ooc = load_jsonl(os.path.join(d, "out_of_corpus.jsonl"))
+    want = 1 if name == "own-tuning" else 0
+    if name not in ("own-tuning", "own-heldout"):
+        sys.exit(f"unknown set {name}; use dev, own-heldout or own-tuning")
+    keep = lambda q: number(q["id"]) % 2 == want
+    return [q for q in qa if keep(q)], [q for q in ooc if keep(q)]
+
+
+def run_jsonl(cmd, lines):
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as f:
+        for l in lines:
+            f.write(json.dumps(l, ensure_ascii=False) + "\n")
+        path = f.name
+    try:
+        out = subprocess.run(cmd(path), capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"{' '.join(cmd(path))} failed:\n{out.stderr[-3000:]}")
+        return [json.loads(l) for l in out.stdout.splitlines() if l.strip()]
+    finally:
+        os.unlink(path)
+
+
+def ask(binary, bundle, model, questions, extra):
+    res = run_jsonl(lambda p: [binary, "ask", "--bundle", bundle, "--model", model, "--queries", p, "--json", *extra],
+                    [{"id": q["id"], "question": q["question"]} for q in questions])
+    return {r["id"]: r for r in res}
+
+
+def is_hit(place, q):
+    gold = norm_heading(q["gold_heading"])
+    return place["file"] == q["gold_file"] and any(norm_heading(h) == gold for h in place["heading_path"])
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def pairs_for(qa, answers, tag):
+    """Judge pairs: key facts of the shown answer, sentences of the raw and shown answers."""
+    pairs = []
+    for q in qa:
+        r = answers[q["id"]]
+        if r.get("error"):
+            continue
+        if not r["abstained"] and r["answer"]:
+            for i, fact in enumerate(q["key_facts"]):
+                pairs.append({"id": f"{tag}:{q['id']}:fact:{i}", "kind": "fact", "text": r["answer"], "claim": fact})
+        sources = {s["n"]: s["text"] for s in r["sources"]}
+        for j, s in enumerate(r["sentences"]):
+            cited = [sources[n] for n in s["cites"] if n in sources] or list(sources.values())
+            if not cited:
+                continue
+            premise = "\n\n".join(cited)
+            pairs.append({"id": f"{tag}:{q['id']}:raw:{j}", "kind": "support", "text": premise, "claim": s["text"]})
+            if s["supported"] and not r["abstained"]:
+                pairs.append({"id": f"{tag}:{q['id']}:shown:{j}", "kind": "support", "text": premise, "claim": s["text"]})
+    return pairs
+
+
+def figures(qa, ooc, answers, verdicts, tag):
+    recall, raw, shown, bad, cite_ok, answered = [], [], [], 0, 0, 0
+    for q in qa:
+        r = answers[q["id"]]
+        facts = [verdicts.get(f"{tag}:{q['id']}:fact:{i}") for i in range(len(q["key_facts"]))]
+        recall.append(sum(1 for v in facts if v) / len(q["key_facts"]))
+        raw += [verdicts[k] for k in verdicts if k.startswith(f"{tag}:{q['id']}:raw:")]
+        s = [verdicts[k] for k in verdicts if k.startswith(f"{tag}:{q['id']}:shown:")]
+        shown += s
+        bad += any(not v for v in s)
+        if not r.get("error") and not r["abstained"]:
+            answered += 1
+            cite_ok += any(is_hit(c, q) for c in r["citations"])
+    ok = lambda q: not answers[q["id"]].get("error")
+    times = [answers[q["id"]] for q in qa + ooc if ok(q)]
+    decode = [
+        (t["new_tokens"] - 1) / ((t["ms"] - t["first_token_ms"] - (t["check_ms"] or 0)) / 1000)
+        for t in times
+        if t.get("first_token_ms") and t["new_tokens"] > 1 and t["ms"] - t["first_token_ms"] - (t["check_ms"] or 0) > 0
+    ]
+    return {
+        "questions": len(qa),
+        "key_fact_recall": sum(recall) / len(recall) if recall else None,
+        "faithfulness_raw": sum(raw) / len(raw) if raw else None,
+        "faithfulness_shown": sum(shown) / len(shown) if shown else None,
+        "sentences_raw": len(raw),
+        "sentences_shown": len(shown),
+        "answers_with_unsupported_shown": bad,
+        "answered": answered,
+        "citation_precision": cite_ok / answered if answered else None,
+        "false_abstentions": sum(1 for q in qa if ok(q) and answers[q["id"]]["abstained"]),
+        "correct_abstentions": sum(1 for q in ooc if ok(q) and answers[q["id"]]["abstained"]),
+        "out_of_corpus": len(ooc),
+        "errors": sum(1 for q in qa + ooc if not ok(q)),
+        "median_sources_ms": median([t.get("sources_ms") for t in times]),
+        "median_first_token_ms": median([t.get("first_token_ms") for t in times]),
+        "median_decode_tok_s": median(decode),
+        "median_check_ms": median([t.get("check_ms") for t in times]),
+    }
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/pathshala/target"))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bundle", required=True)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--judge", required=True)
+    ap.add_argument("--set", default="dev")
+    ap.add_argument("--data", default=os.path.join(here, "data"))
+    ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
+    ap.add_argument("--limit", type=int, default=None, help="first N in-corpus and N out-of-corpus questions")
+    ap.add_argument("--closed-book", action="store_true", help="also answer without evidence (the baseline)")
+    ap.add_argument("--labels", default=None)
+    ap.add_argument("--out", default=None, help="folder for the answers, the judge's verdicts and the figures")
+    ap.add_argument("--check", action="store_true", help="exit 1 unless every figure was computed (the harness test)")
+    args = ap.parse_args()
+    for path in (args.bundle, args.model, args.judge, args.index_builder):
+        if not os.path.exists(path):
+            sys.exit(f"error: {path} does not exist")
+
+    qa, ooc = load_set(args.set, args.data)
+    if args.limit:
+        qa, ooc = qa[: args.limit], ooc[: args.limit]
+    runs = {"grounded": ask(args.index_builder, args.bundle, args.model, qa + ooc, [])}
+    if args.closed_book:
+        runs["closed-book"] = ask(args.index_builder, args.bundle, args.model, qa, ["--closed-book"])
+    pairs = []
+    for tag, answers in runs.items():
+        pairs += pairs_for(qa, answers, tag)
+    judged = run_jsonl(lambda p: [args.index_builder, "judge", "--model", args.judge, "--pairs", p], pairs)
+    verdicts = {j["id"]: j["yes"] for j in judged}
+    result = {"set": args.set, "model": os.path.basename(args.model), "judge": os.path.basename(args.judge)}
+    for tag, answers in runs.items():
+        result[tag] = figures(qa, ooc if tag == "grounded" else [], answers, verdicts, tag)
+    if args.labels:
+        labels = {l["id"]: l["yes"] for l in load_jsonl(args.labels)}
+        both = [k for k in labels if k in verdicts]
+        result["judge_agreement"] = {"labels": len(both), "agreement": sum(labels[k] == verdicts[k] for k in both) / len(both) if both else None}
+    print(json.dumps(result, indent=1))
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        for tag, answers in runs.items():
+            with open(os.path.join(args.out, f"answers-{tag}.jsonl"), "w", encoding="utf-8") as f:
+                for a in answers.values():
+                    f.write(json.dumps(a, ensure_ascii=False) + "\n")
+        with open(os.path.join(args.out, "judge-pairs.jsonl"), "w", encoding="utf-8") as f:
+            for p in pairs:
+                f.write(json.dumps({**p, "judge_yes": verdicts.get(p["id"])}, ensure_ascii=False) + "\n")
+        with open(os.path.join(args.out, "figures.json"), "w") as f:
+            json.dump(result, f, indent=1)
+    if args.check:
+        g = result["grounded"]
+        missing = [k for k in ("key_fact_recall", "median_sources_ms") if g[k] is None]
+        if g["errors"] or missing or len(runs["grounded"]) != len(qa) + len(ooc) or not judged:
+            sys.exit(f"the harness did not produce every figure: errors {g['errors']}, missing {missing}, {len(judged)} judgements")
+        print(f"answer evaluation harness: {len(qa)} in-corpus + {len(ooc)} out-of-corpus questions, {len(judged)} judgements")
+
+
+if __name__ == "__main__":
+    main()
