@@ -50,11 +50,12 @@ pub use inference::agent::ask::AbstainReason;
 
 /// The Ask agent's settings in the worker: `index-builder ask`'s defaults (the same prompt and
 /// check for the same bundle and question), read in steps the worker can yield between, with
-/// the page's `?answer_tokens=` / `?passages=` overrides (for measuring slow runtimes).
-pub fn ask_settings(runtime: Runtime, answer_tokens: Option<usize>, passages: Option<usize>) -> inference::agent::ask::AskSettings {
+/// the page's `?answer_tokens=` / `?passages=` / `?check=0` overrides (for measuring slow runtimes).
+pub fn ask_settings(runtime: Runtime, answer_tokens: Option<usize>, passages: Option<usize>, check: Option<bool>) -> inference::agent::ask::AskSettings {
     let mut s = inference::agent::ask::AskSettings { prompt_chunk: if runtime == Runtime::WebGpu { 256 } else { 64 }, ..Default::default() };
     s.ask.max_new_tokens = answer_tokens.unwrap_or(s.ask.max_new_tokens);
     s.ask.passages = passages.unwrap_or(s.ask.passages).max(1);
+    s.verify.enabled = check.unwrap_or(s.verify.enabled);
     s
 }
 
@@ -85,6 +86,9 @@ pub enum Request {
         answer_tokens: Option<usize>,
         #[serde(default)]
         passages: Option<usize>,
+        /// `?check=0`: answers shown unchecked (for measuring the model alone on a slow runtime).
+        #[serde(default)]
+        check: Option<bool>,
     },
     /// Hybrid retrieval (`lexical: false`) or BM25 over the book (`lexical: true`).
     Search { id: u32, question: String, lexical: bool },
@@ -301,11 +305,12 @@ mod tests {
     #[test]
     fn the_worker_asks_with_the_clis_settings() {
         let cli = inference::agent::ask::AskSettings::default();
-        let app = ask_settings(Runtime::Quantized, None, None);
+        let app = ask_settings(Runtime::Quantized, None, None, None);
         // Only how the prompt is read differs (in steps, so Stop is handled): not what it says.
         assert_eq!((&app.ask, &app.verify, app.closed_book), (&cli.ask, &cli.verify, cli.closed_book));
         assert_eq!(format!("{:?}", app.retrieval), format!("{:?}", cli.retrieval));
-        assert_eq!(ask_settings(Runtime::Quantized, Some(2), Some(0)).ask.passages, 1);
+        assert_eq!(ask_settings(Runtime::Quantized, Some(2), Some(0), None).ask.passages, 1);
+        assert!(!ask_settings(Runtime::WebGpu, None, None, Some(false)).verify.enabled);
     }
 
     #[test]

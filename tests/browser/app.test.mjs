@@ -201,21 +201,24 @@ test('model Markdown renders inert: no raw HTML, no script', async () => {
 
 test('WebGPU runtime (?llm=webgpu): the worker runs the model on WebGPU and streams an answer', { skip: !hasDocs && 'python3.11-doc is not installed' }, async () => {
   // SwiftShader emulates the GPU on the CPU (about a minute per model step here), so keep the
-  // prompt to one passage and the answer to two tokens.
+  // prompt to one passage and the answer to two tokens, unchecked (the check's label scoring
+  // reads back through the same asynchronous path as generation).
   const t0 = Date.now();
-  await page.goto(`${base}?llm=webgpu&answer_tokens=2&passages=1`);
+  await page.goto(`${base}?llm=webgpu&answer_tokens=2&passages=1&check=0`);
   await waitReady(600_000);
   const llm = await page.getAttribute('[data-testid=status] [data-llm]', 'data-llm');
   assert.match(llm, /\(WebGpu\)$/, llm);
   console.log(`# webgpu: ready from IndexedDB in ${Date.now() - t0} ms`);
   await ask(dev.question);
-  // Two tokens rarely make a sentence the book supports: the check may leave nothing to show.
-  const state = await answerState(600_000);
-  assert.ok(state === 'done' || state === 'abstained', state);
+  // The kept prefix (system turn and worked example) and the passage: ≈ 550 prompt tokens at
+  // about a second each on SwiftShader.
+  const state = await answerState(1_500_000);
+  assert.equal(state, 'done');
   const stats = await page.$eval('[data-testid=answer-stats]', (e) => ({ ...e.dataset }));
   console.log(`# webgpu ask: ${state}, ${JSON.stringify(stats)}`);
   const tokens = Number(stats.tokens);
   assert.ok(tokens >= 1 && tokens <= 2, `${tokens} tokens (limit 2)`);
+  assert.ok((await page.textContent('[data-testid=answer-body]')).trim().length > 0, 'the answer has text');
 });
 
 test('language: Bangla strings, persisted across a warm reload from IndexedDB', async () => {

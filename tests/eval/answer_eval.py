@@ -109,7 +109,8 @@ def figures(qa, ooc, answers, verdicts, tag):
     for q in qa:
         r = answers[q["id"]]
         facts = [verdicts.get(f"{tag}:{q['id']}:fact:{i}") for i in range(len(q["key_facts"]))]
-        recall.append(sum(1 for v in facts if v) / len(q["key_facts"]))
+        if verdicts:
+            recall.append(sum(1 for v in facts if v) / len(q["key_facts"]))
         raw += [verdicts[k] for k in verdicts if k.startswith(f"{tag}:{q['id']}:raw:")]
         s = [verdicts[k] for k in verdicts if k.startswith(f"{tag}:{q['id']}:shown:")]
         shown += s
@@ -151,7 +152,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bundle", required=True)
     ap.add_argument("--model", required=True)
-    ap.add_argument("--judge", required=True)
+    ap.add_argument("--judge", required=True, help="the judge model, or `none` for times and abstentions only")
     ap.add_argument("--set", default="dev")
     ap.add_argument("--data", default=os.path.join(here, "data"))
     ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
@@ -161,7 +162,7 @@ def main():
     ap.add_argument("--out", default=None, help="folder for the answers, the judge's verdicts and the figures")
     ap.add_argument("--check", action="store_true", help="exit 1 unless every figure was computed (the harness test)")
     args = ap.parse_args()
-    for path in (args.bundle, args.model, args.judge, args.index_builder):
+    for path in (args.bundle, args.model, args.index_builder) + (() if args.judge == "none" else (args.judge,)):
         if not os.path.exists(path):
             sys.exit(f"error: {path} does not exist")
 
@@ -174,8 +175,20 @@ def main():
     pairs = []
     for tag, answers in runs.items():
         pairs += pairs_for(qa, answers, tag)
-    judged = run_jsonl(lambda p: [args.index_builder, "judge", "--model", args.judge, "--pairs", p], pairs)
-    verdicts = {j["id"]: j["yes"] for j in judged}
+    # Each distinct (kind, text, claim) is judged once (a shown sentence is also a raw one), in
+    # order, so pairs over the same text follow each other and the judge reuses its cache.
+    unique = {}
+    for p in pairs:
+        unique.setdefault((p["kind"], p["text"], p["claim"]), len(unique))
+    if args.judge == "none":
+        judged, verdicts = [], {}
+    else:
+        judged = run_jsonl(
+            lambda path: [args.index_builder, "judge", "--model", args.judge, "--pairs", path],
+            [{"id": i, "kind": k, "text": t, "claim": c} for (k, t, c), i in unique.items()],
+        )
+        by_key = {j["id"]: j["yes"] for j in judged}
+        verdicts = {p["id"]: by_key[unique[(p["kind"], p["text"], p["claim"])]] for p in pairs}
     result = {"set": args.set, "model": os.path.basename(args.model), "judge": os.path.basename(args.judge)}
     for tag, answers in runs.items():
         result[tag] = figures(qa, ooc if tag == "grounded" else [], answers, verdicts, tag)

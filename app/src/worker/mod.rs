@@ -67,14 +67,14 @@ fn handle(state: &Rc<State>, req: Request) {
     let engine = state.engine.borrow().clone();
     match req {
         Request::Stop => state.stop.set(true),
-        Request::Load { assets, runtime, answer_tokens, passages } => {
+        Request::Load { assets, runtime, answer_tokens, passages, check } => {
             if state.loading.get() || engine.is_some() {
                 return;
             }
             state.loading.set(true);
             let state = state.clone();
             spawn_local(async move {
-                let ask = protocol::ask_settings(runtime, answer_tokens, passages);
+                let ask = protocol::ask_settings(runtime, answer_tokens, passages, check);
                 match load(assets, runtime, ask).await {
                     Ok((engine, info)) => {
                         *state.engine.borrow_mut() = Some(Rc::new(engine));

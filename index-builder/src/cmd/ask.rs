@@ -1,11 +1,11 @@
 //! `index-builder ask`: the Ask agent from a terminal, with the app's defaults.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, Quote, Source};
 use inference::bundle::Bundle;
 use inference::llm::{LoadOptions, Session, now};
-use serde::{Deserialize, Serialize};
-use std::io::{BufRead, Write};
+use serde::Serialize;
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -47,11 +47,6 @@ pub struct Args {
     closed_book: bool,
 }
 
-#[derive(Deserialize)]
-struct QueryLine {
-    id: serde_json::Value,
-    question: String,
-}
 
 #[derive(Serialize)]
 struct Place<'a> {
@@ -147,22 +142,7 @@ pub fn run(a: Args) -> Result<()> {
     }
     settings.verify.enabled = !a.no_verify;
     settings.closed_book = a.closed_book;
-    let questions: Vec<QueryLine> = match (&a.question, &a.queries) {
-        (Some(q), None) => vec![QueryLine { id: serde_json::Value::from(1), question: q.clone() }],
-        (None, Some(path)) => {
-            let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-            std::io::BufReader::new(f)
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()))
-                .map(|(n, l)| {
-                    let l = l?;
-                    serde_json::from_str(&l).with_context(|| format!("{}:{}: expected {{\"id\", \"question\"}}", path.display(), n + 1))
-                })
-                .collect::<Result<_>>()?
-        }
-        _ => bail!("give a question, or --queries FILE.jsonl"),
-    };
+    let questions = super::questions(a.question.as_deref(), a.queries.as_deref())?;
     let stdout = std::io::stdout();
     for q in &questions {
         let mut env = AskEnv { bundle: &bundle, encoder: encoder.as_ref(), session: &mut session };

@@ -2,8 +2,8 @@ use anyhow::{Context, Result, bail};
 use inference::bundle::Bundle;
 use inference::embed::SentenceEncoder;
 use inference::retrieve::{FeatureReranker, Fusion, Mode, Query, Reranker, RetrievalConfig, retrieve};
-use serde::{Deserialize, Serialize};
-use std::io::{BufRead, Write};
+use serde::Serialize;
+use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -54,11 +54,6 @@ pub struct Args {
     encoder: Option<PathBuf>,
 }
 
-#[derive(Deserialize)]
-struct QueryLine {
-    id: serde_json::Value,
-    question: String,
-}
 
 #[derive(Serialize)]
 struct ResultLine<'a> {
@@ -124,22 +119,7 @@ pub fn run(a: Args) -> Result<()> {
         None
     };
     let reranker = FeatureReranker::default();
-    let questions: Vec<QueryLine> = match (&a.question, &a.queries) {
-        (Some(q), None) => vec![QueryLine { id: serde_json::Value::from(1), question: q.clone() }],
-        (None, Some(path)) => {
-            let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-            std::io::BufReader::new(f)
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()))
-                .map(|(n, l)| {
-                    let l = l?;
-                    serde_json::from_str(&l).with_context(|| format!("{}:{}: expected {{\"id\", \"question\"}}", path.display(), n + 1))
-                })
-                .collect::<Result<_>>()?
-        }
-        _ => bail!("give a question, or --queries FILE.jsonl"),
-    };
+    let questions = super::questions(a.question.as_deref(), a.queries.as_deref())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for q in &questions {

@@ -298,7 +298,8 @@ impl AskRun {
         }
         let cfg = &self.settings.verify;
         if !cfg.enabled || self.settings.closed_book {
-            return Ok(Checked { supported: true, support: unit.cites.first().copied(), ..base });
+            // Unchecked: shown as the model wrote it, its own citations kept.
+            return Ok(Checked { supported: true, support: unit.cites.first().copied(), text: unit.text.clone(), ..base });
         }
         let idf = |t: &str| env.bundle.bm25.idf(t);
         let passages: Vec<_> = prompt.sources.iter().map(|s| verify::terms(&format!("{} {}", s.heading_path.join(" "), s.text))).collect();
@@ -339,7 +340,7 @@ impl AskRun {
         let dropped = units.iter().filter(|u| !u.supported).count();
         let content = units.iter().filter(|u| u.supported && u.support.is_some()).count();
         let answer = Answer { raw: raw.clone(), shown, units, dropped, tokens, truncated, stopped: self.stopped };
-        if content == 0 && !self.stopped && !self.settings.closed_book {
+        if content == 0 && !self.stopped && !self.settings.closed_book && self.settings.verify.enabled {
             let message = if verify::says_not_covered(&raw) || raw.is_empty() {
                 "The course book does not cover this."
             } else {

@@ -149,8 +149,9 @@ impl VerifyConfig {
 }
 
 /// The book's sentence that best answers the question: a sentence of one of the passages
-/// (verbatim), scored by the IDF weight of the question's terms it contains, ties to the
-/// higher-ranked passage. None when no sentence shares a content term with the question.
+/// (verbatim), scored by the IDF weight of the question's terms it contains divided by the
+/// passage's rank (retrieval's order is the stronger signal: a lower passage needs twice, three
+/// times the overlap). None when no sentence shares a content term with the question.
 pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32) -> Option<(&'a Source, String)> {
     let q = terms(question);
     let mut best: Option<(f32, &Source, String)> = None;
@@ -171,8 +172,7 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
                     continue;
                 }
                 let overlap: f32 = terms(sentence).iter().filter(|w| q.contains(*w)).map(|w| idf(w)).sum();
-                // A lower-ranked passage needs a clearly better sentence.
-                let score = overlap * (1.0 - 0.1 * rank as f32);
+                let score = overlap / (1 + rank) as f32;
                 if overlap > 0.0 && best.as_ref().is_none_or(|(b, _, _)| score > *b) {
                     best = Some((score, s, sentence.to_string()));
                 }
@@ -259,6 +259,11 @@ mod tests {
         let (s, q) = quote("How do I add an item to the end of a list?", &sources, &idf).unwrap();
         assert_eq!((s.n, q.as_str()), (1, "The append method adds an item to the end of the list."));
         assert!(quote("zebra", &sources, &idf).is_none());
+        // The first passage's sentence wins unless a later one shares twice the question's words.
+        let (s, _) = quote("Are tuples immutable sequences?", &sources, &idf).unwrap();
+        assert_eq!(s.n, 2);
+        let (s, _) = quote("What are sequences of items?", &sources, &idf).unwrap();
+        assert_eq!(s.n, 1, "one shared word more does not outrank the first passage");
     }
 
     #[test]
