@@ -67,7 +67,9 @@ fn unit(text: &str, max_n: usize, code: bool) -> Unit {
     Unit { text: text.to_string(), cites, code }
 }
 
-/// `text` with every valid citation group removed (and the space before it).
+/// `text` with every citation group removed (and the space before it): valid ones, and
+/// numbers past the last passage written after a space (`list [5]`, which the model invented),
+/// but not an index such as `x[5]`.
 pub fn strip_citations(text: &str, max_n: usize) -> String {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
@@ -79,7 +81,24 @@ pub fn strip_citations(text: &str, max_n: usize) -> String {
         at = c.end;
     }
     out.push_str(&text[at..]);
-    out
+    let mut clean = String::with_capacity(out.len());
+    let mut rest = out.as_str();
+    while let Some(i) = rest.find(" [") {
+        let inner = &rest[i + 2..];
+        let end = inner.find(']').filter(|&e| e > 0 && e <= 12 && inner[..e].chars().all(|c| c.is_ascii_digit() || c == ',' || c == ' '));
+        match end {
+            Some(e) => {
+                clean.push_str(&rest[..i]);
+                rest = &inner[e + 1..];
+            }
+            None => {
+                clean.push_str(&rest[..i + 2]);
+                rest = inner;
+            }
+        }
+    }
+    clean.push_str(rest);
+    clean
 }
 
 /// Splits a line into sentences, each keeping its trailing punctuation and spaces.
@@ -233,6 +252,7 @@ mod tests {
         assert_eq!(u[1].cites, [2]);
         assert!(u[2].code && u[2].cites.is_empty(), "in code, [1] is a list");
         assert_eq!(u[0].plain(2), "A list holds items.");
+        assert_eq!(strip_citations("Add it to the list [5], then x[5] and [1, 2] [a].", 2), "Add it to the list, then x[5] and [a].");
         assert_eq!(units("```\nprint(1)", 1).len(), 1, "a cut-off block is one unit");
         assert_eq!(sentences("One. Two?  Three"), ["One. ", "Two?  ", "Three"]);
         assert_eq!(sentences("v1.2 is out."), ["v1.2 is out."]);
