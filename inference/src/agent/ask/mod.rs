@@ -24,7 +24,7 @@
 pub mod prompt;
 pub mod verify;
 
-pub use prompt::{AskConfig, AskPrompt, Citation, Plan, Source, citations, cited_sources, plan};
+pub use prompt::{AskConfig, AskPrompt, Citation, Plan, Source, citations, plan};
 pub use verify::VerifyConfig;
 
 use crate::bundle::Bundle;

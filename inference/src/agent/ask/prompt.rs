@@ -45,12 +45,6 @@ pub struct Source {
     pub text: String,
 }
 
-impl Source {
-    /// The cited section's own heading.
-    pub fn heading(&self) -> &str {
-        self.heading_path.last().map(String::as_str).unwrap_or("")
-    }
-}
 
 /// The prompt for one question, with the passages it numbers.
 #[derive(Clone, Debug, PartialEq)]
@@ -235,18 +229,6 @@ pub fn citations(answer: &str, max: usize) -> Vec<Citation> {
     out
 }
 
-/// The passages an answer cites, each once, in order of first mention.
-pub fn cited_sources<'a>(answer: &str, sources: &'a [Source]) -> Vec<&'a Source> {
-    let mut out: Vec<&Source> = Vec::new();
-    for c in citations(answer, sources.len()) {
-        let s = &sources[c.n - 1];
-        if !out.iter().any(|o| o.n == s.n) {
-            out.push(s);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,13 +352,5 @@ mod tests {
         assert!(citations("[", 3).is_empty());
         assert!(citations("a [ 1 ] b", 3).len() == 1);
         assert!(citations("ক [১]", 3).is_empty(), "Bengali digits are not parsed as numbers");
-    }
-
-    #[test]
-    fn cited_sources_map_numbers_to_sections_once() {
-        let p = prompt("C", "q", &retrieval(false), &AskConfig::default());
-        let cited = cited_sources("See [2] and [1], again [2].", &p.sources);
-        assert_eq!(cited.iter().map(|s| s.heading()).collect::<Vec<_>>(), ["Keyword Arguments", "Default Argument Values"]);
-        assert!(cited_sources("no citations", &p.sources).is_empty());
     }
 }
