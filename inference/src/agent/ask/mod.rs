@@ -189,8 +189,9 @@ impl AskRun {
             State::Answering { prompt, ids, fixed, mut generation, kept } => {
                 if !kept {
                     env.session.keep(PREFIX, &ids[..fixed]).await?;
+                    let total = ids.len();
                     self.state = State::Answering { prompt, ids, fixed, generation, kept: true };
-                    return Ok(Some(AskEvent::Reading { done: fixed, total: self.ids_len() }));
+                    return Ok(Some(AskEvent::Reading { done: fixed, total }));
                 }
                 if self.stopped {
                     generation.cancel();
@@ -229,13 +230,6 @@ impl AskRun {
                 Ok(Some(self.finish(raw, tokens, truncated, checked)))
             }
             State::Done => Ok(None),
-        }
-    }
-
-    fn ids_len(&self) -> usize {
-        match &self.state {
-            State::Answering { ids, .. } => ids.len(),
-            _ => 0,
         }
     }
 
