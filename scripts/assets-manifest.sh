@@ -15,10 +15,12 @@ entry() { # name url [on_demand]
   printf '    {"name": "%s", "url": "%s", "bytes": %s, "sha256": "%s", "version": "%s"%s}' "$1" "$2" "$bytes" "$sha" "${sha:0:12}" "$extra"
 }
 enc=models/all-MiniLM-L6-v2
-# The course's chat model (Ask, Quiz) and the Code tutor's coder model, downloaded the first time
-# a learner plans a task of their own. Without the second the tutor uses the first.
-llm="${LLM:-SmolLM2-135M-Instruct.Q4_1.gguf}"
-tutor_llm="${TUTOR_LLM:-qwen2.5-coder-0.5b-instruct-q4_k_m.gguf}"
+# The course's chat model: Ask, the Code tutor and every other agent run on it (one download per
+# course). TUTOR_LLM names a separate coder model for the tutor, downloaded the first time a
+# learner plans a task of their own (the tests use it: a tiny course model, a real tutor model).
+llm="${LLM:-qwen2.5-coder-0.5b-instruct-q4_k_m.gguf}"
+tutor_llm="${TUTOR_LLM:-}"
+[ "$tutor_llm" = "$llm" ] && tutor_llm=""
 entries=(
   "$(entry bundle course.bundle)"
   "$(entry encoder-config $enc/config.json)"
@@ -26,11 +28,11 @@ entries=(
   "$(entry encoder-weights $enc/model.safetensors)"
   "$(entry llm "models/$llm")"
 )
-[ -f "models/$tutor_llm" ] && entries+=("$(entry tutor-llm "models/$tutor_llm" on_demand)")
+[ -n "$tutor_llm" ] && entries+=("$(entry tutor-llm "models/$tutor_llm" on_demand)")
 version="$(printf '%s\n' "${entries[@]}" | sha256sum | cut -c1-16)"
 {
   printf '{\n  "version": "%s",\n  "assets": [\n' "$version"
   (IFS=$'\n'; echo "${entries[*]}" | sed '$!s/$/,/')
   printf '  ]\n}\n'
 } > assets.json
-echo "assets.json: version $version, $(du -ch course.bundle $enc/* models/$llm | tail -1 | cut -f1) at load$([ -f "models/$tutor_llm" ] && echo ", $(du -h "models/$tutor_llm" | cut -f1) on demand ($tutor_llm)")"
+echo "assets.json: version $version, $(du -ch course.bundle $enc/* "models/$llm" | tail -1 | cut -f1) at load ($llm)$([ -n "$tutor_llm" ] && echo ", $(du -h "models/$tutor_llm" | cut -f1) on demand ($tutor_llm)")"

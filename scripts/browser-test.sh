@@ -14,8 +14,9 @@ if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then
   (apt-get update -q && apt-get install -y -q chromium chromium-driver) >/dev/null
 fi
 [ -f models/cache/all-MiniLM-L6-v2/model.safetensors ] || models/fetch.sh encoder
-# The Code tutor's model (on demand); TUTOR_LLM=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf for the
-# larger one (models/fetch.sh llm-large).
+# SmolLM2-135M as the course model keeps the tests fast; the Code tutor's model is a separate,
+# on-demand one (TUTOR_LLM=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf for the larger one).
+export LLM=SmolLM2-135M-Instruct.Q4_1.gguf
 export TUTOR_LLM="${TUTOR_LLM:-qwen2.5-coder-0.5b-instruct-q4_k_m.gguf}"
 [ -f models/cache/SmolLM2-135M-Instruct.Q4_1.gguf ] && [ -f "models/cache/$TUTOR_LLM" ] || models/fetch.sh llm
 scripts/install-web-tools.sh

@@ -17,11 +17,10 @@ scripts/install-web-tools.sh
 CARGO_TARGET_DIR="$WASM_TARGET_DIR" trunk build
 mkdir -p dist/models/all-MiniLM-L6-v2
 cp models/cache/all-MiniLM-L6-v2/{config.json,model.safetensors,tokenizer.json} dist/models/all-MiniLM-L6-v2/
-cp models/cache/SmolLM2-135M-Instruct.Q4_1.gguf dist/models/
-# The Code tutor's model (on demand); TUTOR_LLM=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf for the
-# larger one (models/fetch.sh llm-large).
-export TUTOR_LLM="${TUTOR_LLM:-qwen2.5-coder-0.5b-instruct-q4_k_m.gguf}"
-cp "models/cache/$TUTOR_LLM" dist/models/
+# The course's chat model, shared by Ask and the Code tutor: Qwen2.5-Coder-0.5B-Instruct;
+# LLM=qwen2.5-coder-1.5b-instruct-q4_k_m.gguf for the larger one (models/fetch.sh llm-large).
+export LLM="${LLM:-qwen2.5-coder-0.5b-instruct-q4_k_m.gguf}"
+cp "models/cache/$LLM" dist/models/
 cp "$CARGO_TARGET_DIR/demo.bundle" dist/course.bundle
 scripts/assets-manifest.sh dist
 echo "serving dist/ on http://127.0.0.1:${PORT:-8080}/"

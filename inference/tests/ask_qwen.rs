@@ -3,7 +3,7 @@
 //! is reused; every shown sentence was checked.
 
 mod common;
-use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, PREFIX, VerifyConfig, judge_support};
+use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, PREFIX, judge_support};
 use inference::bundle::Bundle;
 use inference::corpus::{Block, BlockKind, Document};
 use inference::index::build::{BuildOptions, EmbedMode, build};
@@ -154,14 +154,13 @@ fn the_check_tells_a_supported_sentence_from_a_contradicted_one() {
     let passage = "The append method adds one item to the end of a list. The remove method deletes the first item equal to its argument; pop removes and returns the last item.";
     let mut bias = None;
     let mut margin = |s: &str| now(judge_support(&mut session, s, passage, &mut bias)).unwrap();
-    let cfg = VerifyConfig::default();
     let (yes, no, wrong) = (
         margin("append adds an item at the end of the list."),
         margin("pop removes the first item of a list and returns nothing."),
         margin("The append method sorts the list in reverse order."),
     );
     eprintln!("margins: supported {yes:.2}, contradicted {no:.2}, {wrong:.2}");
-    assert!(yes >= cfg.min_margin, "supported: {yes}");
+    assert!(yes > 0.0, "supported: {yes}");
     assert!(no < yes && wrong < yes, "{yes} {no} {wrong}");
-    assert!(no < cfg.min_margin || wrong < cfg.min_margin, "at least one wrong sentence is caught: {no} {wrong}");
+    assert!(no < 0.0 || wrong < 0.0, "the judge leans no on at least one wrong sentence: {no} {wrong}");
 }

@@ -159,6 +159,7 @@ def main():
     ap.add_argument("--limit", type=int, default=None, help="first N in-corpus and N out-of-corpus questions")
     ap.add_argument("--closed-book", action="store_true", help="also answer without evidence (the baseline)")
     ap.add_argument("--labels", default=None)
+    ap.add_argument("--ask-arg", action="append", default=[], help="passed on to `index-builder ask` (tuning: --ask-arg=--min-lexical=0)")
     ap.add_argument("--out", default=None, help="folder for the answers, the judge's verdicts and the figures")
     ap.add_argument("--check", action="store_true", help="exit 1 unless every figure was computed (the harness test)")
     args = ap.parse_args()
@@ -169,9 +170,9 @@ def main():
     qa, ooc = load_set(args.set, args.data)
     if args.limit:
         qa, ooc = qa[: args.limit], ooc[: args.limit]
-    runs = {"grounded": ask(args.index_builder, args.bundle, args.model, qa + ooc, [])}
+    runs = {"grounded": ask(args.index_builder, args.bundle, args.model, qa + ooc, args.ask_arg)}
     if args.closed_book:
-        runs["closed-book"] = ask(args.index_builder, args.bundle, args.model, qa, ["--closed-book"])
+        runs["closed-book"] = ask(args.index_builder, args.bundle, args.model, qa, ["--closed-book", *args.ask_arg])
     pairs = []
     for tag, answers in runs.items():
         pairs += pairs_for(qa, answers, tag)

@@ -42,6 +42,12 @@ pub struct Args {
     /// Show the model's answer unchecked (for measuring the model alone).
     #[arg(long)]
     no_verify: bool,
+    /// Least `margin + 3 × lexical` of the check (default: the app's; for tuning).
+    #[arg(long, allow_hyphen_values = true)]
+    min_score: Option<f64>,
+    /// Least lexical support of the check (default: the app's; for tuning).
+    #[arg(long)]
+    min_lexical: Option<f32>,
     /// Answer without evidence (closed book): the same model and system turn, the question only.
     #[arg(long)]
     closed_book: bool,
@@ -70,6 +76,8 @@ struct SentenceLine<'a> {
     supported: bool,
     margin: Option<f64>,
     lexical: f32,
+    /// Left out unchecked: it repeats an earlier sentence.
+    repeated: bool,
 }
 
 #[derive(Serialize)]
@@ -141,6 +149,8 @@ pub fn run(a: Args) -> Result<()> {
         settings.ask.max_new_tokens = n;
     }
     settings.verify.enabled = !a.no_verify;
+    settings.verify.min_score = a.min_score.unwrap_or(settings.verify.min_score);
+    settings.verify.min_lexical = a.min_lexical.unwrap_or(settings.verify.min_lexical);
     settings.closed_book = a.closed_book;
     let questions = super::questions(a.question.as_deref(), a.queries.as_deref())?;
     let stdout = std::io::stdout();
@@ -228,6 +238,7 @@ fn line<'a>(bundle: &'a Bundle, id: &'a serde_json::Value, o: &'a Outcome) -> An
                 supported: u.supported,
                 margin: u.margin,
                 lexical: u.lexical,
+                repeated: u.repeated,
             })
             .collect(),
         dropped: o.answer.as_ref().map_or(0, |a| a.dropped),

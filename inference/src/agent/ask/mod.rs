@@ -92,6 +92,9 @@ pub struct Checked {
     /// Lexical support by that passage.
     pub lexical: f32,
     pub code: bool,
+    /// It says again what an earlier unit said (left out unchecked).
+    #[serde(default)]
+    pub repeated: bool,
 }
 
 /// The answer after its check.
@@ -204,6 +207,10 @@ impl AskRun {
                 };
                 match out {
                     Some(e) => {
+                        if matches!(&e, AskEvent::Token(t) if t.contains(['.', '!', '?', '\n', '।'])) && verify::looping(generation.text()) {
+                            // The model repeats itself: end the answer here (the repeat is left out).
+                            generation.cancel();
+                        }
                         self.state = State::Answering { prompt, ids, fixed, generation, kept };
                         Ok(Some(e))
                     }
@@ -220,8 +227,8 @@ impl AskRun {
             }
             State::Checking { prompt, raw, tokens, truncated, units, mut checked } => {
                 if checked.len() < units.len() {
-                    let unit = &units[checked.len()];
-                    let c = self.check(env, &prompt, unit).await?;
+                    let (unit, earlier) = (&units[checked.len()], &units[..checked.len()]);
+                    let c = self.check(env, &prompt, unit, earlier).await?;
                     checked.push(c);
                     let (done, total) = (checked.len(), units.len());
                     self.state = State::Checking { prompt, raw, tokens, truncated, units, checked };
@@ -281,11 +288,20 @@ impl AskRun {
     }
 
     /// Checks one unit: against each passage it cites, else the one holding most of its words.
-    async fn check(&mut self, env: &mut AskEnv<'_>, prompt: &AskPrompt, unit: &Unit) -> Result<Checked, AskError> {
+    /// A unit that repeats an `earlier` one is left out unchecked.
+    async fn check(&mut self, env: &mut AskEnv<'_>, prompt: &AskPrompt, unit: &Unit, earlier: &[Unit]) -> Result<Checked, AskError> {
         let max_n = prompt.sources.len();
         let plain = unit.plain(max_n);
         let words = verify::terms(&plain);
-        let base = Checked { text: plain.clone(), cited: unit.cites.clone(), support: None, supported: false, margin: None, lexical: 0.0, code: unit.code };
+        let base = Checked { text: plain.clone(), cited: unit.cites.clone(), support: None, supported: false, margin: None, lexical: 0.0, code: unit.code, repeated: false };
+        if earlier.iter().any(|e| verify::repeats(&words, &verify::terms(&e.plain(max_n)))) {
+            return Ok(Checked { repeated: true, ..base });
+        }
+        if verify::fragment(unit, &words) {
+            // A stray line ("spam/", "foo.py" of a file tree written outside a code block): no
+            // claim to check, and meaningless alone.
+            return Ok(base);
+        }
         if words.is_empty() {
             // Nothing to check ("Sure!", a lone list marker): shown as it is.
             return Ok(Checked { supported: true, ..base });

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Agreement of the evaluation judge with a person's labels.
+
+    python3 tests/eval/judge_agreement.py --judge models/cache/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf \
+        [--labels tests/eval/data/judge_labels.jsonl] [--out verdicts.jsonl]
+
+Each line of the labels file is one judgement a person made by reading, with the judge's own
+inputs: `{"id", "kind": "fact"|"support", "text", "claim", "yes": bool, "note"}` (`fact`: does the
+answer `text` state the fact `claim`; `support`: does the passage `text` support the sentence
+`claim`). The pairs come from answers on the tuning half of our own set (never the reported sets).
+`index-builder judge` (the prompts answer_eval.py uses) decides each; the script prints the share
+on which judge and person agree, overall, per kind and per label. answer_eval.py's figures count
+only while this is at least 0.85.
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from answer_eval import run_jsonl  # noqa: E402
+from retrieval_eval import load_jsonl  # noqa: E402
+
+
+def share(rows):
+    return {"n": len(rows), "agreement": round(sum(r["agree"] for r in rows) / len(rows), 3) if rows else None}
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/pathshala/target"))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--judge", required=True)
+    ap.add_argument("--labels", default=os.path.join(here, "data", "judge_labels.jsonl"))
+    ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
+    ap.add_argument("--out", default=None, help="JSONL: each label with the judge's verdict and margin")
+    args = ap.parse_args()
+    for path in (args.judge, args.labels, args.index_builder):
+        if not os.path.exists(path):
+            sys.exit(f"error: {path} does not exist")
+    labels = load_jsonl(args.labels)
+    if len({l["id"] for l in labels}) != len(labels):
+        sys.exit("error: label ids repeat")
+    judged = run_jsonl(
+        lambda path: [args.index_builder, "judge", "--model", args.judge, "--pairs", path],
+        [{"id": l["id"], "kind": l["kind"], "text": l["text"], "claim": l["claim"]} for l in labels],
+    )
+    by_id = {j["id"]: j for j in judged}
+    rows = [{**l, "judge_yes": by_id[l["id"]]["yes"], "margin": by_id[l["id"]]["margin"], "agree": by_id[l["id"]]["yes"] == l["yes"]} for l in labels]
+    result = {
+        "judge": os.path.basename(args.judge),
+        "all": share(rows),
+        "fact": share([r for r in rows if r["kind"] == "fact"]),
+        "support": share([r for r in rows if r["kind"] == "support"]),
+        "labelled_yes": share([r for r in rows if r["yes"]]),
+        "labelled_no": share([r for r in rows if not r["yes"]]),
+        "disagreements": [r["id"] for r in rows if not r["agree"]],
+    }
+    print(json.dumps(result, indent=1))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            for r in rows:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
