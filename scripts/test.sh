@@ -36,3 +36,5 @@ echo "== answer-quality harness on 2 + 2 dev questions (SmolLM2 as model and jud
 python3 tests/eval/answer_eval.py --bundle "$CARGO_TARGET_DIR/python-docs.bundle" \
   --model models/cache/SmolLM2-135M-Instruct.Q4_1.gguf --judge models/cache/SmolLM2-135M-Instruct.Q4_1.gguf \
   --set dev --limit 2 --closed-book --check
+echo "== judge-agreement harness on the 44 hand labels (SmolLM2 as judge: proves it runs; the 1.5B judge's figure is in docs/EVALUATION.md)"
+python3 tests/eval/judge_agreement.py --judge models/cache/SmolLM2-135M-Instruct.Q4_1.gguf >/dev/null
