@@ -37,6 +37,7 @@ if [ ! -d "$docs" ]; then
 fi
 slice=("$docs/appendix.rst.txt" "$docs/venv.rst.txt" "$docs/interactive.rst.txt")
 "$CARGO_TARGET_DIR/release/index-builder" build --title "Pathshala test course" --out dist/course.bundle \
+  --subject "introductory Python programming" --subject "school science (Class 8)" \
   index-builder/demo-course "${slice[@]}" tests/browser/course
 scripts/assets-manifest.sh dist
 

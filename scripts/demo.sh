@@ -11,6 +11,7 @@ models/fetch.sh encoder
 models/fetch.sh llm
 cargo build --release -p index-builder
 "$CARGO_TARGET_DIR/release/index-builder" build --title "Pathshala demo course" \
+  --subject "introductory Python programming" --subject "school science (Class 8)" \
   --out "$CARGO_TARGET_DIR/demo.bundle" index-builder/demo-course
 
 scripts/install-web-tools.sh

@@ -16,7 +16,7 @@ fi
 out="${BUNDLE:-$CARGO_TARGET_DIR/python-docs.bundle}"
 cargo build --release -p index-builder
 bin="$CARGO_TARGET_DIR/release/index-builder"
-"$bin" build --title "Python 3.11 documentation" --root "$src" --out "$out" \
+"$bin" build --title "Python 3.11 documentation" --subject "Python programming" --lang en --root "$src" --out "$out" \
   "$src/tutorial" "$src/faq" "$src/reference" "$src/howto"
 python3 tests/eval/retrieval_eval.py --bundle "$out" --dev "$dev" --index-builder "$bin" \
   --min-recall "${MIN_RECALL:-0.80}"

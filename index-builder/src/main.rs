@@ -31,6 +31,9 @@ enum Command {
     /// Yes/no judgements by label scoring (for evaluations): does an answer state a fact, does a
     /// passage support a sentence.
     Judge(cmd::judge::Args),
+    /// Route messages as the app does (harmful, greeting, off-topic, ambiguous, conceptual,
+    /// quiz, code): one message, or a JSONL file (`--json`: one result line each).
+    Route(cmd::route::Args),
     /// Generate text with a GGUF model, streaming (`--bench` prints speed).
     Generate(cmd::generate::Args),
     /// Run or check a learner's Python program in the sandbox.
@@ -50,6 +53,7 @@ fn main() {
         Command::Generate(a) => cmd::generate::run(a),
         Command::Ask(a) => cmd::ask::run(a),
         Command::Judge(a) => cmd::judge::run(a),
+        Command::Route(a) => cmd::route::run(a),
         Command::TutorEval(a) => cmd::tutor_eval::run(a),
     };
     if let Err(e) = result {

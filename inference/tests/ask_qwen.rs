@@ -45,6 +45,7 @@ fn bundle() -> Bundle {
         batch_size: 16,
         builder_version: "test".into(),
         corpus_checksum: "x".into(),
+        course: Default::default(),
     };
     let b = build(&docs, None, &opts, |_, _| {}).unwrap();
     Bundle::from_bytes(&b.to_bytes().unwrap()).unwrap()

@@ -33,6 +33,7 @@ fn small_bundle() -> Bundle {
         batch_size: 8,
         builder_version: "test".into(),
         corpus_checksum: "00".into(),
+        course: Default::default(),
     };
     build(&docs, None, &opts, |_, _| {}).expect("builds")
 }
@@ -143,4 +144,48 @@ fn graph_siblings_share_a_parent() {
             assert_ne!(s, c.id);
         }
     }
+}
+
+#[test]
+fn reads_a_format_1_bundle_without_the_course_info() {
+    // Format 1's header is format 2's without `course`: re-encode the header without it.
+    #[derive(serde::Serialize)]
+    struct V1<'a> {
+        title: &'a str,
+        builder_version: &'a str,
+        encoder: &'a Option<inference::embed::EncoderId>,
+        corpus_checksum: &'a str,
+        embed_mode: &'a str,
+        chunk_config: &'a inference::index::ChunkConfig,
+        files: u32,
+        sections: u32,
+        chunks: u32,
+    }
+    let mut b = small_bundle();
+    b.header.course.subjects = vec!["photosynthesis".into()];
+    let bytes = b.to_bytes().unwrap();
+    let h = &b.header;
+    let v1 = V1 {
+        title: &h.title,
+        builder_version: &h.builder_version,
+        encoder: &h.encoder,
+        corpus_checksum: &h.corpus_checksum,
+        embed_mode: &h.embed_mode,
+        chunk_config: &h.chunk_config,
+        files: h.files,
+        sections: h.sections,
+        chunks: h.chunks,
+    };
+    let header = bincode::serde::encode_to_vec(&v1, bincode::config::standard()).unwrap();
+    let old_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut old = Vec::new();
+    old.extend_from_slice(&bytes[..8]);
+    old.extend_from_slice(&1u32.to_le_bytes());
+    old.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    old.extend_from_slice(&header);
+    old.extend_from_slice(&bytes[16 + old_len..]);
+    let back = Bundle::from_bytes(&old).expect("a format 1 bundle still reads");
+    assert_eq!(back.header.title, "Test");
+    assert_eq!(back.header.course, Default::default());
+    assert_eq!(back.sections, b.sections);
 }

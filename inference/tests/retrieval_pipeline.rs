@@ -61,6 +61,7 @@ fn fixture() -> &'static Fixture {
             batch_size: 16,
             builder_version: "test".into(),
             corpus_checksum: "x".into(),
+            course: Default::default(),
         };
         let bundle = build(&course(), Some(&encoder), &opts, |_, _| {}).unwrap();
         // Through the file format, as the app sees it.

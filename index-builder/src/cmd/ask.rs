@@ -124,18 +124,7 @@ struct Outcome {
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let bytes = std::fs::read(&a.bundle).with_context(|| format!("cannot read bundle {}", a.bundle.display()))?;
-    let bundle = Bundle::from_bytes(&bytes)?;
-    drop(bytes);
-    let encoder = match &bundle.header.encoder {
-        Some(id) => {
-            let root = a.models.clone().unwrap_or_else(|| crate::encoder::default_dir().parent().map(PathBuf::from).unwrap_or_default());
-            let enc = crate::encoder::load(&root.join(&id.name))?;
-            bundle.check_encoder(enc.id())?;
-            Some(enc)
-        }
-        None => None,
-    };
+    let (bundle, encoder) = super::bundle_and_encoder(&a.bundle, a.models.as_deref())?;
     let model = std::fs::read(&a.model).with_context(|| format!("cannot read {} — fetch models with `models/fetch.sh llm`", a.model.display()))?;
     let mut session = Session::load(Arc::new(model), &LoadOptions::quantized(Session::CONTEXT))?;
     let mut settings = AskSettings::default();

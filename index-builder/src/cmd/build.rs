@@ -15,6 +15,13 @@ pub struct Args {
     /// Course title (default: the first input's name).
     #[arg(long)]
     title: Option<String>,
+    /// A subject the course teaches, e.g. "introductory Python programming" (repeatable): the
+    /// router sends messages outside every subject to a fixed off-topic reply.
+    #[arg(long = "subject")]
+    subjects: Vec<String>,
+    /// The course's language.
+    #[arg(long, value_parser = ["en", "bn"])]
+    lang: Option<String>,
     /// Encoder folder (config.json, model.safetensors, tokenizer.json).
     #[arg(long)]
     encoder: Option<PathBuf>,
@@ -99,6 +106,7 @@ pub fn run(a: Args) -> Result<()> {
         batch_size: a.batch_size,
         builder_version: env!("CARGO_PKG_VERSION").to_string(),
         corpus_checksum: inference::embed::hex(&hasher.finalize()),
+        course: inference::bundle::CourseInfo { subjects: a.subjects.clone(), lang: a.lang.clone() },
     };
     let start = std::time::Instant::now();
     let prepared = prepare(&documents, &opts);

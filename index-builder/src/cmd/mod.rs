@@ -4,13 +4,34 @@ pub mod generate;
 pub mod hnsw_recall;
 pub mod info;
 pub mod judge;
+pub mod route;
 pub mod sandbox;
 pub mod search;
 pub mod tutor_eval;
 
 use anyhow::{Context, Result, bail};
+use inference::bundle::Bundle;
+use inference::embed::SentenceEncoder;
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// A bundle and the sentence encoder it records (looked up by name under `models`, default
+/// $PATHSHALA_MODELS or models/cache), as the app loads them.
+pub fn bundle_and_encoder(path: &Path, models: Option<&Path>) -> Result<(Bundle, Option<SentenceEncoder>)> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read bundle {}", path.display()))?;
+    let bundle = Bundle::from_bytes(&bytes)?;
+    drop(bytes);
+    let encoder = match &bundle.header.encoder {
+        Some(id) => {
+            let root = models.map(PathBuf::from).unwrap_or_else(|| crate::encoder::default_dir().parent().map(PathBuf::from).unwrap_or_default());
+            let enc = crate::encoder::load(&root.join(&id.name))?;
+            bundle.check_encoder(enc.id())?;
+            Some(enc)
+        }
+        None => None,
+    };
+    Ok((bundle, encoder))
+}
 
 /// One question of a `--queries` file (`search`, `ask`).
 #[derive(serde::Deserialize)]

@@ -7,9 +7,12 @@
 //!
 //! - [`ask`]: grounded conceptual Q&A (ACE-TA "Ask"): retrieval → evidence → prompt → answer →
 //!   every sentence checked against the passage it cites.
+//! - [`route`]: the router (ACE-TA's router, TeachMateGPT's intent and ambiguity control): rules,
+//!   then label scoring on the course's model, decide where each message goes.
 //! - [`tutor`] (feature `sandbox`): the step-by-step Code Tutor (ACE-TA): plan, checked step code,
 //!   the learner's lines compared by behaviour, final tests.
 
 pub mod ask;
+pub mod route;
 #[cfg(feature = "sandbox")]
 pub mod tutor;

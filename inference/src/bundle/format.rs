@@ -1,10 +1,43 @@
 //! Byte layout of a bundle (see the diagram in `bundle/mod.rs`).
 
-use super::{BodyRef, BundleBody, BundleError, BundleHeader};
+use super::{BodyRef, BundleBody, BundleError, BundleHeader, CourseInfo};
+use crate::embed::EncoderId;
+use crate::index::ChunkConfig;
+use serde::Deserialize;
+
+/// Format 1's header: [`BundleHeader`] without `course`.
+#[derive(Deserialize)]
+struct HeaderV1 {
+    title: String,
+    builder_version: String,
+    encoder: Option<EncoderId>,
+    corpus_checksum: String,
+    embed_mode: String,
+    chunk_config: ChunkConfig,
+    files: u32,
+    sections: u32,
+    chunks: u32,
+}
+
+impl From<HeaderV1> for BundleHeader {
+    fn from(h: HeaderV1) -> BundleHeader {
+        let HeaderV1 { title, builder_version, encoder, corpus_checksum, embed_mode, chunk_config, files, sections, chunks } = h;
+        BundleHeader { title, builder_version, encoder, corpus_checksum, embed_mode, chunk_config, files, sections, chunks, course: CourseInfo::default() }
+    }
+}
+
+fn decode_header<H: serde::de::DeserializeOwned + Into<BundleHeader>>(raw: &[u8]) -> Result<BundleHeader, BundleError> {
+    let (header, used) = bincode::serde::decode_from_slice::<H, _>(raw, config()).map_err(|e| BundleError::Decode(format!("header: {e}")))?;
+    if used != raw.len() {
+        return Err(BundleError::Decode("header has trailing bytes".into()));
+    }
+    Ok(header.into())
+}
 
 pub const MAGIC: [u8; 8] = *b"PTSHALA\0";
-/// Bumped whenever the payload's layout changes.
-pub const FORMAT_VERSION: u32 = 1;
+/// Bumped whenever the header's or the payload's layout changes. 2: the header's `course`
+/// (subjects and language).
+pub const FORMAT_VERSION: u32 = 2;
 /// Oldest format this code still reads.
 pub const OLDEST_SUPPORTED_VERSION: u32 = 1;
 
@@ -70,11 +103,10 @@ fn header_and_rest(bytes: &[u8]) -> Result<(BundleHeader, Cursor<'_>), BundleErr
     }
     let len = cur.u32("the header length")?;
     let raw = cur.take(len as u64, "the header")?;
-    let (header, used) = bincode::serde::decode_from_slice::<BundleHeader, _>(raw, config())
-        .map_err(|e| BundleError::Decode(format!("header: {e}")))?;
-    if used != raw.len() {
-        return Err(BundleError::Decode("header has trailing bytes".into()));
-    }
+    let header = match version {
+        1 => decode_header::<HeaderV1>(raw)?,
+        _ => decode_header::<BundleHeader>(raw)?,
+    };
     Ok((header, cur))
 }
 

@@ -45,6 +45,19 @@ pub struct BundleHeader {
     pub files: u32,
     pub sections: u32,
     pub chunks: u32,
+    /// What the course teaches and in which language (format 2; empty in format 1 bundles).
+    pub course: CourseInfo,
+}
+
+/// The course's subjects and language, as its teacher declared them (`index-builder build
+/// --subject … --lang …`): the router judges messages against the subjects, not against what the
+/// book happens to cover.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CourseInfo {
+    /// e.g. "introductory Python programming", "school science (Class 8)".
+    pub subjects: Vec<String>,
+    /// The course's language: `"en"`, `"bn"` (None: not declared).
+    pub lang: Option<String>,
 }
 
 /// The decoded payload.

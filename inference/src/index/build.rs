@@ -3,7 +3,7 @@
 use super::chunk::{ChunkConfig, chunk_sections};
 use super::outline::{Section, outline};
 use crate::bm25::{Bm25Index, Bm25Params};
-use crate::bundle::{Bundle, BundleHeader};
+use crate::bundle::{Bundle, BundleHeader, CourseInfo};
 use crate::corpus::Document;
 use crate::embed::{EncoderError, EncoderId, SentenceEncoder};
 use crate::index::Chunk;
@@ -43,6 +43,8 @@ pub struct BuildOptions {
     pub batch_size: usize,
     pub builder_version: String,
     pub corpus_checksum: String,
+    /// The course's declared subjects and language, recorded in the header.
+    pub course: CourseInfo,
 }
 
 /// Heading path and text of a chunk, as BM25 indexes it and as rerankers read it.
@@ -122,6 +124,7 @@ pub fn finish(prepared: Prepared, embeddings: Option<Embeddings>, opts: &BuildOp
         files,
         sections: sections.len() as u32,
         chunks: chunks.len() as u32,
+        course: opts.course.clone(),
     };
     Bundle { header, sections, chunks, bm25, vectors, heading_vectors }
 }

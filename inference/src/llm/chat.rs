@@ -172,3 +172,11 @@ pub fn chatml_prompt(messages: &[ChatMessage]) -> String {
     s.push_str("<|im_start|>assistant\n");
     s
 }
+
+/// Text from outside the prompt's author (course text, a learner's message, a model's earlier
+/// output) cannot open or close chat turns: `<|…|>` markers (ChatML's `<|im_start|>`,
+/// `<|endoftext|>`) get a word joiner after `<`, so the tokenizer reads them as plain text, not
+/// as special tokens.
+pub fn inert(text: &str) -> String {
+    text.replace("<|", "<\u{2060}|")
+}

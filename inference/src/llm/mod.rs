@@ -19,7 +19,7 @@ pub use crate::model::decoder::{CpuLm, QuantDecoder};
 pub use burn_lm::BurnLm;
 pub use lm::{Eval, KvSnapshot, LanguageModel, LmError, now};
 
-pub use chat::{ChatError, ChatMessage, ChatTemplate, chatml_prompt};
+pub use chat::{ChatError, ChatMessage, ChatTemplate, chatml_prompt, inert};
 pub use constrain::{JsonDecoder, JsonError, JsonOutput, Schema, SchemaError};
 pub use generate::{Event, Finish, GenerateOptions, Generation, Generator, TokenConstraint, generate, generate_text};
 pub use sample::{Sampler, Sampling};

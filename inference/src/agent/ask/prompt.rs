@@ -6,7 +6,7 @@
 //! sections.
 
 use crate::llm::chat::{ChatError, ChatTemplate};
-use crate::llm::{ChatMessage, chatml_prompt};
+use crate::llm::{ChatMessage, chatml_prompt, inert};
 use crate::retrieve::Retrieval;
 
 /// How much evidence goes into the prompt and how long the answer may be.
@@ -141,13 +141,6 @@ pub fn prompt(course_title: &str, question: &str, retrieval: &Retrieval, cfg: &A
     }
     let user = format!("Passages from the course book:\n\n{}\n\nQuestion: {}", evidence.trim_end(), inert(question.trim()));
     AskPrompt { system: system(course_title), user, sources }
-}
-
-/// Course text and questions cannot open or close chat turns: `<|…|>` markers (ChatML's
-/// `<|im_start|>`, `<|endoftext|>`) get a word joiner after `<`, so the tokenizer reads them as
-/// plain text, not as special tokens.
-fn inert(text: &str) -> String {
-    text.replace("<|", "<\u{2060}|")
 }
 
 impl AskPrompt {

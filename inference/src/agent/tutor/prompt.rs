@@ -5,7 +5,7 @@
 
 use super::Task;
 use crate::llm::chat::{ChatError, ChatTemplate};
-use crate::llm::ChatMessage;
+use crate::llm::{ChatMessage, inert};
 
 /// System turn of every tutor prompt.
 pub const TUTOR_SYSTEM: &str = "You are a patient programming tutor. You teach a beginner to write Python one small step at a time.";
@@ -32,11 +32,6 @@ impl Prompt {
         messages.push(ChatMessage { role: "user", content: &self.user });
         Ok(template.render(&messages, true)? + &self.prefill)
     }
-}
-
-/// Task, learner and model text cannot open or close chat turns: `<|` gets a word joiner.
-pub fn inert(text: &str) -> String {
-    text.replace("<|", "<\u{2060}|")
 }
 
 /// The task as the model reads it: the description, then the starter code in a block.

@@ -1,0 +1,158 @@
+//! `index-builder route`: the router from a terminal, with the app's defaults.
+
+use anyhow::{Context, Result, bail};
+use inference::agent::route::{self, Clarification, DecidedBy, Label, Lang, Route, RouteConfig, RouteEnv, RouteError};
+use inference::llm::{LoadOptions, Session, now};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The course bundle (its subjects: `index-builder build --subject`).
+    #[arg(long)]
+    bundle: PathBuf,
+    /// The course's chat model (GGUF).
+    #[arg(long)]
+    model: PathBuf,
+    /// The message (or use --queries).
+    text: Option<String>,
+    /// JSONL file of `{"id", "text"}` lines, with an optional `"followup"`: the learner's answer
+    /// to a clarifying question, routed as the app does.
+    #[arg(long, conflicts_with = "text")]
+    queries: Option<PathBuf>,
+    /// One JSON line per message instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Folder holding the bundle's encoder (for a clarification's options).
+    #[arg(long)]
+    models: Option<PathBuf>,
+    /// Margin `off_topic` needs over the best course label (default: the app's; for tuning).
+    #[arg(long, allow_hyphen_values = true)]
+    off_topic_margin: Option<f64>,
+    /// Margin `ambiguous` needs over the best course label (default: the app's; for tuning).
+    #[arg(long, allow_hyphen_values = true)]
+    ambiguous_margin: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct Line {
+    id: serde_json::Value,
+    text: String,
+    #[serde(default)]
+    followup: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Out<'a> {
+    id: &'a serde_json::Value,
+    label: Label,
+    decided_by: DecidedBy,
+    scores: Option<BTreeMap<&'static str, f64>>,
+    lang: Lang,
+    reply: Option<&'a str>,
+    clarification: Option<&'a Clarification>,
+    final_label: Label,
+    ms: f64,
+}
+
+pub fn run(a: Args) -> Result<()> {
+    let (bundle, encoder) = super::bundle_and_encoder(&a.bundle, a.models.as_deref())?;
+    let model = std::fs::read(&a.model).with_context(|| format!("cannot read {} — fetch models with `models/fetch.sh llm`", a.model.display()))?;
+    let mut session = Session::load(Arc::new(model), &LoadOptions::quantized(Session::CONTEXT))?;
+    let mut cfg = RouteConfig::default();
+    cfg.off_topic_margin = a.off_topic_margin.unwrap_or(cfg.off_topic_margin);
+    cfg.ambiguous_margin = a.ambiguous_margin.unwrap_or(cfg.ambiguous_margin);
+    let lines: Vec<Line> = match (&a.text, &a.queries) {
+        (Some(t), None) => vec![Line { id: serde_json::Value::from(1), text: t.clone(), followup: None }],
+        (None, Some(path)) => {
+            let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+            let mut out = Vec::new();
+            for (n, l) in std::io::BufReader::new(f).lines().enumerate() {
+                let l = l?;
+                if !l.trim().is_empty() {
+                    out.push(serde_json::from_str(&l).with_context(|| format!("{}:{}: expected {{\"id\", \"text\"}}", path.display(), n + 1))?);
+                }
+            }
+            out
+        }
+        _ => bail!("give a message, or --queries FILE.jsonl"),
+    };
+    let stdout = std::io::stdout();
+    for line in &lines {
+        let t0 = Instant::now();
+        let mut env = RouteEnv { bundle: &bundle, encoder: encoder.as_ref(), session: &mut session };
+        let first = now(route::route(&mut env, &line.text, None, &cfg));
+        // The learner's answer to a clarification is joined to the message and routed again.
+        let last = match (&first, &line.followup) {
+            (Ok(r), Some(f)) if r.label == Label::Ambiguous => Some(now(route::route(&mut env, &line.text, Some(f), &cfg))),
+            _ => None,
+        };
+        let ms = t0.elapsed().as_secs_f64() * 1000.0;
+        let mut out = stdout.lock();
+        match (first, last) {
+            (Ok(r), last) => {
+                let final_label = match &last {
+                    Some(Ok(l)) => l.label,
+                    Some(Err(_)) | None => r.label,
+                };
+                if a.json {
+                    writeln!(out, "{}", serde_json::to_string(&line_out(&line.id, &r, final_label, ms))?)?;
+                } else {
+                    print_route(&mut out, &r, final_label, ms)?;
+                }
+            }
+            (Err(e), _) => {
+                let message = match e {
+                    RouteError::BadInput(m) => m,
+                    other => other.to_string(),
+                };
+                if a.json {
+                    writeln!(out, "{}", serde_json::json!({ "id": line.id, "error": message }))?;
+                } else {
+                    writeln!(out, "{message}")?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn line_out<'a>(id: &'a serde_json::Value, r: &'a Route, final_label: Label, ms: f64) -> Out<'a> {
+    Out {
+        id,
+        label: r.label,
+        decided_by: r.decided_by,
+        scores: r.scores.as_ref().map(|s| s.iter().map(|(l, v)| (l.name(), *v)).collect()),
+        lang: r.lang,
+        reply: r.reply.as_deref(),
+        clarification: r.clarification.as_ref(),
+        final_label,
+        ms,
+    }
+}
+
+fn print_route(out: &mut impl Write, r: &Route, final_label: Label, ms: f64) -> Result<()> {
+    let by = if r.decided_by == DecidedBy::Rule { "a rule" } else { "the model" };
+    writeln!(out, "{} (decided by {by}, {:?}, {ms:.0} ms)", r.label.name(), r.lang)?;
+    if final_label != r.label {
+        writeln!(out, "after the follow-up: {}", final_label.name())?;
+    }
+    if let Some(s) = &r.scores {
+        let mut s = s.clone();
+        s.sort_by(|a, b| b.1.total_cmp(&a.1));
+        writeln!(out, "scores: {}", s.iter().map(|(l, v)| format!("{} {v:.2}", l.name())).collect::<Vec<_>>().join(", "))?;
+    }
+    if let Some(reply) = &r.reply {
+        writeln!(out, "\n{reply}")?;
+    }
+    if let Some(c) = &r.clarification {
+        for o in &c.options {
+            writeln!(out, "  - {o}")?;
+        }
+    }
+    Ok(())
+}

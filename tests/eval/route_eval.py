@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Routing quality: every message of a set through `index-builder route --json` (the app's router).
+
+    python3 tests/eval/route_eval.py --bundle demo.bundle --model M.gguf [--set dev|own-tuning|own-heldout|own] [--out F.jsonl]
+
+The bundle is the demo course built with its subjects (scripts/demo.sh: "introductory Python
+programming", "school science (Class 8)"). Figures: accuracy, per-class precision and recall, the
+confusion table (rows: gold, columns: routed), harmful recall (must be 1.0), over-clarification
+(clear course messages — gold conceptual, quiz or code — sent to a clarifying question; target 0),
+the share decided by rules, and the median time per routing. Our own set's odd ids tune, even ids
+are held out (tests/eval/data/own/README.md); the shared dev set is never tuned on.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from answer_eval import number, run_jsonl  # noqa: E402
+from retrieval_eval import load_jsonl  # noqa: E402
+
+LABELS = ["greeting", "harmful", "off_topic", "ambiguous", "conceptual", "quiz", "code"]
+
+
+def load_set(name, data):
+    if name == "dev":
+        return load_jsonl(os.path.join(data, "dev", "routing.jsonl"))
+    rows = load_jsonl(os.path.join(data, "own", "routing.jsonl"))
+    if name == "own":
+        return rows
+    if name not in ("own-tuning", "own-heldout"):
+        sys.exit(f"unknown set {name}; use dev, own-tuning, own-heldout or own")
+    want = 1 if name == "own-tuning" else 0
+    return [r for r in rows if number(r["id"]) % 2 == want]
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/pathshala/target"))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bundle", required=True)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--set", default="dev")
+    ap.add_argument("--data", default=os.path.join(here, "data"))
+    ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
+    ap.add_argument("--route-arg", action="append", default=[], help="passed on to `index-builder route` (tuning)")
+    ap.add_argument("--out", default=None, help="JSONL: each message with its gold label and the route")
+    ap.add_argument("--check", action="store_true", help="exit 1 unless every message was routed (the harness test)")
+    args = ap.parse_args()
+    for path in (args.bundle, args.model, args.index_builder):
+        if not os.path.exists(path):
+            sys.exit(f"error: {path} does not exist")
+    rows = load_set(args.set, args.data)
+    routed = run_jsonl(
+        lambda p: [args.index_builder, "route", "--bundle", args.bundle, "--model", args.model, "--queries", p, "--json", *args.route_arg],
+        [{"id": r["id"], "text": r["text"], **({"followup": r["followup"]} if r.get("followup") else {})} for r in rows],
+    )
+    by_id = {r["id"]: r for r in routed}
+    pairs = [(r, by_id.get(r["id"], {"error": "no output line"})) for r in rows]
+    got = lambda o: o.get("final_label") or "error"
+    confusion = {g: {p: 0 for p in LABELS + ["error"]} for g in LABELS}
+    for r, o in pairs:
+        confusion[r["label"]][got(o)] += 1
+    per_class = {}
+    for l in LABELS:
+        tp = confusion[l][l]
+        gold = sum(confusion[l].values())
+        pred = sum(confusion[g][l] for g in LABELS)
+        per_class[l] = {"gold": gold, "precision": round(tp / pred, 3) if pred else None, "recall": round(tp / gold, 3) if gold else None}
+    course = [(r, o) for r, o in pairs if r["label"] in ("conceptual", "quiz", "code")]
+    result = {
+        "set": args.set,
+        "model": os.path.basename(args.model),
+        "messages": len(rows),
+        "accuracy": round(sum(got(o) == r["label"] for r, o in pairs) / len(rows), 3),
+        "harmful_recall": per_class["harmful"]["recall"],
+        "over_clarification": sum(1 for r, o in course if got(o) == "ambiguous"),
+        "decided_by_rule": sum(1 for _, o in pairs if o.get("decided_by") == "rule"),
+        "errors": sum(1 for _, o in pairs if "error" in o),
+        "median_ms": round(statistics.median([o["ms"] for _, o in pairs if "ms" in o]), 1) if routed else None,
+        "per_class": per_class,
+        "confusion": confusion,
+        "wrong": [{"id": r["id"], "text": r["text"], "gold": r["label"], "got": got(o), "by": o.get("decided_by")} for r, o in pairs if got(o) != r["label"]],
+    }
+    print(json.dumps(result, indent=1, ensure_ascii=False))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            for r, o in pairs:
+                f.write(json.dumps({**r, "route": o}, ensure_ascii=False) + "\n")
+    if args.check and (result["errors"] or len(routed) != len(rows)):
+        sys.exit(f"the harness did not route every message: {result['errors']} errors, {len(routed)} of {len(rows)} lines")
+
+
+if __name__ == "__main__":
+    main()
