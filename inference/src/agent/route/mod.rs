@@ -2,8 +2,8 @@
 //! exactly one [`Label`] before any agent runs.
 //!
 //! 1. Bad input (empty, too long, no words) gets a clear message.
-//! 2. Deterministic [`rules`]: the harmful lexicon first, then purely social messages, the
-//!    specificity guard (bare "teach me", yes/no alone, a topicless exam request), everyday
+//! 2. Deterministic [`rules`]: the harmful lexicon first, then a learner's program (an error
+//!    name, pasted code, "write a program"), purely social messages, the specificity guard (bare "teach me", yes/no alone, a topicless exam request), everyday
 //!    subjects no course teaches (politics, sport, films …) when the message names nothing of the
 //!    course's subjects or outline, and requests to be tested.
 //! 3. Otherwise the course's model scores each label after the router's own kept prefix
@@ -189,13 +189,16 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
     let course = &env.bundle.header.course;
     let title = env.bundle.header.title.clone();
     let decided = |label: Label, decided_by: DecidedBy, scores: Option<Vec<(Label, f64)>>| Route { label, decided_by, scores, lang, reply: None, clarification: None };
+    let course_word = course_words(env.bundle);
     let mut route = if rules::harmful(&text) {
         decided(Label::Harmful, DecidedBy::Rule, None)
-    } else if rules::greeting(&text) {
+    } else if rules::code(&text) {
+        decided(Label::Code, DecidedBy::Rule, None)
+    } else if rules::greeting(&text, &course_word) {
         decided(Label::Greeting, DecidedBy::Rule, None)
     } else if followup.is_none() && rules::vague(&text) {
         decided(Label::Ambiguous, DecidedBy::Rule, None)
-    } else if rules::off_topic(&text, &course_words(env.bundle)) {
+    } else if rules::off_topic(&text, &course_word) {
         decided(Label::OffTopic, DecidedBy::Rule, None)
     } else if rules::quiz(&text) {
         decided(Label::Quiz, DecidedBy::Rule, None)
@@ -239,7 +242,9 @@ fn course_words(bundle: &Bundle) -> impl Fn(&str) -> bool + '_ {
     let headings = bundle.sections.iter().filter(|s| s.heading_path.len() <= 2).filter_map(|s| s.heading_path.last());
     for text in bundle.header.course.subjects.iter().chain(std::iter::once(&bundle.header.title)).chain(headings) {
         for w in rules::normalise(text).split(' ') {
-            if w.chars().count() > 2 && !crate::text::is_stopword(w) {
+            // Words any course's description has say nothing of its subjects.
+            let generic = ["class", "course", "school", "demo", "introductory", "pathshala", "chapter", "lesson", "book", "basics", "introduction"];
+            if w.chars().count() > 2 && !crate::text::is_stopword(w) && !generic.contains(&w) {
                 words.insert(w.to_string());
             }
         }

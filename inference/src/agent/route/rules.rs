@@ -76,22 +76,25 @@ const HARMFUL_PHRASES: &[&str] = &[
     "hurt someone", "hurt him", "hurt her", "kill someone", "kill him", "kill her", "kill my", "knock someone out", "poison someone", "poison my",
     "beat him up", "beat her up", "stab", "shoot someone", "shoot him", "shoot her", "shoot people", "school shooting",
     // drugs
-    "buy weed", "get weed", "smoke weed", "synthesize meth", "make meth", "cook meth", "buy drugs", "sell drugs", "yaba", "ganja kinbo",
+    "buy weed", "get weed", "smoke weed", "synthesize meth", "make meth", "cook meth", "methamphetamine", "buy drugs", "sell drugs", "yaba",
+    "ganja kinbo",
     // hacking and stealing
     "steal", "stealing", "keylogger", "hack into", "hack my", "hack her", "hack his", "hack korar", "password of my", "crack the password",
-    "phishing page", "ddos",
+    "phishing page", "ddos", "chori korar", "churi korar", "flood my", "floods my", "spam my", "spams my",
     // cheating
     "cheat on the exam", "cheat on my exam", "cheat in the exam", "cheat in exam", "cheat on the test", "cheat korar", "cheat korbo", "exam e cheat",
     "sit my exam", "sit my online", "sit my quiz", "sit my test", "take my exam for me", "take my test for me", "write my exam", "do my exam",
-    "answers during the test", "answers during the exam", "leaked question", "question leak",
+    "answers during the test", "answers during the exam", "leaked question", "question leak", "question paper before", "prosno fash",
+    "amar hoye", "on my behalf", "login details",
     // harassment and hate
-    "bully", "bullying", "threaten", "threatening message", "humiliate", "harass", "stalk",
+    "bully", "bullying", "threaten", "threatening message", "humiliate", "harass", "stalk", "insult", "insults", "insulting", "racist",
+    "slur", "slurs",
     // sexual content involving minors
     "nude photos of", "nudes of", "sexual pictures of",
 ];
 
 /// Bengali stems harmful in themselves (matched at the start of a word).
-const HARMFUL_BN: &[&str] = &["আত্মহত্যা", "নকল করার", "হুমকি", "ইয়াবা", "গাঁজা", "মাদক", "খুন করা", "হ্যাক করা", "ধর্ষণ"];
+const HARMFUL_BN: &[&str] = &["আত্মহত্যা", "নকল করার", "হুমকি", "ইয়াবা", "গাঁজা", "মাদক", "খুন করা", "হ্যাক করা", "ধর্ষণ", "চুরি করা", "প্রশ্নপত্র ফাঁস", "অপমান"];
 
 /// A Bengali harm noun and the verbs that make a request to do it.
 const HARM_NOUNS_BN: &[&str] = &["বোমা", "বিস্ফোরক", "বন্দুক", "অস্ত্র", "বিষ", "ওষুধ"];
@@ -144,11 +147,15 @@ const OFF_TOPIC: &[&str] = &[
     "netflix", "tv show", "drama serial", "song", "songs", "singer", "actor", "actress", "celebrity", "anime", "youtube", "tiktok", "instagram",
     "followers", "subscribers", "joke", "jokes", "poem", "love letter", "girlfriend", "boyfriend", "crush", "phone under", "best phone", "taka",
     "shopping", "recipe", "biryani", "restaurant", "fashion", "makeup", "hairstyle", "weather", "horoscope", "lottery", "capital of", "translate",
-    "natok", "khela", "gaan", "cinema",
+    "natok", "khela", "gaan", "cinema", "tourist", "travel", "places to visit", "visit in", "laptop", "gaming", "price of", "koto taka", "dam koto",
+    "toothache", "headache", "which medicine", "what medicine", "doctor", "essay", "paragraph on", "rochona", "summary of the poem",
+    "poem", "novel", "literature", "nazrul", "tagore", "pet", "stock", "stocks", "bitcoin", "crypto",
+    "monty python",
 ];
 const OFF_TOPIC_BN: &[&str] = &[
     "নির্বাচন", "প্রধানমন্ত্রী", "রাজনীতি", "ভোট", "ক্রিকেট", "ফুটবল", "অধিনায়ক", "বিশ্বকাপ", "সিনেমা", "নাটক", "গান", "গায়ক", "নায়ক", "ইউটিউব",
-    "টিকটক", "রেসিপি", "বিরিয়ানি", "আবহাওয়া", "মোবাইলের দাম",
+    "টিকটক", "রেসিপি", "বিরিয়ানি", "আবহাওয়া", "মোবাইলের দাম", "দাম কত", "দাম কেমন", "রচনা", "কবিতা", "উপন্যাস", "ভ্রমণ", "ঘুরতে", "ওষুধ খাব",
+    "ব্যথা",
 ];
 
 /// Whether the message is plainly about an everyday subject outside any course (`OFF_TOPIC`)
@@ -164,13 +171,36 @@ pub fn off_topic(text: &str, course_word: &dyn Fn(&str) -> bool) -> bool {
 const QUIZ: &[&str] = &[
     "quiz", "quizzes", "mcq", "mcqs", "test me", "test my", "practice questions", "practise questions", "practice question", "ask me questions",
     "ask me a question", "ask me some questions", "multiple choice", "short test", "mock test", "exam me", "quiz koro", "proshno koro",
+    "test koro", "practice problems", "practise problems", "mcq dao", "quiz dao", "quiz nao", "porikkha nao",
 ];
-const QUIZ_BN: &[&str] = &["কুইজ", "প্রশ্ন করো", "প্রশ্ন কর", "পরীক্ষা নাও", "বহুনির্বাচনী", "এমসিকিউ"];
+const QUIZ_BN: &[&str] = &["কুইজ", "প্রশ্ন করো", "প্রশ্ন কর", "পরীক্ষা নাও", "বহুনির্বাচনী", "বহুনির্বাচনি", "এমসিকিউ"];
 
 /// Whether the message asks to be tested (a topicless request is caught by [`vague`] first).
 pub fn quiz(text: &str) -> bool {
     let norm = normalise(text);
     QUIZ.iter().any(|p| has(&norm, p)) || QUIZ_BN.iter().any(|p| norm.contains(p))
+}
+
+/// Error names and the words of a learner's own program.
+const CODE_PHRASES: &[&str] = &[
+    "my code", "my program", "my script", "my loop", "my function", "this code", "this program", "the code below", "write a program",
+    "write a function", "write a script", "write code", "write python code", "python program", "program that", "function that", "script that",
+    "debug", "traceback", "fix my", "amar code", "code likh", "program likh", "code ta", "program ta",
+];
+const CODE_BN: &[&str] = &["আমার কোড", "কোডে", "প্রোগ্রাম লিখ", "প্রোগ্রামে", "প্রোগ্রামটা", "কোড লিখ", "আমার লুপ", "প্রোগ্রাম"];
+
+/// Whether the message is about a program of the learner's: an error name (`NameError`), code
+/// pasted in, or asking for a program to be written or fixed.
+pub fn code(text: &str) -> bool {
+    let norm = normalise(text);
+    let error_name = text.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| (w.ends_with("Error") && w.len() > 5 && w.starts_with(|c: char| c.is_ascii_uppercase())) || w == "Traceback");
+    let pasted = text.contains("```")
+        || text.lines().any(|l| {
+            let l = l.trim_start();
+            ["def ", "for ", "while ", "if ", "import ", "return ", "print(", "elif ", "else:"].iter().any(|k| l.starts_with(k)) && (l.contains(':') || l.contains('('))
+        })
+        || ["print(", "input(", "def "].iter().any(|k| text.contains(k));
+    error_name || pasted || CODE_PHRASES.iter().any(|p| has(&norm, p)) || CODE_BN.iter().any(|p| norm.contains(p))
 }
 
 /// Social words: greetings, thanks, goodbyes, how-are-yous, and polite address.
@@ -183,16 +213,46 @@ const SOCIAL: &[&str] = &[
     "কেমন", "আছেন", "আছো", "আছ", "ভালো", "আছি", "বিদায়", "দেখা", "হবে", "আবার", "নমস্কার", "স্যার", "আপু", "ভাইয়া",
 ];
 
-/// Whether the message is purely social: every word a greeting, thanks or goodbye, and at least
-/// one of the words that make it one ("hi, what is a list?" is a question).
-pub fn greeting(text: &str) -> bool {
+const GREETING_MARKERS: &[&str] = &[
+    "hi", "hello", "hey", "hiya", "morning", "evening", "night", "thanks", "thank", "thx", "bye", "goodbye", "assalamualaikum", "salam", "assalamu",
+    "kemon", "dhonnobad", "shukria", "namaskar", "happy", "mubarak", "হ্যালো", "হাই", "শুভ", "ধন্যবাদ", "আসসালামু", "সালাম", "কেমন", "বিদায়",
+    "নমস্কার", "হাফেজ", "শুভেচ্ছা",
+];
+
+/// Words that make a message a request or a question (a greeting has none).
+const REQUEST: &[&str] = &[
+    "what", "why", "how", "when", "where", "which", "who", "explain", "write", "tell", "give", "teach", "solve", "help", "define", "can", "could",
+    "quiz", "test", "code", "program", "error", "ki", "keno", "kivabe", "bolo", "dao", "koro", "likhe", "কী", "কি", "কেন", "কীভাবে", "বলো", "দাও",
+    "লিখ", "করো", "বোঝাও", "শেখাও",
+];
+
+fn is_marker(w: &str) -> bool {
+    // "hiii", "heyyy", "helloooo"
+    let squeezed: String = w.chars().fold(String::new(), |mut out, c| {
+        if !out.ends_with(c) {
+            out.push(c);
+        }
+        out
+    });
+    GREETING_MARKERS.contains(&w) || GREETING_MARKERS.contains(&squeezed.as_str()) || (squeezed == "helo")
+}
+
+/// Whether the message is purely social: every word a greeting, thanks or goodbye; or a
+/// greeting, thanks or introduction that asks nothing and names nothing the course teaches
+/// (`course_word`, as for [`off_topic`]): "hi, what is a list?" is a question.
+pub fn greeting(text: &str, course_word: &dyn Fn(&str) -> bool) -> bool {
     let norm = normalise(text);
     let words: Vec<&str> = norm.split(' ').filter(|w| !w.is_empty()).collect();
-    let markers = [
-        "hi", "hello", "hey", "hiya", "morning", "evening", "night", "thanks", "thank", "bye", "goodbye", "assalamualaikum", "salam", "assalamu",
-        "kemon", "dhonnobad", "shukria", "namaskar", "হ্যালো", "হাই", "শুভ", "ধন্যবাদ", "আসসালামু", "সালাম", "কেমন", "বিদায়", "নমস্কার",
-    ];
-    !words.is_empty() && words.len() <= 8 && words.iter().all(|w| SOCIAL.contains(w)) && words.iter().any(|w| markers.contains(w))
+    if words.is_empty() || !words.iter().any(|w| is_marker(w)) {
+        return false;
+    }
+    if words.len() <= 8 && words.iter().all(|w| SOCIAL.contains(w) || is_marker(w)) {
+        return true;
+    }
+    // "how are you" is social, not a question.
+    let rest = format!(" {norm} ").replace(" how are you ", " ").replace(" how r u ", " ");
+    let rest: Vec<&str> = rest.split(' ').filter(|w| !w.is_empty()).collect();
+    words.len() <= 15 && !rest.iter().any(|w| REQUEST.contains(w) || course_word(w)) && !text.contains('?') || (words.len() <= 6 && words.iter().any(|w| *w == "কেমন" || *w == "kemon"))
 }
 
 /// Requests with nothing to act on: the whole message is one of these (after normalising).
@@ -219,16 +279,38 @@ const TOPICLESS_EXAM: &[&str] = &[
     "পরীক্ষা নাও", "সাজেশন দাও", "quiz koro", "amake quiz koro", "proshno dao", "exam er proshno dao", "suggestion dao",
 ];
 
+/// Words that name no topic: requests, pronouns and pointers ("that one", "the second"),
+/// quiz words, politeness (besides stop words).
+const GENERIC: &[&str] = &[
+    "explain", "again", "simpler", "simply", "simple", "mean", "means", "meaning", "answer", "answers", "do", "does", "did", "done", "more", "example",
+    "examples", "please", "plz", "pls", "tell", "show", "help", "need", "want", "homework", "work", "task", "question", "questions", "quiz", "test",
+    "mcq", "mcqs", "exam", "practice", "practise", "make", "give", "ask", "one", "ones", "second", "first", "last", "next", "previous", "other",
+    "same", "thing", "stuff", "part", "rephrase", "repeat", "say", "understand", "get", "got", "sure", "ok", "okay", "hmm", "yes", "no", "teach",
+    "learn", "know", "it", "this", "that", "these", "those", "again", "way", "better", "easier", "short", "some", "few", "ekta", "amake", "dao",
+    "koro", "eta", "ota", "oita", "seta", "ki", "abar", "bujhai", "bujhi", "bujhlam", "na", "test", "nao", "prosno", "proshno", "porikkha",
+    "এটা", "ওটা", "ঐটা", "ঐ", "সেটা", "কী", "কি", "মানে", "উত্তর", "বলো", "বোঝাও", "বুঝিয়ে", "দাও", "আবার", "আমাকে", "একটা", "প্রশ্ন", "পরীক্ষা",
+    "নাও", "করো", "শেখাও", "আরও", "সহজ", "করে", "কুইজ",
+];
+
+/// Whether some word of the message names a topic (not a stop word, not [`GENERIC`], not a
+/// number).
+fn topical(norm: &str) -> bool {
+    norm.split(' ').any(|w| !w.is_empty() && !crate::text::is_stopword(w) && !GENERIC.contains(&w) && !w.chars().all(|c| c.is_numeric()) && w.chars().count() > 1)
+}
+
 /// Whether the message is too vague to act on: a bare request, yes/no alone, a pronoun with no
-/// referent, or an exam request with no topic. Clear questions never are (a single syllabus word
-/// such as "photosynthesis" names a topic).
+/// referent, or an exam request with no topic (a short message naming no topic at all). Clear
+/// questions never are (a single syllabus word such as "photosynthesis" names a topic).
 pub fn vague(text: &str) -> bool {
     let norm = normalise(text);
     let trimmed = norm.trim_start_matches("please ").trim_end_matches(" please").trim_end_matches(" plz").trim();
     if trimmed.is_empty() {
         return false;
     }
-    VAGUE.contains(&trimmed) || YES_NO.contains(&trimmed) || TOPICLESS_EXAM.contains(&trimmed)
+    if VAGUE.contains(&trimmed) || YES_NO.contains(&trimmed) || TOPICLESS_EXAM.contains(&trimmed) {
+        return true;
+    }
+    trimmed.split(' ').count() <= 8 && !topical(trimmed) && !text.contains("```") && !text.contains('(')
 }
 
 #[cfg(test)]
@@ -277,6 +359,16 @@ mod tests {
     }
 
     #[test]
+    fn a_learners_program_is_code() {
+        for t in ["my code says NameError: name 'Print' is not defined", "why does this print None?\ndef add(a, b):\n    print(a + b)", "write a function that reverses a string", "আমার কোডে IndentationError আসছে, কেন?"] {
+            assert!(code(t), "{t}");
+        }
+        for t in ["What is a for loop?", "What is photosynthesis?", "why do we need a virtual environment"] {
+            assert!(!code(t), "{t}");
+        }
+    }
+
+    #[test]
     fn requests_to_be_tested_are_quiz() {
         assert!(quiz("Give me 5 MCQs about Python lists") && quiz("কোষ নিয়ে আমাকে কয়েকটা প্রশ্ন করো") && quiz("loop niye amake quiz koro"));
         assert!(!quiz("What is a test case?") && !quiz("write a program that asks the user a question"));
@@ -284,8 +376,10 @@ mod tests {
 
     #[test]
     fn greetings_are_purely_social() {
-        assert!(greeting("hi") && greeting("Good morning!") && greeting("thanks a lot, that helped") && greeting("আসসালামু আলাইকুম"));
-        assert!(!greeting("hi, what is a list?") && !greeting("good"));
+        let course = |w: &str| ["python", "list", "photosynthesis"].contains(&w);
+        let g = |t: &str| greeting(t, &course);
+        assert!(g("hi") && g("Good morning!") && g("thanks a lot, that helped") && g("আসসালামু আলাইকুম") && g("hiii I'm new here, nice to meet you"));
+        assert!(!g("hi, what is a list?") && !g("good") && !g("hello, explain photosynthesis"));
     }
 
     #[test]
@@ -293,7 +387,10 @@ mod tests {
         for t in ["teach me", "Explain", "yes", "হ্যাঁ", "ব্যাখ্যা করো", "what about that one?", "give me questions for the exam"] {
             assert!(vague(t), "{t}");
         }
-        for t in ["photosynthesis", "explain photosynthesis", "quiz me on loops", "What is a for loop?", "teach me dictionaries"] {
+        for t in ["do it", "make a quiz for me", "I need help with my homework"] {
+            assert!(vague(t), "{t}");
+        }
+        for t in ["photosynthesis", "explain photosynthesis", "quiz me on loops", "What is a for loop?", "teach me dictionaries", "print(x)"] {
             assert!(!vague(t), "{t}");
         }
     }
