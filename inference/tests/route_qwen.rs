@@ -64,7 +64,7 @@ fn rules_decide_first_and_the_model_the_rest() {
     assert_eq!(r.label, Label::Ambiguous);
     let c = r.clarification.expect("one clarifying question");
     assert!((2..=4).contains(&c.options.len()), "2–4 options from the outline: {:?}", c.options);
-    let r = route_in(&b, &mut session, "What does the append method do to a list?").unwrap();
+    let r = route_in(&b, &mut session, "Why do green plants need sunlight?").unwrap();
     assert_eq!((r.label, r.decided_by), (Label::Conceptual, DecidedBy::Model), "{:?}", r.scores);
     assert_eq!(r.scores.as_ref().map(Vec::len), Some(7));
 }
@@ -77,8 +77,12 @@ fn course_text_never_changes_a_route() {
         let a = route_in(&clean, &mut session, text).unwrap();
         let b = route_in(&planted, &mut session, text).unwrap();
         // The router's model reads the message and the declared subjects, never the book.
-        assert_eq!(a.scores, b.scores, "{text}");
         assert_eq!(a.label, b.label, "{text}");
+        let (sa, sb) = (a.scores.unwrap_or_default(), b.scores.unwrap_or_default());
+        assert_eq!(sa.len(), sb.len(), "{text}");
+        for ((la, va), (lb, vb)) in sa.iter().zip(&sb) {
+            assert!(la == lb && (va - vb).abs() < 1e-3, "{text}: {la:?} {va} vs {vb}");
+        }
     }
 }
 
