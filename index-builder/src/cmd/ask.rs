@@ -1,13 +1,12 @@
 //! `index-builder ask`: the Ask agent from a terminal, with the app's defaults.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, Quote, Source};
 use inference::bundle::Bundle;
-use inference::llm::{LoadOptions, Session, now};
+use inference::llm::now;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -125,8 +124,7 @@ struct Outcome {
 
 pub fn run(a: Args) -> Result<()> {
     let (bundle, encoder) = super::bundle_and_encoder(&a.bundle, a.models.as_deref())?;
-    let model = std::fs::read(&a.model).with_context(|| format!("cannot read {} — fetch models with `models/fetch.sh llm`", a.model.display()))?;
-    let mut session = Session::load(Arc::new(model), &LoadOptions::quantized(Session::CONTEXT))?;
+    let mut session = super::chat_session(&a.model)?;
     let mut settings = AskSettings::default();
     if let Some(n) = a.passages {
         settings.ask.passages = n;

@@ -44,18 +44,28 @@ pub struct QueryLine {
 pub fn questions(question: Option<&str>, queries: Option<&Path>) -> Result<Vec<QueryLine>> {
     match (question, queries) {
         (Some(q), None) => Ok(vec![QueryLine { id: serde_json::Value::from(1), question: q.to_string() }]),
-        (None, Some(path)) => {
-            let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-            std::io::BufReader::new(f)
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| l.as_ref().map_or(true, |l| !l.trim().is_empty()))
-                .map(|(n, l)| {
-                    let l = l?;
-                    serde_json::from_str(&l).with_context(|| format!("{}:{}: expected {{\"id\", \"question\"}}", path.display(), n + 1))
-                })
-                .collect()
-        }
+        (None, Some(path)) => jsonl(path, "{\"id\", \"question\"}"),
         _ => bail!("give a question, or --queries FILE.jsonl"),
     }
+}
+
+/// Every non-blank line of a JSONL file; a bad line names its place and the `expected` shape.
+pub fn jsonl<T: serde::de::DeserializeOwned>(path: &Path, expected: &str) -> Result<Vec<T>> {
+    let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut out = Vec::new();
+    for (n, l) in std::io::BufReader::new(f).lines().enumerate() {
+        let l = l?;
+        if !l.trim().is_empty() {
+            out.push(serde_json::from_str(&l).with_context(|| format!("{}:{}: expected {expected}", path.display(), n + 1))?);
+        }
+    }
+    Ok(out)
+}
+
+/// The course's chat model on the quantized CPU runtime with Ask's context, as `ask` and `route`
+/// load it.
+pub fn chat_session(model: &Path) -> Result<inference::llm::Session> {
+    use inference::llm::{LoadOptions, Session};
+    let bytes = std::fs::read(model).with_context(|| format!("cannot read {} — fetch models with `models/fetch.sh llm`", model.display()))?;
+    Ok(Session::load(std::sync::Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT))?)
 }

@@ -1,13 +1,12 @@
 //! `index-builder route`: the router from a terminal, with the app's defaults.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use inference::agent::route::{self, Clarification, DecidedBy, Label, Lang, Route, RouteConfig, RouteEnv, RouteError};
-use inference::llm::{LoadOptions, Session, now};
+use inference::llm::now;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -61,24 +60,13 @@ struct Out<'a> {
 
 pub fn run(a: Args) -> Result<()> {
     let (bundle, encoder) = super::bundle_and_encoder(&a.bundle, a.models.as_deref())?;
-    let model = std::fs::read(&a.model).with_context(|| format!("cannot read {} — fetch models with `models/fetch.sh llm`", a.model.display()))?;
-    let mut session = Session::load(Arc::new(model), &LoadOptions::quantized(Session::CONTEXT))?;
+    let mut session = super::chat_session(&a.model)?;
     let mut cfg = RouteConfig::default();
     cfg.off_topic_margin = a.off_topic_margin.unwrap_or(cfg.off_topic_margin);
     cfg.ambiguous_margin = a.ambiguous_margin.unwrap_or(cfg.ambiguous_margin);
     let lines: Vec<Line> = match (&a.text, &a.queries) {
         (Some(t), None) => vec![Line { id: serde_json::Value::from(1), text: t.clone(), followup: None }],
-        (None, Some(path)) => {
-            let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-            let mut out = Vec::new();
-            for (n, l) in std::io::BufReader::new(f).lines().enumerate() {
-                let l = l?;
-                if !l.trim().is_empty() {
-                    out.push(serde_json::from_str(&l).with_context(|| format!("{}:{}: expected {{\"id\", \"text\"}}", path.display(), n + 1))?);
-                }
-            }
-            out
-        }
+        (None, Some(path)) => super::jsonl(path, "{\"id\", \"text\"}")?,
         _ => bail!("give a message, or --queries FILE.jsonl"),
     };
     let stdout = std::io::stdout();
