@@ -294,6 +294,11 @@ impl AskRun {
         let plain = unit.plain(max_n);
         let words = verify::terms(&plain);
         let base = Checked { text: plain.clone(), cited: unit.cites.clone(), support: None, supported: false, margin: None, lexical: 0.0, code: unit.code, repeated: false };
+        if !self.settings.verify.enabled || self.settings.closed_book {
+            // Unchecked: shown as the model wrote it, its own citations kept; nothing is left out
+            // (a two-token answer on a slow runtime is a fragment, and still the answer).
+            return Ok(Checked { supported: true, support: unit.cites.first().copied(), text: unit.text.clone(), ..base });
+        }
         if earlier.iter().any(|e| verify::repeats(&words, &verify::terms(&e.plain(max_n)))) {
             return Ok(Checked { repeated: true, ..base });
         }
@@ -307,10 +312,6 @@ impl AskRun {
             return Ok(Checked { supported: true, ..base });
         }
         let cfg = &self.settings.verify;
-        if !cfg.enabled || self.settings.closed_book {
-            // Unchecked: shown as the model wrote it, its own citations kept.
-            return Ok(Checked { supported: true, support: unit.cites.first().copied(), text: unit.text.clone(), ..base });
-        }
         let idf = |t: &str| env.bundle.bm25.idf(t);
         let passages: Vec<_> = prompt.sources.iter().map(|s| verify::terms(&format!("{} {}", s.heading_path.join(" "), s.text))).collect();
         let lexical = |n: usize| verify::lexical_support(&words, &passages[n - 1], &idf);
