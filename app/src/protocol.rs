@@ -45,6 +45,9 @@ impl AssetList {
 /// browser has a hardware WebGPU adapter, else [`Runtime::Quantized`]; `?llm=` overrides.
 pub use inference::llm::Runtime;
 
+/// The router's decision and its label.
+pub use inference::agent::route::{Label, Route};
+
 /// Why Ask gave no answer.
 pub use inference::agent::ask::AbstainReason;
 
@@ -92,8 +95,18 @@ pub enum Request {
     },
     /// Hybrid retrieval (`lexical: false`) or BM25 over the book (`lexical: true`).
     Search { id: u32, question: String, lexical: bool },
-    /// Retrieval, then a grounded answer streamed as [`Reply::Token`]s, or an abstention.
-    Ask { id: u32, question: String },
+    /// The message is routed ([`Reply::Routed`]); a question for the book then gets retrieval
+    /// and a grounded answer streamed as [`Reply::Token`]s, or an abstention. `followup`: the
+    /// learner's answer to the clarifying question asked about `question`; `route`: the label
+    /// the learner chose instead of the router's ("not what I meant").
+    Ask {
+        id: u32,
+        question: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        followup: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        route: Option<Label>,
+    },
     /// Stop the answer being written (between tokens).
     Stop,
     /// One section of the book, for reading.
@@ -114,6 +127,10 @@ pub enum Reply {
     Progress(Progress),
     Ready(ReadyInfo),
     Results(Results),
+    /// Where the message went, and what is shown instead of an answer when no agent answers
+    /// it here (a greeting, a refusal, an off-topic note, a clarifying question, the quiz or
+    /// the Code view); `ms`: the routing's time.
+    Routed { id: u32, route: Route, ms: f64 },
     /// The evidence an answer will be written from (numbered as the model sees it) and the
     /// book's sentence that best answers the question, before the model reads anything.
     AskSources { id: u32, sources: Vec<SourceRef>, quote: Option<QuoteRef>, prompt_tokens: usize },
@@ -293,10 +310,13 @@ mod tests {
 
     #[test]
     fn messages_round_trip_as_tagged_json() {
-        let r = Request::Ask { id: 3, question: "Why?".into() };
+        let r = Request::Ask { id: 3, question: "Why?".into(), followup: None, route: None };
         let text = encode(&r);
         assert_eq!(text, r#"{"type":"Ask","id":3,"question":"Why?"}"#);
         assert_eq!(decode::<Request>(&text).unwrap(), r);
+        let r = Request::Ask { id: 4, question: "explain".into(), followup: Some("Lists".into()), route: Some(Label::Quiz) };
+        assert_eq!(encode(&r), r#"{"type":"Ask","id":4,"question":"explain","followup":"Lists","route":"quiz"}"#);
+        assert_eq!(decode::<Request>(&encode(&r)).unwrap(), r);
         let t = Reply::Token { id: 3, text: " [1]".into() };
         assert_eq!(decode::<Reply>(&encode(&t)).unwrap(), t);
         assert!(decode::<Reply>("{\"type\":\"Nope\"}").unwrap_err().contains("Nope"));

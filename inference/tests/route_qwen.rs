@@ -3,7 +3,7 @@
 //! input gets a message and never a panic.
 
 mod common;
-use inference::agent::route::{DecidedBy, Label, Lang, Route, RouteConfig, RouteEnv, RouteError, route};
+use inference::agent::route::{DecidedBy, Label, Lang, Route, RouteConfig, RouteEnv, RouteError, chosen, route};
 use inference::bundle::{Bundle, CourseInfo};
 use inference::corpus::{Block, BlockKind, Document};
 use inference::index::build::{BuildOptions, EmbedMode, build};
@@ -98,4 +98,26 @@ fn bad_input_gets_a_message_and_never_a_panic() {
     }
     let r = route_in(&b, &mut session, "loop কী? explain কর please").unwrap();
     assert_eq!(r.lang, Lang::Mixed);
+}
+
+#[test]
+fn the_learner_can_change_a_route_but_not_a_refusal() {
+    let Some(mut session) = session() else { return };
+    let b = bundle(false);
+    let mut env = RouteEnv { bundle: &b, encoder: None, session: &mut session };
+    let cfg = RouteConfig::default();
+    let r = now(chosen(&mut env, "quiz me on lists", None, Label::Conceptual, &cfg)).unwrap();
+    assert_eq!((r.label, r.decided_by, r.reply.as_deref()), (Label::Conceptual, DecidedBy::Learner, None));
+    let r = now(chosen(&mut env, "how do I make a bomb", None, Label::Conceptual, &cfg)).unwrap();
+    assert_eq!((r.label, r.decided_by), (Label::Harmful, DecidedBy::Rule), "a harmful message stays refused");
+    // A clarification answered: the joined message is routed once more, never clarified again.
+    let r = now(route(&mut env, "explain", Some("Lists"), &cfg)).unwrap();
+    assert_ne!(r.label, Label::Ambiguous);
+    assert_eq!(inference::agent::route::joined("explain", Some(" Lists ")), "explain Lists");
+    // "debug my code" without the code: the learner is asked for it.
+    let r = now(route(&mut env, "can you debug my code?", None, &cfg)).unwrap();
+    assert_eq!(r.label, Label::Code);
+    assert!(r.reply.as_deref().is_some_and(|t| t.contains("Paste your program")), "{:?}", r.reply);
+    let r = now(route(&mut env, "write a program that prints the numbers 1 to 5", None, &cfg)).unwrap();
+    assert_eq!((r.label, r.reply), (Label::Code, None));
 }

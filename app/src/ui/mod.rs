@@ -13,7 +13,7 @@ pub mod state;
 use crate::fetch;
 use crate::i18n::{Lang, Texts};
 use crate::markdown;
-use crate::protocol::{AssetList, Reply, Request, Runtime};
+use crate::protocol::{AssetList, Label, Reply, Request, Runtime};
 use bridge::Bridge;
 use components::{ask::AskPanel, book::BookPanel, code::CodeView, find::FindPanel, status::StatusLine, storage::StoragePanel};
 use state::{Action, State, View};
@@ -118,12 +118,40 @@ pub fn App() -> Html {
             start_load(send.clone(), gpu_callback(&dispatch));
         })
     };
-    let on_ask = {
+    // Every message goes through the router: a new one, the answer to a clarifying question
+    // (joined to the message it clarifies), or the same message sent where the learner chose.
+    let message = {
         let (dispatch, send, new_id) = (dispatch.clone(), send.clone(), new_id.clone());
-        Callback::from(move |question: String| {
+        Callback::from(move |(question, followup, route): (String, Option<String>, Option<Label>)| {
             let id = new_id();
-            dispatch.dispatch(Action::Asked { id, question: question.clone() });
-            send.emit(Request::Ask { id, question });
+            dispatch.dispatch(Action::Asked { id, question: question.clone(), followup: followup.clone() });
+            send.emit(Request::Ask { id, question, followup, route });
+        })
+    };
+    let on_ask = message.reform(|question: String| (question, None, None));
+    let last = state.answer.clone();
+    let on_followup = {
+        let last = last.clone();
+        message.reform(move |reply: String| match &last {
+            Some(a) => (a.question.clone(), Some(reply), None),
+            None => (reply, None, None),
+        })
+    };
+    let on_reroute = {
+        let last = last.clone();
+        let message = message.clone();
+        Callback::from(move |label: Label| {
+            if let Some(a) = &last {
+                message.emit((a.question.clone(), a.followup.clone(), Some(label)));
+            }
+        })
+    };
+    let on_open_code = {
+        let (dispatch, last) = (dispatch.clone(), last.clone());
+        Callback::from(move |_| {
+            if let Some(a) = &last {
+                dispatch.dispatch(Action::CodeTask(a.id, a.message()));
+            }
         })
     };
     let on_stop = send.reform(|_| Request::Stop);
@@ -169,7 +197,7 @@ pub fn App() -> Html {
         View::Ask => html! {
             <>
                 <AskPanel answer={state.answer.clone()} ready={ready} lang={state.lang} on_ask={on_ask}
-                          on_stop={on_stop} on_open={on_open.clone()} />
+                          on_stop={on_stop} on_open={on_open.clone()} {on_followup} {on_reroute} {on_open_code} />
                 <FindPanel results={state.results.clone()} lang={state.lang} on_search={search(false)} on_open={on_open.clone()} />
             </>
         },
@@ -211,7 +239,7 @@ pub fn App() -> Html {
                 <p class="notice" data-testid="notice">{ n.clone() }{ " " }<button onclick={on_dismiss}>{ "×" }</button></p>
             }
             { for md_preview }
-            <main>{ view }<CodeView lang={state.lang} visible={state.view == View::Code} /></main>
+            <main>{ view }<CodeView lang={state.lang} visible={state.view == View::Code} task={state.code_task.clone()} /></main>
             if let Some(b) = &state.bench { <pre data-testid="bench">{ b.clone() }</pre> }
         </div>
     }

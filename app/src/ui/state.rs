@@ -2,7 +2,7 @@
 //! it is tested natively.
 
 use crate::i18n::Lang;
-use crate::protocol::{AbstainReason, AnswerStats, Progress, QuoteRef, ReadyInfo, Reply, Results, SectionRef, SectionView, SourceRef, StorageInfo};
+use crate::protocol::{AbstainReason, AnswerStats, Label, Progress, QuoteRef, ReadyInfo, Reply, Results, Route, SectionRef, SectionView, SourceRef, StorageInfo};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -31,8 +31,11 @@ pub enum Gpu {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Phase {
-    /// Retrieval and the prompt.
+    /// Routing, retrieval and the prompt.
     Thinking,
+    /// No agent answers here: the route's reply is the answer (a greeting, a refusal, an
+    /// off-topic note, a clarifying question, the quiz to come, the Code view).
+    Routed,
     /// The model reads the prompt.
     Reading { done: usize, total: usize },
     Streaming,
@@ -46,7 +49,12 @@ pub enum Phase {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Answer {
     pub id: u32,
+    /// The learner's message.
     pub question: String,
+    /// The learner's answer to the clarifying question asked about `question`.
+    pub followup: Option<String>,
+    /// Where the router sent the message, and how long routing took (ms).
+    pub route: Option<(Route, f64)>,
     pub phase: Phase,
     pub text: String,
     pub sources: Vec<SourceRef>,
@@ -60,10 +68,20 @@ pub struct Answer {
 }
 
 impl Answer {
-    /// `data-state` of the answer: streaming | done | abstained | error.
+    /// `data-state` of the answer: streaming | done | abstained | error, or for a message no
+    /// agent answers here refused | off_topic | greeting | clarifying | quiz | code.
     pub fn state(&self) -> &'static str {
         match self.phase {
             Phase::Thinking | Phase::Reading { .. } | Phase::Streaming | Phase::Checking { .. } => "streaming",
+            Phase::Routed => match self.label() {
+                Some(Label::Harmful) => "refused",
+                Some(Label::OffTopic) => "off_topic",
+                Some(Label::Greeting) => "greeting",
+                Some(Label::Ambiguous) => "clarifying",
+                Some(Label::Quiz) => "quiz",
+                Some(Label::Code) => "code",
+                Some(Label::Conceptual) | None => "done",
+            },
             Phase::Done => "done",
             Phase::Abstained(_) => "abstained",
             Phase::Error(_) => "error",
@@ -72,6 +90,21 @@ impl Answer {
 
     pub fn busy(&self) -> bool {
         self.state() == "streaming"
+    }
+
+    pub fn label(&self) -> Option<Label> {
+        self.route.as_ref().map(|(r, _)| r.label)
+    }
+
+    /// The message as the agents read it: with the answer to the clarifying question.
+    pub fn message(&self) -> String {
+        inference::agent::route::joined(&self.question, self.followup.as_deref())
+    }
+
+    /// Whether the next message the learner sends answers this one's clarifying question (one
+    /// clarification per message: a reply to it is never asked again).
+    pub fn awaits_followup(&self) -> bool {
+        self.state() == "clarifying" && self.followup.is_none()
     }
 }
 
@@ -92,6 +125,8 @@ pub struct State {
     /// Byte range to mark in the open section (a cited passage).
     pub highlight: Option<(u32, u32, u32)>,
     pub storage: Option<StorageInfo>,
+    /// A task the router sent to the Code view: (the message's id, its text).
+    pub code_task: Option<(u32, String)>,
     /// A message that belongs to no panel (e.g. a failed request).
     pub notice: Option<String>,
     pub update_available: bool,
@@ -113,6 +148,7 @@ impl State {
             section: None,
             highlight: None,
             storage: None,
+            code_task: None,
             notice: None,
             update_available: false,
             bench: None,
@@ -132,13 +168,15 @@ pub enum Action {
     Reply(Reply),
     SetLang(Lang),
     SetView(View),
-    Asked { id: u32, question: String },
+    Asked { id: u32, question: String, followup: Option<String> },
     /// A section is requested; `highlight` marks a passage in it (section, start, end).
     Open { highlight: Option<(u32, u32, u32)> },
     Retry,
     Gpu(Gpu),
     UpdateAvailable,
     Notice(Option<String>),
+    /// Opens the Code view with this message (its id, its text) as the task.
+    CodeTask(u32, String),
 }
 
 impl Reducible for State {
@@ -149,10 +187,12 @@ impl Reducible for State {
         match action {
             Action::SetLang(lang) => s.lang = lang,
             Action::SetView(view) => s.view = view,
-            Action::Asked { id, question } => {
+            Action::Asked { id, question, followup } => {
                 s.answer = Some(Answer {
                     id,
                     question,
+                    followup,
+                    route: None,
                     phase: Phase::Thinking,
                     text: String::new(),
                     sources: Vec::new(),
@@ -174,6 +214,10 @@ impl Reducible for State {
             Action::Gpu(g) => s.gpu = g,
             Action::UpdateAvailable => s.update_available = true,
             Action::Notice(n) => s.notice = n,
+            Action::CodeTask(id, text) => {
+                s.code_task = Some((id, text));
+                s.view = View::Code;
+            }
             Action::Reply(reply) => s.apply(reply),
         }
         Rc::new(s)
@@ -200,6 +244,19 @@ impl State {
                     self.book_results = Some(r);
                 } else {
                     self.results = Some(r);
+                }
+            }
+            Reply::Routed { id, route, ms } => {
+                let Some(a) = self.answer_mut(id) else { return };
+                let (label, asks_for_code) = (route.label, route.reply.is_some());
+                a.route = Some((route, ms));
+                if label != Label::Conceptual {
+                    a.phase = Phase::Routed;
+                }
+                if label == Label::Code && !asks_for_code {
+                    // The task goes to the Code view, filled in.
+                    self.code_task = Some((id, a.message()));
+                    self.view = View::Code;
                 }
             }
             Reply::AskSources { id, sources, quote, prompt_tokens } => {
@@ -278,7 +335,7 @@ mod tests {
     #[test]
     fn an_answer_streams_then_finishes() {
         let mut s = State::new(Lang::En);
-        s = reduce(s, Action::Asked { id: 1, question: "q".into() });
+        s = reduce(s, Action::Asked { id: 1, question: "q".into(), followup: None });
         assert_eq!(s.answer.as_ref().unwrap().state(), "streaming");
         let src = SourceRef { n: 1, section: 4, heading_path: vec!["A".into()], start: 0, end: 5 };
         s = reduce(s, Action::Reply(Reply::AskSources { id: 1, sources: vec![src], quote: None, prompt_tokens: 9 }));
@@ -297,13 +354,55 @@ mod tests {
 
     #[test]
     fn abstaining_and_errors() {
-        let mut s = reduce(State::new(Lang::En), Action::Asked { id: 3, question: "q".into() });
+        let mut s = reduce(State::new(Lang::En), Action::Asked { id: 3, question: "q".into(), followup: None });
         s = reduce(s, Action::Reply(Reply::Abstained { id: 3, reason: AbstainReason::Gate, nearest: vec![], stats: None }));
         assert_eq!(s.answer.as_ref().unwrap().state(), "abstained");
         s = reduce(s, Action::Reply(Reply::Error { id: None, message: "offline".into(), retry: true }));
         assert_eq!(s.load, Load::Error { message: "offline".into(), retry: true });
         s = reduce(s, Action::Retry);
         assert_eq!(s.load, Load::Loading(None));
+    }
+
+    fn routed(id: u32, label: Label, reply: Option<&str>) -> Action {
+        let route = Route { label, decided_by: inference::agent::route::DecidedBy::Rule, scores: None, lang: inference::agent::route::Lang::En, reply: reply.map(Into::into), clarification: None };
+        Action::Reply(Reply::Routed { id, route, ms: 0.1 })
+    }
+
+    #[test]
+    fn a_routed_message_shows_its_reply_state() {
+        for (label, state) in [(Label::Harmful, "refused"), (Label::OffTopic, "off_topic"), (Label::Greeting, "greeting"), (Label::Ambiguous, "clarifying"), (Label::Quiz, "quiz")] {
+            let s = reduce(State::new(Lang::En), Action::Asked { id: 1, question: "q".into(), followup: None });
+            let s = reduce(s, routed(1, label, Some("reply")));
+            assert_eq!(s.answer.as_ref().unwrap().state(), state);
+            assert!(!s.answer.as_ref().unwrap().busy());
+            assert_eq!(s.view, View::Ask);
+        }
+        // A question for the book goes on to Ask.
+        let s = reduce(State::new(Lang::En), Action::Asked { id: 1, question: "q".into(), followup: None });
+        let s = reduce(s, routed(1, Label::Conceptual, None));
+        assert_eq!(s.answer.as_ref().unwrap().state(), "streaming");
+    }
+
+    #[test]
+    fn one_clarification_per_message() {
+        let s = reduce(State::new(Lang::En), Action::Asked { id: 1, question: "explain".into(), followup: None });
+        let s = reduce(s, routed(1, Label::Ambiguous, Some("Which topic?")));
+        assert!(s.answer.as_ref().unwrap().awaits_followup());
+        let s = reduce(s, Action::Asked { id: 2, question: "explain".into(), followup: Some("lists".into()) });
+        assert_eq!(s.answer.as_ref().unwrap().message(), "explain lists");
+        let s = reduce(s, routed(2, Label::Ambiguous, Some("Which topic?")));
+        assert!(!s.answer.as_ref().unwrap().awaits_followup(), "a reply to a clarification is not asked again");
+    }
+
+    #[test]
+    fn a_programming_task_opens_the_code_view_filled_in() {
+        let s = reduce(State::new(Lang::En), Action::Asked { id: 4, question: "write a program that adds two numbers".into(), followup: None });
+        let s = reduce(s, routed(4, Label::Code, None));
+        assert_eq!((s.view, s.code_task.clone()), (View::Code, Some((4, "write a program that adds two numbers".to_string()))));
+        // "debug my code" without the code: asked for it, in the Ask view.
+        let s = reduce(State::new(Lang::En), Action::Asked { id: 5, question: "debug my code".into(), followup: None });
+        let s = reduce(s, routed(5, Label::Code, Some("Paste your program")));
+        assert_eq!((s.view, s.code_task.clone(), s.answer.as_ref().unwrap().state()), (View::Ask, None, "code"));
     }
 
     #[test]

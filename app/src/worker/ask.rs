@@ -1,10 +1,12 @@
-//! Answering one question: retrieval, the Ask agent's plan, then token-by-token generation that
-//! yields to the event loop between steps so a Stop message is handled at once.
+//! One message: the router, then for a question on the book retrieval, the Ask agent's plan and
+//! token-by-token generation that yields to the event loop between steps so a Stop message is
+//! handled at once.
 
 use super::engine::Engine;
 use super::loader::now_ms;
 use crate::protocol::{AnswerStats, QuoteRef, Reply, Results, SourceRef};
 use inference::agent::ask::{AskEnv, AskEvent, AskRun};
+use inference::agent::route::{self, Label, RouteConfig, RouteEnv, RouteError};
 use std::cell::Cell;
 
 /// Lets the worker's event loop run (a `setTimeout(0)`), e.g. to receive Stop.
@@ -33,11 +35,39 @@ pub async fn search(engine: &Engine, id: u32, question: String) -> Result<Reply,
     }))
 }
 
+/// Routes the message (or takes the learner's `chosen` label) and posts where it went; a question
+/// for the book is then answered.
+pub async fn message(engine: &Engine, id: u32, question: &str, followup: Option<&str>, chosen: Option<Label>, stop: &Cell<bool>, post: &dyn Fn(Reply)) -> Result<(), String> {
+    let t0 = now_ms();
+    let route = {
+        let mut session = engine.session.borrow_mut();
+        let mut env = RouteEnv { bundle: &engine.bundle, encoder: engine.encoder.as_ref(), session: &mut session };
+        let cfg = RouteConfig::default();
+        match chosen {
+            Some(label) => route::chosen(&mut env, question, followup, label, &cfg).await,
+            None => route::route(&mut env, question, followup, &cfg).await,
+        }
+    };
+    let route = match route {
+        Ok(route) => route,
+        // Empty, too long, no words: Ask says so, as it always has.
+        Err(RouteError::BadInput(_)) => return answer(engine, id, question, stop, post, t0).await,
+        Err(e) => return Err(e.to_string()),
+    };
+    let label = route.label;
+    post(Reply::Routed { id, route, ms: now_ms() - t0 });
+    if label == Label::Conceptual {
+        yield_now().await;
+        answer(engine, id, &route::joined(question, followup), stop, post, t0).await?;
+    }
+    Ok(())
+}
+
 /// Answers `question` with the Ask agent, posting its events as replies: sources and the
 /// book's sentence, reading progress, tokens, the check, then the checked answer or an
 /// abstention. Yields to the event loop after each step, so Stop is handled between tokens.
-pub async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>, post: &dyn Fn(Reply)) -> Result<(), String> {
-    let t0 = now_ms();
+/// Times count from `t0`, when the message arrived (routing included).
+async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>, post: &dyn Fn(Reply), t0: f64) -> Result<(), String> {
     let mut session = engine.session.borrow_mut();
     let mut env = AskEnv { bundle: &engine.bundle, encoder: engine.encoder.as_ref(), session: &mut session };
     let mut run = AskRun::new(question, engine.ask.clone());

@@ -100,7 +100,7 @@ fn handle(state: &Rc<State>, req: Request) {
                 }
             });
         }
-        Request::Ask { id, question } => {
+        Request::Ask { id, question, followup, route } => {
             let Some(engine) = engine else { return not_ready(Some(id)) };
             if state.asking.get() {
                 post(Reply::Error { id: Some(id), message: "An answer is still being written; stop it first.".into(), retry: false });
@@ -110,7 +110,7 @@ fn handle(state: &Rc<State>, req: Request) {
             state.stop.set(false);
             let state = state.clone();
             spawn_local(async move {
-                if let Err(message) = ask::answer(&engine, id, &question, &state.stop, &post).await {
+                if let Err(message) = ask::message(&engine, id, &question, followup.as_deref(), route, &state.stop, &post).await {
                     post(Reply::Error { id: Some(id), message: format!("The answer failed: {message}"), retry: false });
                 }
                 state.asking.set(false);

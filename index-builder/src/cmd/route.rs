@@ -35,6 +35,10 @@ pub struct Args {
     /// Margin `ambiguous` needs over the best course label (default: the app's; for tuning).
     #[arg(long, allow_hyphen_values = true)]
     ambiguous_margin: Option<f64>,
+    /// Margin `harmful` needs over the best course label (default: the app's; for tuning).
+    #[arg(long, allow_hyphen_values = true)]
+    harmful_margin: Option<f64>,
+
 }
 
 #[derive(Deserialize)]
@@ -64,6 +68,8 @@ pub fn run(a: Args) -> Result<()> {
     let mut cfg = RouteConfig::default();
     cfg.off_topic_margin = a.off_topic_margin.unwrap_or(cfg.off_topic_margin);
     cfg.ambiguous_margin = a.ambiguous_margin.unwrap_or(cfg.ambiguous_margin);
+    cfg.harmful_margin = a.harmful_margin.unwrap_or(cfg.harmful_margin);
+
     let lines: Vec<Line> = match (&a.text, &a.queries) {
         (Some(t), None) => vec![Line { id: serde_json::Value::from(1), text: t.clone(), followup: None }],
         (None, Some(path)) => super::jsonl(path, "{\"id\", \"text\"}")?,

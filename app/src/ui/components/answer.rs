@@ -1,11 +1,14 @@
-//! One answer (`data-testid="answer"`, `data-state` streaming | done | abstained | error): the
+//! One answer (`data-testid="answer"`, `data-state` streaming | done | abstained | error, or
+//! refused | off_topic | greeting | clarifying | quiz | code when no agent answers here): the
+//! route chip (`route-chip`, `data-label`; `route-pick` buttons send the message elsewhere), the
+//! route's reply (`route-reply`; a clarifying question's options are `clarify-option`), the
 //! book's own sentence ("From the book", linked to its section), the Markdown body with `[n]`
 //! citations as links to their passages (while streaming the model's words; once checked, only
 //! the sentences the book supports), the sources, the figures.
 
 use crate::i18n::{Lang, Texts};
 use crate::markdown;
-use crate::protocol::{AbstainReason, SourceRef};
+use crate::protocol::{AbstainReason, Label, SourceRef};
 use crate::ui::state::{Answer, Phase};
 use yew::prelude::*;
 
@@ -15,6 +18,43 @@ pub struct Props {
     pub lang: Lang,
     /// Opens a section, marking a byte range of it.
     pub on_open: Callback<(u32, Option<(u32, u32)>)>,
+    /// The learner answers the clarifying question (an option clicked).
+    pub on_followup: Callback<String>,
+    /// The learner sends the message to another agent ("not what I meant").
+    pub on_reroute: Callback<Label>,
+    pub on_open_code: Callback<()>,
+}
+
+/// The chip's words for a label.
+fn label_text(t: Texts, label: Label) -> &'static str {
+    match label {
+        Label::Conceptual => t.route_conceptual(),
+        Label::Quiz => t.route_quiz(),
+        Label::Code => t.route_code(),
+        Label::Greeting => t.route_greeting(),
+        Label::Harmful => t.route_harmful(),
+        Label::OffTopic => t.route_off_topic(),
+        Label::Ambiguous => t.route_ambiguous(),
+    }
+}
+
+/// Where the message went, with one-click alternatives (none for a refusal).
+fn route_chip(t: Texts, label: Label, decided_by: &str, ms: f64, busy: bool, on_reroute: &Callback<Label>) -> Html {
+    let others = [Label::Conceptual, Label::Quiz, Label::Code].into_iter().filter(|&l| l != label && label != Label::Harmful);
+    let picks = others
+        .map(|l| {
+            let onclick = on_reroute.reform(move |_: MouseEvent| l);
+            html! { <button class="route-pick" data-testid="route-pick" data-label={l.name()} disabled={busy} {onclick}>{ label_text(t, l) }</button> }
+        })
+        .collect::<Vec<_>>();
+    html! {
+        <div class="route" data-testid="route-chip" data-label={label.name()} data-decided-by={decided_by.to_string()} data-ms={format!("{ms:.1}")}>
+            <span class="chip">{ format!("{} {}", t.routed_to(), label_text(t, label)) }</span>
+            if !picks.is_empty() {
+                <span class="reroute">{ " " }{ t.not_what_i_meant() }{ " " }{ for picks }</span>
+            }
+        </div>
+    }
 }
 
 /// A link to a cited passage: `data-testid="citation"` in the answer, `"source"` in the list.
@@ -45,6 +85,7 @@ pub fn AnswerView(p: &Props) -> Html {
     };
     let body = markdown::render(&markdown::parse(&a.text, a.sources.len()), &cite);
     let phase = match &a.phase {
+        Phase::Thinking if a.route.is_none() => html! { <p class="phase">{ t.routing() }</p> },
         Phase::Thinking => html! { <p class="phase">{ t.thinking() }</p> },
         Phase::Reading { done, total } => html! {
             <p class="phase">{ format!("{}… {done}/{total} {}", t.reading(), t.tokens()) }</p>
@@ -79,9 +120,48 @@ pub fn AnswerView(p: &Props) -> Html {
     let sources = a.sources.iter().map(|s| html! {
         <li>{ citation(s, &p.on_open, "source") }{ " " }{ s.heading_path.join(" ▸ ") }</li>
     });
+    let chip = a.route.as_ref().map(|(r, ms)| {
+        let by = serde_json::to_value(r.decided_by).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+        route_chip(t, r.label, &by, *ms, a.busy(), &p.on_reroute)
+    });
+    let routed = (a.phase == Phase::Routed).then(|| {
+        let (route, _) = a.route.as_ref().expect("a routed answer has its route");
+        let reply = route.reply.clone();
+        let open_code = p.on_open_code.reform(|_: MouseEvent| ());
+        match route.label {
+            Label::Ambiguous if a.awaits_followup() => {
+                let options = route.clarification.iter().flat_map(|c| c.options.iter()).map(|o| {
+                    let onclick = p.on_followup.reform({
+                        let o = o.clone();
+                        move |_: MouseEvent| o.clone()
+                    });
+                    html! { <li><button data-testid="clarify-option" {onclick}>{ o.clone() }</button></li> }
+                });
+                html! {
+                    <div class="clarify">
+                        <p data-testid="route-reply">{ reply.unwrap_or_default() }</p>
+                        <ul class="options">{ for options }</ul>
+                        <p class="hint">{ t.clarify_hint() }</p>
+                    </div>
+                }
+            }
+            Label::Quiz => html! { <p data-testid="route-reply">{ t.quiz_coming() }</p> },
+            Label::Code => html! {
+                <p data-testid="route-reply">{ reply.unwrap_or_else(|| t.code_sent().to_string()) }{ " " }
+                    <button data-testid="route-open-code" onclick={open_code}>{ t.open_code() }</button></p>
+            },
+            _ => html! { <p data-testid="route-reply">{ reply.unwrap_or_default() }</p> },
+        }
+    });
+    let question = match &a.followup {
+        Some(f) => format!("{} — {f}", a.question),
+        None => a.question.clone(),
+    };
     html! {
         <article class="answer" data-testid="answer" data-state={a.state()} aria-live="polite">
-            <p class="question">{ a.question.clone() }</p>
+            <p class="question">{ question }</p>
+            { for chip }
+            { for routed }
             { phase }
             if let Phase::Abstained(reason) = a.phase {
                 <p data-testid="abstain-message" data-reason={format!("{reason:?}").to_lowercase()}>{ match reason {

@@ -1,7 +1,10 @@
-//! The Ask form (`ask-input`, `ask-submit`, `ask-stop`) and the latest answer.
+//! The one front door ("Ask anything": `ask-input`, `ask-submit`, `ask-stop`) and the latest
+//! answer. Every message is routed; while a clarifying question waits, what the learner sends
+//! next answers it.
 
 use super::answer::AnswerView;
 use crate::i18n::{Lang, Texts};
+use crate::protocol::Label;
 use crate::ui::state::Answer;
 use yew::prelude::*;
 
@@ -13,6 +16,9 @@ pub struct Props {
     pub on_ask: Callback<String>,
     pub on_stop: Callback<()>,
     pub on_open: Callback<(u32, Option<(u32, u32)>)>,
+    pub on_followup: Callback<String>,
+    pub on_reroute: Callback<Label>,
+    pub on_open_code: Callback<()>,
 }
 
 #[function_component]
@@ -21,13 +27,15 @@ pub fn AskPanel(p: &Props) -> Html {
     let input = use_node_ref();
     let busy = p.answer.as_ref().is_some_and(Answer::busy);
     let onsubmit = {
-        let (input, on_ask) = (input.clone(), p.on_ask.clone());
+        let (input, on_ask, on_followup) = (input.clone(), p.on_ask.clone(), p.on_followup.clone());
+        let awaits = p.answer.as_ref().is_some_and(Answer::awaits_followup);
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let Some(el) = input.cast::<web_sys::HtmlInputElement>() else { return };
             let q = el.value();
             if !q.trim().is_empty() {
-                on_ask.emit(q.trim().to_string());
+                if awaits { on_followup.emit(q.trim().to_string()) } else { on_ask.emit(q.trim().to_string()) }
+                el.set_value("");
             }
         })
     };
@@ -43,7 +51,8 @@ pub fn AskPanel(p: &Props) -> Html {
                 }
             </form>
             if let Some(a) = &p.answer {
-                <AnswerView answer={a.clone()} lang={p.lang} on_open={p.on_open.clone()} />
+                <AnswerView answer={a.clone()} lang={p.lang} on_open={p.on_open.clone()} on_followup={p.on_followup.clone()}
+                            on_reroute={p.on_reroute.clone()} on_open_code={p.on_open_code.clone()} />
             }
         </section>
     }

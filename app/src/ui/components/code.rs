@@ -26,6 +26,9 @@ use yew::prelude::*;
 pub struct Props {
     pub lang: Lang,
     pub visible: bool,
+    /// A task sent here from the front door (the message's id, its text): it fills the task box.
+    #[prop_or_default]
+    pub task: Option<(u32, String)>,
 }
 
 /// Inserts or removes indentation in a textarea as the keyboard asks; returns the new text when
@@ -99,6 +102,14 @@ pub fn CodeView(p: &Props) -> Html {
                 let saved = progress::load().await.ok().flatten().and_then(|j| serde_json::from_str::<Saved>(&j).ok());
                 dispatch.dispatch(CodeAction::Restore(saved));
             });
+        });
+    }
+    {
+        let dispatch = state.dispatcher();
+        use_effect_with(p.task.clone(), move |task| {
+            if let Some((_, text)) = task {
+                dispatch.dispatch(CodeAction::TaskText(text.clone()));
+            }
         });
     }
     {

@@ -83,6 +83,8 @@ pub enum Lang {
 pub enum DecidedBy {
     Rule,
     Model,
+    /// The learner changed the route ("not what I meant").
+    Learner,
 }
 
 /// One clarifying question with concrete options from the course outline.
@@ -178,10 +180,7 @@ fn user_turn(message: &str) -> String {
 /// Routes `message`; `followup` is the learner's answer to the clarifying question the router
 /// asked about it (then no second clarification is asked).
 pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>, cfg: &RouteConfig) -> Result<Route, RouteError> {
-    let text = match followup {
-        Some(f) if !f.trim().is_empty() => format!("{} {}", message.trim(), f.trim()),
-        _ => message.trim().to_string(),
-    };
+    let text = joined(message, followup);
     if let Some(m) = crate::agent::ask::bad_input(&text) {
         return Err(RouteError::BadInput(m));
     }
@@ -207,14 +206,59 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
         let label = choose(&scores, cfg, followup.is_some());
         decided(label, DecidedBy::Model, Some(scores))
     };
-    let subjects = if course.subjects.is_empty() { title.clone() } else { course.subjects.join(", ") };
-    route.reply = reply(route.label, lang, &title, &subjects);
-    if route.label == Label::Ambiguous {
-        let options = options(env, &text, cfg).await;
-        route.reply = Some(clarifying_question(lang).to_string());
-        route.clarification = Some(Clarification { question: clarifying_question(lang).to_string(), options });
-    }
+    finish(env, &mut route, &text, cfg).await;
     Ok(route)
+}
+
+/// The route the learner chose for `message` instead of the router's ("not what I meant"), with
+/// the reply that label gives. A harmful message cannot be rerouted: it is routed as usual.
+pub async fn chosen(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>, label: Label, cfg: &RouteConfig) -> Result<Route, RouteError> {
+    let text = joined(message, followup);
+    if let Some(m) = crate::agent::ask::bad_input(&text) {
+        return Err(RouteError::BadInput(m));
+    }
+    if rules::harmful(&text) {
+        return route(env, message, followup, cfg).await;
+    }
+    let mut route = Route { label, decided_by: DecidedBy::Learner, scores: None, lang: rules::language(&text), reply: None, clarification: None };
+    finish(env, &mut route, &text, cfg).await;
+    Ok(route)
+}
+
+/// The message an agent works on: the original, with the learner's answer to the clarifying
+/// question joined to it.
+pub fn joined(message: &str, followup: Option<&str>) -> String {
+    match followup {
+        Some(f) if !f.trim().is_empty() => format!("{} {}", message.trim(), f.trim()),
+        _ => message.trim().to_string(),
+    }
+}
+
+/// Fills in what the learner is shown instead of an agent's answer: the fixed reply, the
+/// clarifying question and its options, or a request for the program a "debug my code" message
+/// did not include.
+async fn finish(env: &mut RouteEnv<'_>, route: &mut Route, text: &str, cfg: &RouteConfig) {
+    let course = &env.bundle.header.course;
+    let title = &env.bundle.header.title;
+    let subjects = if course.subjects.is_empty() { title.clone() } else { course.subjects.join(", ") };
+    route.reply = reply(route.label, route.lang, title, &subjects);
+    match route.label {
+        Label::Ambiguous => {
+            let options = options(env, text, cfg).await;
+            route.reply = Some(clarifying_question(route.lang).to_string());
+            route.clarification = Some(Clarification { question: clarifying_question(route.lang).to_string(), options });
+        }
+        Label::Code if rules::needs_program(text) => route.reply = Some(ask_for_program(route.lang).to_string()),
+        _ => {}
+    }
+}
+
+fn ask_for_program(lang: Lang) -> &'static str {
+    if lang == Lang::Bn {
+        "তোমার প্রোগ্রামটি (পুরো কোড আর ত্রুটির বার্তা) Code-এর এডিটরে বসাও, তারপর চালাও: আমরা ধাপে ধাপে দেখব কোথায় সমস্যা।"
+    } else {
+        "Paste your program (all of it, and the error message if there is one) into the Code editor and press Run: we'll go through it step by step."
+    }
 }
 
 /// Mean log-probability per token of each label as the model's reply to `text`.

@@ -194,13 +194,29 @@ const CODE_BN: &[&str] = &["আমার কোড", "কোডে", "প্র�
 pub fn code(text: &str) -> bool {
     let norm = normalise(text);
     let error_name = text.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| (w.ends_with("Error") && w.len() > 5 && w.starts_with(|c: char| c.is_ascii_uppercase())) || w == "Traceback");
-    let pasted = text.contains("```")
+    error_name || pasted(text) || CODE_PHRASES.iter().any(|p| has(&norm, p)) || CODE_BN.iter().any(|p| norm.contains(p))
+}
+
+/// Whether the message holds code: a fenced block, a line that starts a Python statement, or a
+/// call of `print`/`input`.
+pub fn pasted(text: &str) -> bool {
+    text.contains("```")
         || text.lines().any(|l| {
             let l = l.trim_start();
             ["def ", "for ", "while ", "if ", "import ", "return ", "print(", "elif ", "else:"].iter().any(|k| l.starts_with(k)) && (l.contains(':') || l.contains('('))
         })
-        || ["print(", "input(", "def "].iter().any(|k| text.contains(k));
-    error_name || pasted || CODE_PHRASES.iter().any(|p| has(&norm, p)) || CODE_BN.iter().any(|p| norm.contains(p))
+        || ["print(", "input(", "def "].iter().any(|k| text.contains(k))
+}
+
+/// The learner's own program, named but not included ("debug my code", "আমার কোডে ভুল").
+const OWN_PROGRAM: &[&str] = &["my code", "my program", "my script", "my loop", "my function", "this code", "this program", "debug", "fix my", "amar code", "amar program", "code ta", "program ta"];
+const OWN_PROGRAM_BN: &[&str] = &["আমার কোড", "আমার প্রোগ্রাম", "আমার লুপ", "কোডটা", "প্রোগ্রামটা"];
+
+/// Whether the message asks about a program of the learner's that it does not include: then
+/// the learner is asked for it.
+pub fn needs_program(text: &str) -> bool {
+    let norm = normalise(text);
+    !pasted(text) && (OWN_PROGRAM.iter().any(|p| has(&norm, p)) || OWN_PROGRAM_BN.iter().any(|p| norm.contains(p)))
 }
 
 /// Social words: greetings, thanks, goodbyes, how-are-yous, and polite address.
@@ -365,6 +381,16 @@ mod tests {
         }
         for t in ["What is a for loop?", "What is photosynthesis?", "why do we need a virtual environment"] {
             assert!(!code(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn a_program_named_but_not_pasted_is_asked_for() {
+        for t in ["debug my code", "can you fix my program? it doesn't work", "আমার কোডে ভুল আছে, ঠিক করে দাও"] {
+            assert!(needs_program(t), "{t}");
+        }
+        for t in ["debug my code:\n```\nprint(x)\n```", "my code says NameError\nfor i in range(3):\n    print(i)", "write a function that reverses a string"] {
+            assert!(!needs_program(t), "{t}");
         }
     }
 
