@@ -92,6 +92,10 @@ pub enum Request {
         /// `?check=0`: answers shown unchecked (for measuring the model alone on a slow runtime).
         #[serde(default)]
         check: Option<bool>,
+        /// `?route=0`: every message goes to Ask without the router's model call (for measuring
+        /// Ask alone on a slow runtime; the harmful lexicon still refuses).
+        #[serde(default)]
+        route: Option<bool>,
     },
     /// Hybrid retrieval (`lexical: false`) or BM25 over the book (`lexical: true`).
     Search { id: u32, question: String, lexical: bool },

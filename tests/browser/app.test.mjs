@@ -258,9 +258,10 @@ test('model Markdown renders inert: no raw HTML, no script', async () => {
 test('WebGPU runtime (?llm=webgpu): the worker runs the model on WebGPU and streams an answer', { skip: !hasDocs && 'python3.11-doc is not installed' }, async () => {
   // SwiftShader emulates the GPU on the CPU (about a minute per model step here), so keep the
   // prompt to one passage and the answer to two tokens, unchecked (the check's label scoring
-  // reads back through the same asynchronous path as generation).
+  // reads back through the same asynchronous path as generation), and the message unrouted (the
+  // router's label scoring would read its own prefix first: minutes more here).
   const t0 = Date.now();
-  await page.goto(`${base}?llm=webgpu&answer_tokens=2&passages=1&check=0`);
+  await page.goto(`${base}?llm=webgpu&answer_tokens=2&passages=1&check=0&route=0`);
   await waitReady(600_000);
   const llm = await page.getAttribute('[data-testid=status] [data-llm]', 'data-llm');
   assert.match(llm, /\(WebGpu\)$/, llm);

@@ -37,8 +37,8 @@ fn start_load(send: Callback<Request>, on_gpu: Callback<state::Gpu>) {
             .and_then(Runtime::from_param)
             .unwrap_or(if hardware { Runtime::WebGpu } else { Runtime::Quantized });
         let number = |name: &str| fetch::query_param(name).and_then(|n| n.parse().ok());
-        let check = fetch::query_param("check").map(|v| v != "0");
-        send.emit(Request::Load { assets, runtime, answer_tokens: number("answer_tokens"), passages: number("passages"), check });
+        let flag = |name: &str| fetch::query_param(name).map(|v| v != "0");
+        send.emit(Request::Load { assets, runtime, answer_tokens: number("answer_tokens"), passages: number("passages"), check: flag("check"), route: flag("route") });
     });
 }
 

@@ -25,6 +25,8 @@ struct State {
     loading: Cell<bool>,
     asking: Cell<bool>,
     stop: Cell<bool>,
+    /// Under `?route=0`: messages go to Ask as if the learner chose it.
+    no_routing: Cell<bool>,
 }
 
 fn scope() -> web_sys::DedicatedWorkerGlobalScope {
@@ -67,10 +69,11 @@ fn handle(state: &Rc<State>, req: Request) {
     let engine = state.engine.borrow().clone();
     match req {
         Request::Stop => state.stop.set(true),
-        Request::Load { assets, runtime, answer_tokens, passages, check } => {
+        Request::Load { assets, runtime, answer_tokens, passages, check, route } => {
             if state.loading.get() || engine.is_some() {
                 return;
             }
+            state.no_routing.set(route == Some(false));
             state.loading.set(true);
             let state = state.clone();
             spawn_local(async move {
@@ -110,6 +113,7 @@ fn handle(state: &Rc<State>, req: Request) {
             state.stop.set(false);
             let state = state.clone();
             spawn_local(async move {
+                let route = route.or(state.no_routing.get().then_some(protocol::Label::Conceptual));
                 if let Err(message) = ask::message(&engine, id, &question, followup.as_deref(), route, &state.stop, &post).await {
                     post(Reply::Error { id: Some(id), message: format!("The answer failed: {message}"), retry: false });
                 }
