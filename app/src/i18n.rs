@@ -60,6 +60,21 @@ pub fn mb(bytes: f64) -> String {
     format!("{:.1} MB", bytes / 1e6)
 }
 
+impl Texts {
+    /// A Bloom level's name.
+    pub fn bloom(self, b: crate::protocol::Bloom) -> &'static str {
+        use crate::protocol::Bloom;
+        match b {
+            Bloom::Remember => self.bloom_remember(),
+            Bloom::Understand => self.bloom_understand(),
+            Bloom::Apply => self.bloom_apply(),
+            Bloom::Analyse => self.bloom_analyse(),
+            Bloom::Evaluate => self.bloom_evaluate(),
+            Bloom::Create => self.bloom_create(),
+        }
+    }
+}
+
 /// The app's words in one language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Texts(pub Lang);
@@ -149,7 +164,41 @@ texts! {
     routed_to: "Sent to:", "পাঠানো হলো:";
     not_what_i_meant: "Not what I meant:", "এটা চাইনি:";
     clarify_hint: "…or type your answer in the box above.", "…অথবা উপরের ঘরে তোমার উত্তর লেখো।";
-    quiz_coming: "Quizzes are coming soon. Until then, ask me about the topic and I'll answer from the book.", "কুইজ শিগগিরই আসছে। ততক্ষণ বিষয়টি নিয়ে প্রশ্ন করো, আমি বই থেকে উত্তর দেব।";
+    quiz_sent: "Your quiz is in the Quiz view: choose the part of the book to be tested on.", "তোমার কুইজ Quiz-এ খোলা হয়েছে: বইয়ের কোন অংশে পরীক্ষা দেবে বেছে নাও।";
+    open_quiz: "Open Quiz", "কুইজ খোলো";
+    tab_quiz: "Quiz", "কুইজ";
+    quiz_topic_placeholder: "A topic to be quizzed on, e.g. loops", "কুইজের বিষয়, যেমন: লুপ";
+    quiz_find: "Start", "শুরু করো";
+    quiz_finding: "Looking for this topic in the book…", "বইয়ে বিষয়টি খোঁজা হচ্ছে…";
+    quiz_choose_part: "Choose the part of the book to be quizzed on:", "কোন অংশ থেকে কুইজ হবে বেছে নাও:";
+    quiz_intro: "Questions are written from the book by the model on this device and checked before you see them. Right answers make the next question harder; wrong ones get an explanation and an easier question.", "প্রশ্নগুলো এই ডিভাইসের মডেল বই থেকে লেখে এবং দেখানোর আগে যাচাই করে। ঠিক উত্তরে পরের প্রশ্ন কঠিন হয়; ভুল হলে ব্যাখ্যা আর সহজ একটি প্রশ্ন আসে।";
+    quiz_question: "Question", "প্রশ্ন";
+    quiz_of: "of", "/";
+    quiz_level: "Level:", "স্তর:";
+    quiz_right: "Right!", "ঠিক!";
+    quiz_wrong: "Not quite.", "ঠিক হয়নি।";
+    quiz_your_choice: "Your choice:", "তোমার উত্তর:";
+    quiz_correct_is: "The right answer:", "সঠিক উত্তর:";
+    quiz_read_book: "Read it in the book:", "বইয়ে পড়ো:";
+    quiz_next: "Next question", "পরের প্রশ্ন";
+    quiz_writing_first: "Writing the first question from the book…", "বই থেকে প্রথম প্রশ্ন লেখা হচ্ছে…";
+    quiz_writing_next: "Preparing the next question", "পরের প্রশ্ন তৈরি হচ্ছে";
+    quiz_if_right: "for a right answer", "ঠিক উত্তরের জন্য";
+    quiz_if_wrong: "for a wrong answer", "ভুল উত্তরের জন্য";
+    quiz_skipped: "question(s) failed the checks and were not shown.", "টি প্রশ্ন যাচাইয়ে বাদ পড়েছে, দেখানো হয়নি।";
+    quiz_results: "Results", "ফলাফল";
+    quiz_score: "Score", "নম্বর";
+    quiz_retake: "Retake", "আবার দাও";
+    quiz_new: "Another topic", "অন্য বিষয়";
+    quiz_saved: "Your quizzes on this device", "এই ডিভাইসে তোমার কুইজ";
+    quiz_next_level: "next starts at", "পরেরটি শুরু";
+    quiz_nearest: "The nearest sections:", "কাছাকাছি অংশ:";
+    bloom_remember: "Remember", "মনে রাখা";
+    bloom_understand: "Understand", "বোঝা";
+    bloom_apply: "Apply", "প্রয়োগ";
+    bloom_analyse: "Analyse", "বিশ্লেষণ";
+    bloom_evaluate: "Evaluate", "মূল্যায়ন";
+    bloom_create: "Create", "সৃষ্টি";
     code_sent: "Your task is in the Code view: plan it with the tutor there, step by step.", "তোমার কাজটি Code-এ রাখা হয়েছে: সেখানে শিক্ষকের সঙ্গে ধাপে ধাপে করো।";
     open_code: "Open Code", "Code খোলো";
     ask: "Ask", "জিজ্ঞেস করো";

@@ -51,6 +51,9 @@ pub use inference::agent::route::{Label, Route};
 /// Why Ask gave no answer.
 pub use inference::agent::ask::AbstainReason;
 
+/// The quiz's items, levels, subtopic menu and feedback.
+pub use inference::agent::quiz::{Bloom, Branch, Feedback, Item, LevelScore, Subtopic, Topic};
+
 /// The Ask agent's settings in the worker: `index-builder ask`'s defaults (the same prompt and
 /// check for the same bundle and question), read in steps the worker can yield between, with
 /// the page's `?answer_tokens=` / `?passages=` / `?check=0` overrides (for measuring slow runtimes).
@@ -113,6 +116,16 @@ pub enum Request {
     },
     /// Stop the answer being written (between tokens).
     Stop,
+    /// The subtopic menu for a quiz topic ([`Reply::QuizTopic`]).
+    QuizTopic { id: u32, topic: String },
+    /// Starts a quiz (`id` names it from now on) on one subtopic at level `start`: the first
+    /// item comes as [`Reply::QuizItem`], and the next one is prepared while the learner reads.
+    QuizStart { id: u32, topic: String, subtopic: Subtopic, start: Bloom },
+    /// The learner's answer to the quiz's current item: [`Reply::QuizFeedback`], then the next
+    /// item unless `last`.
+    QuizAnswer { id: u32, choice: usize, last: bool },
+    /// The quiz is over or left: nothing more is prepared for it.
+    QuizEnd { id: u32 },
     /// One section of the book, for reading.
     Section { id: u32 },
     /// What IndexedDB holds.
@@ -149,6 +162,18 @@ pub enum Reply {
     /// No answer: the course does not cover the question (no model call), the model's answer
     /// was not supported by the book, or the question could not be searched.
     Abstained { id: u32, reason: AbstainReason, nearest: Vec<SectionRef>, stats: Option<AnswerStats> },
+    /// The quiz's subtopic menu, or the course does not cover the topic.
+    QuizTopic { id: u32, topic: String, result: Topic, ms: f64 },
+    /// What the worker is writing now for quiz `id` (`branch`: for which answer).
+    QuizPreparing { id: u32, branch: Branch, bloom: Bloom },
+    /// An item to show (validated; `number` counts from 1); `wait_ms`: from the learner's answer
+    /// (or the start) to now; `attempts`: writing attempts it took.
+    QuizItem { id: u32, number: usize, item: Item, attempts: usize, wait_ms: f64 },
+    QuizFeedback { id: u32, feedback: Feedback },
+    /// An item failed validation after its repairs and was skipped.
+    QuizSkipped { id: u32, reason: String },
+    /// No more items can be written (every passage used, or none passed validation).
+    QuizOver { id: u32, reason: String },
     Section(SectionView),
     Storage(StorageInfo),
     /// Per-question milliseconds of a [`Request::Bench`], as JSON.

@@ -190,51 +190,71 @@ pub async fn estimate() -> (Option<f64>, Option<f64>) {
 /// database "pathshala-code" v1
 ///   progress  key: "current" → JSON ui::code::Saved (problem, tutor session, editor, tests)
 /// ```
-pub mod progress {
+/// Small JSON records the views keep between visits (a learner's progress), one object store
+/// per kind in its own database, so clearing the course files leaves them and the storage
+/// panel's Clear removes them too.
+pub mod records {
     use super::{StoreError, other};
     use idb::{DatabaseEvent, Factory, ObjectStoreParams, TransactionMode};
     use wasm_bindgen::JsValue;
 
-    const DB_NAME: &str = "pathshala-code";
-    const DB_VERSION: u32 = 1;
-    const STORE: &str = "progress";
-    const KEY: &str = "current";
+    /// One kind of record: its database and object store.
+    #[derive(Clone, Copy)]
+    pub struct Kind {
+        db: &'static str,
+        store: &'static str,
+    }
 
-    async fn open() -> Result<idb::Database, StoreError> {
+    /// The Code view's progress (key `current`).
+    pub const CODE: Kind = Kind { db: "pathshala-code", store: "progress" };
+    /// Quiz results, one record per course and subtopic.
+    pub const QUIZ: Kind = Kind { db: "pathshala-quiz", store: "results" };
+    pub const ALL: [Kind; 2] = [CODE, QUIZ];
+
+    async fn open(kind: Kind) -> Result<idb::Database, StoreError> {
         let factory = Factory::new().map_err(|_| StoreError::Other("this browser has no IndexedDB".into()))?;
-        let mut req = factory.open(DB_NAME, Some(DB_VERSION)).map_err(other)?;
-        req.on_upgrade_needed(|event| {
+        let mut req = factory.open(kind.db, Some(1)).map_err(other)?;
+        req.on_upgrade_needed(move |event| {
             let Ok(db) = event.database() else { return };
-            if !db.store_names().iter().any(|n| n == STORE) {
-                let _ = db.create_object_store(STORE, ObjectStoreParams::new());
+            if !db.store_names().iter().any(|n| n == kind.store) {
+                let _ = db.create_object_store(kind.store, ObjectStoreParams::new());
             }
         });
         req.await.map_err(other)
     }
 
-    /// The saved progress (JSON), if any.
-    pub async fn load() -> Result<Option<String>, StoreError> {
-        let db = open().await?;
-        let tx = db.transaction(&[STORE], TransactionMode::ReadOnly).map_err(other)?;
-        let v = tx.object_store(STORE).map_err(other)?.get(JsValue::from_str(KEY)).map_err(other)?.await.map_err(other)?;
+    /// The record under `key` (JSON), if any.
+    pub async fn load(kind: Kind, key: &str) -> Result<Option<String>, StoreError> {
+        let db = open(kind).await?;
+        let tx = db.transaction(&[kind.store], TransactionMode::ReadOnly).map_err(other)?;
+        let v = tx.object_store(kind.store).map_err(other)?.get(JsValue::from_str(key)).map_err(other)?.await.map_err(other)?;
         db.close();
         Ok(v.and_then(|v| v.as_string()))
     }
 
-    /// Forgets the saved progress (the storage panel's Clear).
-    pub async fn clear() -> Result<(), StoreError> {
-        let db = open().await?;
-        let tx = db.transaction(&[STORE], TransactionMode::ReadWrite).map_err(other)?;
-        tx.object_store(STORE).map_err(other)?.clear().map_err(other)?.await.map_err(other)?;
+    /// Every record of `kind` (JSON), in key order.
+    pub async fn all(kind: Kind) -> Result<Vec<String>, StoreError> {
+        let db = open(kind).await?;
+        let tx = db.transaction(&[kind.store], TransactionMode::ReadOnly).map_err(other)?;
+        let values = tx.object_store(kind.store).map_err(other)?.get_all(None, None).map_err(other)?.await.map_err(other)?;
+        db.close();
+        Ok(values.into_iter().filter_map(|v| v.as_string()).collect())
+    }
+
+    /// Forgets every record of `kind`.
+    pub async fn clear(kind: Kind) -> Result<(), StoreError> {
+        let db = open(kind).await?;
+        let tx = db.transaction(&[kind.store], TransactionMode::ReadWrite).map_err(other)?;
+        tx.object_store(kind.store).map_err(other)?.clear().map_err(other)?.await.map_err(other)?;
         tx.await.map_err(other)?;
         db.close();
         Ok(())
     }
 
-    pub async fn save(json: &str) -> Result<(), StoreError> {
-        let db = open().await?;
-        let tx = db.transaction(&[STORE], TransactionMode::ReadWrite).map_err(other)?;
-        tx.object_store(STORE).map_err(other)?.put(&JsValue::from_str(json), Some(&JsValue::from_str(KEY))).map_err(other)?.await.map_err(other)?;
+    pub async fn save(kind: Kind, key: &str, json: &str) -> Result<(), StoreError> {
+        let db = open(kind).await?;
+        let tx = db.transaction(&[kind.store], TransactionMode::ReadWrite).map_err(other)?;
+        tx.object_store(kind.store).map_err(other)?.put(&JsValue::from_str(json), Some(&JsValue::from_str(key))).map_err(other)?.await.map_err(other)?;
         tx.await.map_err(other)?;
         db.close();
         Ok(())

@@ -34,6 +34,8 @@ enum Command {
     /// Route messages as the app does (harmful, greeting, off-topic, ambiguous, conceptual,
     /// quiz, code): one message, or a JSONL file (`--json`: one result line each).
     Route(cmd::route::Args),
+    /// An adaptive quiz on a topic (`--learner` answers it; `--json`: one line per item).
+    Quiz(cmd::quiz::Args),
     /// Generate text with a GGUF model, streaming (`--bench` prints speed).
     Generate(cmd::generate::Args),
     /// Run or check a learner's Python program in the sandbox.
@@ -54,6 +56,7 @@ fn main() {
         Command::Ask(a) => cmd::ask::run(a),
         Command::Judge(a) => cmd::judge::run(a),
         Command::Route(a) => cmd::route::run(a),
+        Command::Quiz(a) => cmd::quiz::run(a),
         Command::TutorEval(a) => cmd::tutor_eval::run(a),
     };
     if let Err(e) = result {

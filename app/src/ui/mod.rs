@@ -7,6 +7,7 @@ pub mod code;
 pub mod components;
 pub mod gpu;
 pub mod pwa;
+pub mod quiz;
 pub mod sandbox;
 pub mod state;
 
@@ -15,7 +16,7 @@ use crate::i18n::{Lang, Texts};
 use crate::markdown;
 use crate::protocol::{AssetList, Label, Reply, Request, Runtime};
 use bridge::Bridge;
-use components::{ask::AskPanel, book::BookPanel, code::CodeView, find::FindPanel, status::StatusLine, storage::StoragePanel};
+use components::{ask::AskPanel, book::BookPanel, code::CodeView, find::FindPanel, quiz::QuizPanel, status::StatusLine, storage::StoragePanel};
 use state::{Action, State, View};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -109,6 +110,8 @@ pub fn App() -> Html {
         });
     }
 
+    quiz::use_saved_quizzes(&state, &dispatch);
+
     let t = Texts(state.lang);
     let ready = state.ready().is_some();
     let on_retry = {
@@ -154,6 +157,10 @@ pub fn App() -> Html {
             }
         })
     };
+    let on_open_quiz = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_| dispatch.dispatch(Action::SetView(View::Quiz)))
+    };
     let on_stop = send.reform(|_| Request::Stop);
     let on_open = {
         let (dispatch, send) = (dispatch.clone(), send.clone());
@@ -197,7 +204,7 @@ pub fn App() -> Html {
         View::Ask => html! {
             <>
                 <AskPanel answer={state.answer.clone()} ready={ready} lang={state.lang} on_ask={on_ask}
-                          on_stop={on_stop} on_open={on_open.clone()} {on_followup} {on_reroute} {on_open_code} />
+                          on_stop={on_stop} on_open={on_open.clone()} {on_followup} {on_reroute} {on_open_code} {on_open_quiz} />
                 <FindPanel results={state.results.clone()} lang={state.lang} on_search={search(false)} on_open={on_open.clone()} />
             </>
         },
@@ -205,6 +212,19 @@ pub fn App() -> Html {
             <BookPanel outline={outline} section={state.section.clone()} highlight={state.highlight}
                        results={state.book_results.clone()} lang={state.lang} on_open={on_open.clone()} on_search={search(true)} />
         },
+        View::Quiz => {
+            let on_section = {
+                let on_open = on_open.clone();
+                Callback::from(move |section: u32| on_open.emit((section, None)))
+            };
+            html! {
+                <QuizPanel quiz={state.quiz.clone()} ready={ready} lang={state.lang} outline={outline.clone()}
+                           on_find={quiz::on_find(&state, &dispatch, &send, new_id.clone())}
+                           on_start={quiz::on_start(&state, &dispatch, &send, new_id.clone())}
+                           on_choose={quiz::on_choose(&state, &dispatch, &send)}
+                           on_next={{ let d = dispatch.clone(); Callback::from(move |_| d.dispatch(Action::QuizNext)) }} on_open={on_section} />
+            }
+        }
         View::Code => html! {},
         View::Storage => html! {
             <StoragePanel info={state.storage.clone()} lang={state.lang}
@@ -223,6 +243,7 @@ pub fn App() -> Html {
                 <nav>
                     { tab(View::Ask, t.tab_ask(), "tab-ask") }
                     { tab(View::Book, t.tab_book(), "tab-book") }
+                    { tab(View::Quiz, t.tab_quiz(), "tab-quiz") }
                     { tab(View::Code, t.tab_code(), "tab-code") }
                     { tab(View::Storage, t.tab_storage(), "tab-storage") }
                     <button class="lang" data-testid="lang-switch" lang={state.lang.other().code()} onclick={on_lang}>{ t.switch_to() }</button>

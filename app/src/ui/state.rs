@@ -2,7 +2,8 @@
 //! it is tested natively.
 
 use crate::i18n::Lang;
-use crate::protocol::{AbstainReason, AnswerStats, Label, Progress, QuoteRef, ReadyInfo, Reply, Results, Route, SectionRef, SectionView, SourceRef, StorageInfo};
+use crate::protocol::{AbstainReason, AnswerStats, Label, Progress, QuoteRef, ReadyInfo, Reply, Results, Route, SectionRef, SectionView, SourceRef, StorageInfo, Subtopic};
+pub use crate::ui::quiz::{QuizUi, Saved};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -17,6 +18,7 @@ pub enum Load {
 pub enum View {
     Ask,
     Book,
+    Quiz,
     Code,
     Storage,
 }
@@ -127,6 +129,7 @@ pub struct State {
     pub storage: Option<StorageInfo>,
     /// A task the router sent to the Code view: (the message's id, its text).
     pub code_task: Option<(u32, String)>,
+    pub quiz: QuizUi,
     /// A message that belongs to no panel (e.g. a failed request).
     pub notice: Option<String>,
     pub update_available: bool,
@@ -149,6 +152,7 @@ impl State {
             highlight: None,
             storage: None,
             code_task: None,
+            quiz: QuizUi::default(),
             notice: None,
             update_available: false,
             bench: None,
@@ -177,6 +181,15 @@ pub enum Action {
     Notice(Option<String>),
     /// Opens the Code view with this message (its id, its text) as the task.
     CodeTask(u32, String),
+    /// The quiz's menu for a topic was asked for under this id.
+    QuizFind { id: u32, topic: String },
+    /// A quiz on this subtopic was started under this id.
+    QuizStart { id: u32, topic: String, subtopic: Subtopic },
+    /// The learner chose an option of the quiz item on screen.
+    QuizChoose(usize),
+    QuizNext,
+    /// Saved quizzes of this course, read from IndexedDB, or one just saved.
+    QuizSaved(Vec<Saved>),
 }
 
 impl Reducible for State {
@@ -218,6 +231,17 @@ impl Reducible for State {
                 s.code_task = Some((id, text));
                 s.view = View::Code;
             }
+            Action::QuizFind { id, topic } => s.quiz.finding(id, topic),
+            Action::QuizStart { id, topic, subtopic } => s.quiz.started(id, topic, subtopic),
+            Action::QuizChoose(choice) => {
+                s.quiz.choose(choice);
+            }
+            Action::QuizNext => s.quiz.next(),
+            Action::QuizSaved(saved) => {
+                for q in saved.into_iter().rev() {
+                    s.quiz.remember(q);
+                }
+            }
             Action::Reply(reply) => s.apply(reply),
         }
         Rc::new(s)
@@ -230,6 +254,9 @@ impl State {
     }
 
     fn apply(&mut self, reply: Reply) {
+        if self.quiz.apply(&reply) {
+            return;
+        }
         match reply {
             Reply::Started => {}
             Reply::Progress(p) => {
@@ -253,10 +280,15 @@ impl State {
                 if label != Label::Conceptual {
                     a.phase = Phase::Routed;
                 }
+                let message = a.message();
                 if label == Label::Code && !asks_for_code {
                     // The task goes to the Code view, filled in.
-                    self.code_task = Some((id, a.message()));
+                    self.code_task = Some((id, message));
                     self.view = View::Code;
+                } else if label == Label::Quiz {
+                    // The Quiz view opens on the message's topic.
+                    self.quiz.routed(message);
+                    self.view = View::Quiz;
                 }
             }
             Reply::AskSources { id, sources, quote, prompt_tokens } => {
@@ -308,6 +340,8 @@ impl State {
                 self.view = View::Book;
             }
             Reply::Storage(info) => self.storage = Some(info),
+            // A stale reply of an earlier quiz.
+            Reply::QuizTopic { .. } | Reply::QuizPreparing { .. } | Reply::QuizItem { .. } | Reply::QuizFeedback { .. } | Reply::QuizSkipped { .. } | Reply::QuizOver { .. } => {}
             Reply::Bench { json } => self.bench = Some(json),
             Reply::Error { id: Some(id), message, .. } => match self.answer_mut(id) {
                 Some(a) => a.phase = Phase::Error(message),
@@ -375,7 +409,7 @@ mod tests {
             let s = reduce(s, routed(1, label, Some("reply")));
             assert_eq!(s.answer.as_ref().unwrap().state(), state);
             assert!(!s.answer.as_ref().unwrap().busy());
-            assert_eq!(s.view, View::Ask);
+            assert_eq!(s.view, if label == Label::Quiz { View::Quiz } else { View::Ask });
         }
         // A question for the book goes on to Ask.
         let s = reduce(State::new(Lang::En), Action::Asked { id: 1, question: "q".into(), followup: None });
@@ -392,6 +426,15 @@ mod tests {
         assert_eq!(s.answer.as_ref().unwrap().message(), "explain lists");
         let s = reduce(s, routed(2, Label::Ambiguous, Some("Which topic?")));
         assert!(!s.answer.as_ref().unwrap().awaits_followup(), "a reply to a clarification is not asked again");
+    }
+
+    #[test]
+    fn a_quiz_request_opens_the_quiz_view_on_its_topic() {
+        let s = reduce(State::new(Lang::En), Action::Asked { id: 3, question: "quiz me on loops".into(), followup: None });
+        let s = reduce(s, routed(3, Label::Quiz, None));
+        assert_eq!((s.view, s.quiz.pending_topic.clone()), (View::Quiz, Some("quiz me on loops".to_string())));
+        let s = reduce(s, Action::QuizFind { id: 4, topic: "quiz me on loops".into() });
+        assert_eq!((s.quiz.pending_topic.clone(), s.quiz.id), (None, 4), "looked up once");
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub async fn search(engine: &Engine, id: u32, question: String) -> Result<Reply,
 pub async fn message(engine: &Engine, id: u32, question: &str, followup: Option<&str>, chosen: Option<Label>, stop: &Cell<bool>, post: &dyn Fn(Reply)) -> Result<(), String> {
     let t0 = now_ms();
     let route = {
-        let mut session = engine.session.borrow_mut();
+        let mut session = engine.session().await;
         let mut env = RouteEnv { bundle: &engine.bundle, encoder: engine.encoder.as_ref(), session: &mut session };
         let cfg = RouteConfig::default();
         match chosen {
@@ -68,7 +68,7 @@ pub async fn message(engine: &Engine, id: u32, question: &str, followup: Option<
 /// abstention. Yields to the event loop after each step, so Stop is handled between tokens.
 /// Times count from `t0`, when the message arrived (routing included).
 async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>, post: &dyn Fn(Reply), t0: f64) -> Result<(), String> {
-    let mut session = engine.session.borrow_mut();
+    let mut session = engine.session().await;
     let mut env = AskEnv { bundle: &engine.bundle, encoder: engine.encoder.as_ref(), session: &mut session };
     let mut run = AskRun::new(question, engine.ask.clone());
     let (mut prompt_tokens, mut first_token_ms, mut answer_end) = (0, None, None);

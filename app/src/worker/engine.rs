@@ -77,6 +77,17 @@ impl Engine {
         Ok(Engine { bundle, encoder, session: RefCell::new(session), runtime, runtime_note, ask })
     }
 
+    /// The chat session, once no other task holds it: a task on the WebGPU runtime keeps it
+    /// across awaits, so Ask and the quiz take turns instead of borrowing it twice.
+    pub async fn session(&self) -> std::cell::RefMut<'_, Session> {
+        loop {
+            if let Ok(s) = self.session.try_borrow_mut() {
+                return s;
+            }
+            super::ask::yield_now().await;
+        }
+    }
+
     /// Hybrid retrieval, as `index-builder search` and the Ask agent run it.
     pub async fn search(&self, question: &str) -> Result<Retrieval, String> {
         ask::search(&self.bundle, self.encoder.as_ref(), question, &self.ask.retrieval).await.map_err(|e| e.to_string())

@@ -7,6 +7,7 @@
 mod ask;
 mod engine;
 pub mod loader;
+mod quiz;
 
 use crate::protocol::{self, ReadyInfo, Reply, Request, StorageInfo};
 use crate::storage::Store;
@@ -27,6 +28,7 @@ struct State {
     stop: Cell<bool>,
     /// Under `?route=0`: messages go to Ask as if the learner chose it.
     no_routing: Cell<bool>,
+    quiz: quiz::Slot,
 }
 
 fn scope() -> web_sys::DedicatedWorkerGlobalScope {
@@ -120,6 +122,34 @@ fn handle(state: &Rc<State>, req: Request) {
                 state.asking.set(false);
             });
         }
+        Request::QuizTopic { id, topic } => {
+            let Some(engine) = engine else { return not_ready(Some(id)) };
+            spawn_local(async move {
+                match quiz::topic(&engine, id, &topic).await {
+                    Ok(reply) => post(reply),
+                    Err(message) => post(Reply::Error { id: Some(id), message: format!("The quiz could not start: {message}"), retry: false }),
+                }
+            });
+        }
+        Request::QuizStart { id, topic, subtopic, start } => {
+            let Some(engine) = engine else { return not_ready(Some(id)) };
+            let state = state.clone();
+            spawn_local(async move {
+                if let Err(message) = quiz::start(&engine, &state.quiz, id, &topic, subtopic, start, &post).await {
+                    post(Reply::Error { id: Some(id), message: format!("The quiz failed: {message}"), retry: false });
+                }
+            });
+        }
+        Request::QuizAnswer { id, choice, last } => {
+            let Some(engine) = engine else { return not_ready(Some(id)) };
+            let state = state.clone();
+            spawn_local(async move {
+                if let Err(message) = quiz::answer(&engine, &state.quiz, id, choice, last, &post).await {
+                    post(Reply::Error { id: Some(id), message: format!("The quiz failed: {message}"), retry: false });
+                }
+            });
+        }
+        Request::QuizEnd { id } => quiz::end(&state.quiz, id),
         Request::Section { id } => {
             let Some(engine) = engine else { return not_ready(None) };
             match engine.section(id) {
@@ -141,8 +171,12 @@ fn handle(state: &Rc<State>, req: Request) {
         Request::ClearStorage => spawn_local(async {
             let cleared = async {
                 Store::open().await?.clear().await?;
-                // The Code view's saved progress too: Clear leaves nothing of this site behind.
-                crate::storage::progress::clear().await
+                // The Code view's and the quiz's saved progress too: Clear leaves nothing of this
+                // site behind.
+                for kind in crate::storage::records::ALL {
+                    crate::storage::records::clear(kind).await?;
+                }
+                Ok::<(), crate::storage::StoreError>(())
             };
             match cleared.await {
                 Ok(()) => post(storage_info().await),

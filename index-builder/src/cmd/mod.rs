@@ -4,6 +4,7 @@ pub mod generate;
 pub mod hnsw_recall;
 pub mod info;
 pub mod judge;
+pub mod quiz;
 pub mod route;
 pub mod sandbox;
 pub mod search;

@@ -7,12 +7,16 @@
 //!
 //! - [`ask`]: grounded conceptual Q&A (ACE-TA "Ask"): retrieval → evidence → prompt → answer →
 //!   every sentence checked against the passage it cites.
+//! - [`quiz`]: the adaptive quiz (ACE-TA): subtopics from the outline, Bloom-tagged MCQs written
+//!   under a schema from MMR evidence, validated (shape, then the model answering from the passage),
+//!   one level up after a right answer, one down on the same passage after a wrong one.
 //! - [`route`]: the router (ACE-TA's router, TeachMateGPT's intent and ambiguity control): rules,
 //!   then label scoring on the course's model, decide where each message goes.
 //! - [`tutor`] (feature `sandbox`): the step-by-step Code Tutor (ACE-TA): plan, checked step code,
 //!   the learner's lines compared by behaviour, final tests.
 
 pub mod ask;
+pub mod quiz;
 pub mod route;
 #[cfg(feature = "sandbox")]
 pub mod tutor;

@@ -23,6 +23,7 @@ pub struct Props {
     /// The learner sends the message to another agent ("not what I meant").
     pub on_reroute: Callback<Label>,
     pub on_open_code: Callback<()>,
+    pub on_open_quiz: Callback<()>,
 }
 
 /// The chip's words for a label.
@@ -128,6 +129,7 @@ pub fn AnswerView(p: &Props) -> Html {
         let (route, _) = a.route.as_ref().expect("a routed answer has its route");
         let reply = route.reply.clone();
         let open_code = p.on_open_code.reform(|_: MouseEvent| ());
+        let open_quiz = p.on_open_quiz.reform(|_: MouseEvent| ());
         match route.label {
             Label::Ambiguous if a.awaits_followup() => {
                 let options = route.clarification.iter().flat_map(|c| c.options.iter()).map(|o| {
@@ -145,7 +147,10 @@ pub fn AnswerView(p: &Props) -> Html {
                     </div>
                 }
             }
-            Label::Quiz => html! { <p data-testid="route-reply">{ t.quiz_coming() }</p> },
+            Label::Quiz => html! {
+                <p data-testid="route-reply">{ t.quiz_sent() }{ " " }
+                    <button data-testid="route-open-quiz" onclick={open_quiz}>{ t.open_quiz() }</button></p>
+            },
             Label::Code => html! {
                 <p data-testid="route-reply">{ reply.unwrap_or_else(|| t.code_sent().to_string()) }{ " " }
                     <button data-testid="route-open-code" onclick={open_code}>{ t.open_code() }</button></p>

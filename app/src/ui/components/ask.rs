@@ -19,6 +19,7 @@ pub struct Props {
     pub on_followup: Callback<String>,
     pub on_reroute: Callback<Label>,
     pub on_open_code: Callback<()>,
+    pub on_open_quiz: Callback<()>,
 }
 
 #[function_component]
@@ -52,7 +53,8 @@ pub fn AskPanel(p: &Props) -> Html {
             </form>
             if let Some(a) = &p.answer {
                 <AnswerView answer={a.clone()} lang={p.lang} on_open={p.on_open.clone()} on_followup={p.on_followup.clone()}
-                            on_reroute={p.on_reroute.clone()} on_open_code={p.on_open_code.clone()} />
+                            on_reroute={p.on_reroute.clone()} on_open_code={p.on_open_code.clone()}
+                            on_open_quiz={p.on_open_quiz.clone()} />
             }
         </section>
     }

@@ -7,12 +7,12 @@
 //!
 //! The view owns its state ([`CodeState`]) and the sandbox worker's client, and stays mounted
 //! while hidden so the worker stays warm and a run survives a tab switch. Progress is saved in
-//! IndexedDB (`storage::progress`) after every change worth keeping and read back on start.
+//! IndexedDB (`storage::records::CODE`) after every change worth keeping and read back on start.
 
 use crate::fetch;
 use crate::i18n::{Lang, Texts};
 use crate::sandbox_protocol::RUN_TIMEOUT_MS;
-use crate::storage::progress;
+use crate::storage::records;
 use crate::ui::code::{CodeAction, CodeState, Kind, Output, Problem, Said, Saved};
 use crate::ui::sandbox::SandboxClient;
 use inference::agent::tutor::Verdict;
@@ -99,7 +99,7 @@ pub fn CodeView(p: &Props) -> Html {
                 d.dispatch(CodeAction::Problems(problems));
             });
             wasm_bindgen_futures::spawn_local(async move {
-                let saved = progress::load().await.ok().flatten().and_then(|j| serde_json::from_str::<Saved>(&j).ok());
+                let saved = records::load(records::CODE, "current").await.ok().flatten().and_then(|j| serde_json::from_str::<Saved>(&j).ok());
                 dispatch.dispatch(CodeAction::Restore(saved));
             });
         });
@@ -131,7 +131,7 @@ pub fn CodeView(p: &Props) -> Html {
             if restored {
                 if let Ok(json) = serde_json::to_string(&saved) {
                     wasm_bindgen_futures::spawn_local(async move {
-                        if progress::save(&json).await.is_ok() {
+                        if records::save(records::CODE, "current", &json).await.is_ok() {
                             dispatch.dispatch(CodeAction::Saved(revision));
                         }
                     });

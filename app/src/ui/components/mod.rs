@@ -5,5 +5,6 @@ pub mod ask;
 pub mod book;
 pub mod code;
 pub mod find;
+pub mod quiz;
 pub mod status;
 pub mod storage;

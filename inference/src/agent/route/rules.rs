@@ -168,12 +168,12 @@ pub fn off_topic(text: &str, course_word: &dyn Fn(&str) -> bool) -> bool {
 }
 
 /// Asking to be tested: a quiz, MCQs, practice questions (English, Bangla, romanised Bangla).
-const QUIZ: &[&str] = &[
+pub(crate) const QUIZ: &[&str] = &[
     "quiz", "quizzes", "mcq", "mcqs", "test me", "test my", "practice questions", "practise questions", "practice question", "ask me questions",
     "ask me a question", "ask me some questions", "multiple choice", "short test", "mock test", "exam me", "quiz koro", "proshno koro",
     "test koro", "practice problems", "practise problems", "mcq dao", "quiz dao", "quiz nao", "porikkha nao",
 ];
-const QUIZ_BN: &[&str] = &["কুইজ", "প্রশ্ন করো", "প্রশ্ন কর", "পরীক্ষা নাও", "বহুনির্বাচনী", "বহুনির্বাচনি", "এমসিকিউ"];
+pub(crate) const QUIZ_BN: &[&str] = &["কুইজ", "প্রশ্ন করো", "প্রশ্ন কর", "পরীক্ষা নাও", "বহুনির্বাচনী", "বহুনির্বাচনি", "এমসিকিউ"];
 
 /// Whether the message asks to be tested (a topicless request is caught by [`vague`] first).
 pub fn quiz(text: &str) -> bool {

@@ -1,0 +1,128 @@
+//! The validator's deterministic half: an item's shape, without a model.
+
+use super::Item;
+use crate::agent::ask::verify::terms;
+use std::collections::{BTreeMap, HashSet};
+
+/// Options a validator rejects whatever the item: they let a learner answer without the topic.
+const CATCH_ALL: &[&str] = &[
+    "all of the above",
+    "none of the above",
+    "all of these",
+    "none of these",
+    "both a and b",
+    "উপরের সবগুলো",
+    "উপরের সবকটি",
+    "উপরের কোনোটিই নয়",
+    "কোনোটিই নয়",
+    "সবগুলো",
+];
+
+/// Stem words two items may share before the later one counts as a repeat (Jaccard).
+pub const MAX_STEM_OVERLAP: f64 = 0.7;
+
+/// One check's name and whether the item passed it, in the order they run.
+pub type Checks = BTreeMap<String, bool>;
+
+fn norm(s: &str) -> String {
+    s.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" ").trim_end_matches(['.', '।', '!', '?']).to_string()
+}
+
+/// The deterministic checks: four distinct non-empty options, no catch-all option, a valid
+/// answer index, a reason for every option, no option that repeats the stem, and no near
+/// repeat of an earlier question. Returns every check and, for the first that failed, the
+/// reason as the writer is told it.
+pub fn deterministic(item: &Item, earlier: &[&str]) -> (Checks, Option<String>) {
+    let mut checks = Checks::new();
+    let mut reason: Option<String> = None;
+    let mut record = |name: &str, ok: bool, why: &str| {
+        checks.insert(name.to_string(), ok);
+        if !ok && reason.is_none() {
+            reason = Some(why.to_string());
+        }
+    };
+    let options: Vec<String> = item.options.iter().map(|o| norm(o)).collect();
+    record("four_options", options.len() == 4 && options.iter().all(|o| !o.is_empty()), "it did not have four non-empty options");
+    let distinct: HashSet<&String> = options.iter().collect();
+    record("distinct_options", distinct.len() == options.len(), "two options were the same");
+    record(
+        "no_all_or_none",
+        !options.iter().any(|o| CATCH_ALL.iter().any(|c| o == c || o.starts_with(&format!("{c} ")) || o.ends_with(&format!(" {c}")))),
+        "an option was \"all of the above\" or \"none of the above\"",
+    );
+    record("answer_index", item.answer_index < item.options.len().min(4), "it had no valid correct option");
+    record("rationales", item.rationales.len() == item.options.len() && item.rationales.iter().all(|r| !r.trim().is_empty()), "an option had no reason");
+    let stem = norm(&item.question);
+    record(
+        "option_not_in_stem",
+        !options.iter().any(|o| o == &stem || (o.split(' ').count() >= 4 && stem.contains(o.as_str()))),
+        "an option repeated the question's own words",
+    );
+    let words = terms(&item.question);
+    let repeat = earlier.iter().any(|e| jaccard(&words, &terms(e)) >= MAX_STEM_OVERLAP);
+    record("not_a_repeat", !repeat, "it repeated an earlier question");
+    (checks, reason)
+}
+
+fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    let union = a.union(b).count();
+    if union == 0 { 0.0 } else { a.intersection(b).count() as f64 / union as f64 }
+}
+
+/// Where the correct option goes (0–3): spread by the question's text, so the key is not
+/// always first, and the same item always lands the same way.
+pub fn key_position(question: &str) -> usize {
+    // FNV-1a.
+    let h = question.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    (h % 4) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::quiz::Bloom;
+
+    fn item(q: &str, options: [&str; 4]) -> Item {
+        Item {
+            question: q.into(),
+            options: options.iter().map(|s| s.to_string()).collect(),
+            answer_index: 1,
+            rationales: vec!["r".into(); 4],
+            bloom: Bloom::Understand,
+            concepts: vec![],
+            evidence: vec![],
+        }
+    }
+
+    #[test]
+    fn a_good_item_passes_every_check() {
+        let i = item("A learner writes x = [1, 2] and then x.append(3). What does x hold?", ["[1, 2]", "[1, 2, 3]", "[3, 1, 2]", "3"]);
+        let (checks, reason) = deterministic(&i, &["What does len() return for an empty list?"]);
+        assert!(checks.values().all(|&ok| ok), "{checks:?}");
+        assert_eq!(reason, None);
+    }
+
+    #[test]
+    fn each_flaw_is_named() {
+        let q = "Which method adds an item to the end of a list?";
+        let first_failure = |i: &Item, earlier: &[&str]| deterministic(i, earlier).1.unwrap();
+        assert!(first_failure(&item(q, ["append", "Append.", "pop", "sort"]), &[]).contains("same"));
+        assert!(first_failure(&item(q, ["append", "pop", "sort", "All of the above"]), &[]).contains("all of the above"));
+        assert!(first_failure(&item(q, ["append", "pop", "sort", "উপরের সবগুলো"]), &[]).contains("all of the above"));
+        assert!(first_failure(&item(q, ["append", "pop", "", "sort"]), &[]).contains("four non-empty"));
+        assert!(first_failure(&item(q, ["adds an item to the end", "pop", "sort", "x"]), &[]).contains("question's own words"));
+        assert!(first_failure(&item(q, ["append", "pop", "sort", "x"]), &["Which method adds an item to the end of a list"]).contains("earlier"));
+        let mut bad_index = item(q, ["append", "pop", "sort", "x"]);
+        bad_index.answer_index = 4;
+        assert!(first_failure(&bad_index, &[]).contains("valid correct option"));
+        // "all" inside an ordinary option is fine.
+        assert!(deterministic(&item(q, ["append", "pop", "sort all items", "x"]), &[]).1.is_none());
+    }
+
+    #[test]
+    fn key_positions_spread() {
+        let seen: HashSet<usize> = (0..40).map(|i| key_position(&format!("question {i}"))).collect();
+        assert_eq!(seen.len(), 4);
+        assert_eq!(key_position("same"), key_position("same"));
+    }
+}

@@ -1,0 +1,819 @@
+//! The adaptive quiz (ACE-TA): Bloom-tagged multiple-choice items written from the course,
+//! checked before a learner sees them, harder after a right answer and corrective after a wrong
+//! one.
+//!
+//! 1. [`subtopics`]: the topic is searched with Ask's coverage gate (a topic the course does not
+//!    cover gets its nearest sections and no items); the sections of the 25 quiz-evidence
+//!    chunks near it are the candidates, and the model picks up to 5 of them under a schema
+//!    whose only strings are those sections' names (it cannot name one the course lacks).
+//! 2. [`Quiz::start`]: 50 chunks for the chosen subtopic, MMR keeps 25 (λ = 0.7,
+//!    [`quiz_evidence`]); items are planned over them so each rests on a passage whose section
+//!    has been used least ([`Quiz::plan`]).
+//! 3. [`Quiz::make`]: the writer (kept prefix [`prompt::WRITER_PREFIX`]: system turn and one worked
+//!    example) writes the item as JSON under [`prompt::ITEM_SCHEMA`] (the correct answer, its
+//!    reason, three wrong options with theirs, the concepts); the key's position is spread by
+//!    [`check::key_position`]. The validator runs the deterministic checks
+//!    ([`check::deterministic`]), then the examiner: the same model answers the item from its
+//!    passage by label scoring the letters A–D (calibrated by a content-free item), and the key
+//!    must be its choice with no wrong option near it. A failing item is written again with the
+//!    failure named, at most [`QuizConfig::repairs`] times, then skipped with the reason.
+//! 4. [`Quiz::answer`]: right → the next item one Bloom level up on a fresh passage; wrong → both
+//!    rationales and the passage, then one level down on the same passage and concepts. The
+//!    host prepares the likelier branch ([`Branch::Right`]) while the learner reads.
+//!
+//! The app's worker and `index-builder quiz` drive the same calls with the same [`QuizConfig`].
+
+pub mod check;
+pub mod prompt;
+
+use crate::agent::ask::{self, AskError};
+use crate::agent::route::{Lang, rules};
+use crate::bundle::Bundle;
+use crate::embed::SentenceEncoder;
+use crate::index::outline::SectionKind;
+use crate::llm::{ChatMessage, GenerateOptions, JsonError, Sampling, Schema, Session, SessionError};
+use crate::retrieve::{Query, RetrievalConfig, quiz_evidence};
+use check::Checks;
+use serde::{Deserialize, Serialize};
+
+/// Why a quiz step failed (a broken item is not an error: it is skipped).
+#[derive(Debug, thiserror::Error)]
+pub enum QuizError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Ask(#[from] AskError),
+    #[error(transparent)]
+    Json(#[from] JsonError),
+    #[error("{0}")]
+    BadInput(String),
+}
+
+/// Bloom's revised taxonomy, lowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bloom {
+    Remember,
+    Understand,
+    Apply,
+    Analyse,
+    Evaluate,
+    Create,
+}
+
+impl Bloom {
+    pub const ALL: [Bloom; 6] = [Bloom::Remember, Bloom::Understand, Bloom::Apply, Bloom::Analyse, Bloom::Evaluate, Bloom::Create];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Bloom::Remember => "remember",
+            Bloom::Understand => "understand",
+            Bloom::Apply => "apply",
+            Bloom::Analyse => "analyse",
+            Bloom::Evaluate => "evaluate",
+            Bloom::Create => "create",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Bloom> {
+        Bloom::ALL.into_iter().find(|b| b.name() == s.to_lowercase())
+    }
+
+    /// One level higher (Create stays).
+    pub fn up(self) -> Bloom {
+        Bloom::ALL[(self as usize + 1).min(5)]
+    }
+
+    /// One level lower (Remember stays).
+    pub fn down(self) -> Bloom {
+        Bloom::ALL[(self as usize).saturating_sub(1)]
+    }
+}
+
+/// One choice of the subtopic menu: a section of the course.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Subtopic {
+    pub section: u32,
+    /// What the menu shows: the section's heading, with its chapter's when headings repeat.
+    pub name: String,
+    pub heading_path: Vec<String>,
+}
+
+/// What a topic gives.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Topic {
+    /// Up to 5 subtopics, the most relevant first (one when the topic is narrow).
+    Covered { subtopics: Vec<Subtopic> },
+    /// The course does not cover it: what to say, and the nearest sections.
+    NotCovered { message: String, nearest: Vec<u32> },
+}
+
+/// A passage an item rests on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ItemEvidence {
+    pub chunk: u32,
+    pub section: u32,
+    pub file: String,
+    pub heading_path: Vec<String>,
+    /// The passage's sentence the correct answer rests on (verbatim).
+    #[serde(default)]
+    pub quote: String,
+}
+
+/// A multiple-choice item as a learner sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    /// The stem.
+    pub question: String,
+    /// Exactly four options.
+    pub options: Vec<String>,
+    /// The correct option (0–3).
+    pub answer_index: usize,
+    /// One sentence per option: why it is right, or why a partial learner picks it and why it
+    /// is wrong.
+    pub rationales: Vec<String>,
+    pub bloom: Bloom,
+    /// The concepts it assesses.
+    pub concepts: Vec<String>,
+    pub evidence: Vec<ItemEvidence>,
+}
+
+/// What the validator found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Validation {
+    pub passed: bool,
+    /// Every check of the last attempt: the deterministic ones, then `key_supported` and
+    /// `distractors_wrong` (the examiner's).
+    pub checks: Checks,
+    /// Attempts made (1 + repairs).
+    pub attempts: usize,
+    /// The examiner's calibrated probability of each option, last attempt.
+    pub examiner: Option<Vec<f64>>,
+    /// Why each failed attempt was rejected.
+    pub rejected: Vec<String>,
+}
+
+/// Which answer the next item follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Branch {
+    /// The first item of a quiz.
+    First,
+    /// After a right answer: one level up, a fresh passage.
+    Right,
+    /// After a wrong answer: one level down, the same passage and concepts.
+    Wrong,
+}
+
+/// What the next item will be.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub branch: Branch,
+    pub bloom: Bloom,
+    pub chunk: u32,
+    /// Concepts to reinforce (after a wrong answer).
+    pub concepts: Vec<String>,
+    /// The sentence to ask about again (after a wrong answer); otherwise the passage's best
+    /// sentence no earlier item rests on.
+    #[serde(default)]
+    pub focus: Option<String>,
+}
+
+/// An item made for a plan, or why none could be.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Made {
+    Item { item: Item, validation: Validation },
+    /// `last`: the last attempt's item, when it parsed (never shown to a learner; for audits).
+    Skipped { reason: String, attempts: usize, validation: Validation, last: Option<Item> },
+}
+
+/// One item shown and the learner's answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    pub item: Item,
+    pub validation: Validation,
+    pub learner_answer: Option<usize>,
+    pub correct: Option<bool>,
+}
+
+/// What a learner's answer gets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Feedback {
+    pub correct: bool,
+    pub chosen: usize,
+    pub answer_index: usize,
+    /// The chosen option's rationale, and the right one's (the same when right).
+    pub chosen_rationale: String,
+    pub right_rationale: String,
+    pub evidence: Vec<ItemEvidence>,
+    pub next_bloom: Bloom,
+}
+
+/// Score of one Bloom level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LevelScore {
+    pub bloom: Bloom,
+    pub right: usize,
+    pub asked: usize,
+}
+
+/// The quiz's settings (the app's and the CLI's defaults).
+#[derive(Clone, Debug)]
+pub struct QuizConfig {
+    /// Subtopics offered for a broad topic.
+    pub subtopics: usize,
+    /// Candidate sections the model picks them from.
+    pub candidates: usize,
+    /// Passages items are planned over first (in MMR order; the rest of the 25 after them).
+    pub pool: usize,
+    /// Characters of a passage the writer reads.
+    pub passage_chars: usize,
+    /// Passages shorter than this are not quizzed on.
+    pub min_passage_chars: usize,
+    /// Most tokens of an item's JSON.
+    pub item_tokens: usize,
+    /// Attempts after the first when an item fails validation.
+    pub repairs: usize,
+    /// Plans (passages) tried for one item before the quiz says no more can be written.
+    pub plans_per_item: usize,
+    /// Repetition penalty while an item is written (1: off).
+    pub repeat_penalty: f32,
+    /// Whether the examiner (the model's check) runs.
+    pub examine: bool,
+    /// Most probability the examiner may give the likeliest wrong option.
+    pub max_distractor: f64,
+    pub start: Bloom,
+}
+
+impl Default for QuizConfig {
+    fn default() -> Self {
+        QuizConfig {
+            subtopics: 5,
+            candidates: 8,
+            pool: 12,
+            passage_chars: 900,
+            min_passage_chars: 150,
+            item_tokens: 450,
+            repairs: 2,
+            plans_per_item: 3,
+            repeat_penalty: 1.2,
+            examine: true,
+            max_distractor: 0.4,
+            start: Bloom::Understand,
+        }
+    }
+}
+
+/// What a quiz needs from its host.
+pub struct QuizEnv<'a> {
+    pub bundle: &'a Bundle,
+    pub encoder: Option<&'a SentenceEncoder>,
+    pub session: &'a mut Session,
+}
+
+/// The topic in a message such as "quiz me on loops" (the quiz words taken away).
+pub fn topic_of(message: &str) -> String {
+    const FILLER: &[&str] = &[
+        "me", "on", "about", "a", "an", "the", "some", "please", "give", "can", "you", "could", "questions", "question", "with", "of", "for", "i",
+        "want", "take", "do", "let's", "lets", "ask", "make", "quick", "short", "few", "my", "knowledge", "understanding", "হবে", "নিয়ে",
+        "নিয়ে", "উপর", "ওপর", "সম্পর্কে", "আমাকে", "একটা", "একটি", "কিছু", "দাও", "করো", "নাও", "on:", "topic",
+    ];
+    let norm = rules::normalise(message);
+    let mut text = format!(" {norm} ");
+    for p in rules::QUIZ.iter().chain(rules::QUIZ_BN) {
+        text = text.replace(&format!(" {p} "), " ");
+        if !p.is_ascii() {
+            text = text.replace(p, " ");
+        }
+    }
+    let words: Vec<&str> = text.split_whitespace().filter(|w| !FILLER.contains(w)).collect();
+    if words.is_empty() { message.trim().to_string() } else { words.join(" ") }
+}
+
+/// The subtopic menu for a topic (see the module docs).
+pub async fn subtopics(env: &mut QuizEnv<'_>, topic: &str, cfg: &QuizConfig) -> Result<Topic, QuizError> {
+    if let Some(why) = ask::bad_input(topic) {
+        return Err(QuizError::BadInput(why));
+    }
+    let found = ask::search(env.bundle, env.encoder, topic, &RetrievalConfig::default()).await?;
+    if found.abstained {
+        let message = match rules::language(topic) {
+            Lang::Bn => "এই বিষয়টি কোর্সের বইয়ে নেই, তাই এ নিয়ে কুইজ দেওয়া যাবে না। কাছাকাছি অংশগুলো দেখো:".to_string(),
+            _ => "The course book does not cover this topic, so there is no quiz on it. The nearest sections are:".to_string(),
+        };
+        return Ok(Topic::NotCovered { message, nearest: found.nearest_sections });
+    }
+    // Sections of the retrieved evidence first (the gate's own order), then of the wider set.
+    let wide = evidence_chunks(env, topic).await?;
+    let mut sections: Vec<u32> = Vec::new();
+    for s in found.evidence.iter().map(|e| e.section).chain(wide.iter().map(|&c| env.bundle.chunks[c as usize].section)) {
+        if !sections.contains(&s) && quizzable(env.bundle, s, cfg) {
+            sections.push(s);
+        }
+    }
+    sections.truncate(cfg.candidates);
+    let names = menu_names(env.bundle, &sections);
+    let subtopic = |i: usize| Subtopic { section: sections[i], name: names[i].clone(), heading_path: env.bundle.sections[sections[i] as usize].heading_path.clone() };
+    if sections.len() <= cfg.subtopics {
+        return Ok(Topic::Covered { subtopics: (0..sections.len()).map(subtopic).collect() });
+    }
+    // The model picks; the schema's strings are the candidates' names, so it cannot invent one.
+    let n = cfg.subtopics;
+    let schema = Schema::parse(&prompt::pick_schema(&names, n)).map_err(JsonError::from)?;
+    let turn = prompt::pick_turn(topic, &names, n);
+    let messages = [ChatMessage { role: "system", content: prompt::PICK_SYSTEM }, ChatMessage { role: "user", content: &turn }];
+    let (ids, _) = env.session.chat_ids(&messages, &[])?;
+    let out = env.session.json(&ids, &schema, GenerateOptions { max_new_tokens: 40 * n + 20, ..Default::default() }).await?;
+    let mut picked: Vec<usize> = Vec::new();
+    for v in out.value["subtopics"].as_array().into_iter().flatten() {
+        if let Some(i) = v.as_str().and_then(|s| names.iter().position(|n| n == s)) {
+            if !picked.contains(&i) {
+                picked.push(i);
+            }
+        }
+    }
+    // A repeated pick leaves room: fill it in retrieval's order; show them in that order too.
+    for i in 0..names.len() {
+        if picked.len() >= n {
+            break;
+        }
+        if !picked.contains(&i) {
+            picked.push(i);
+        }
+    }
+    picked.sort();
+    Ok(Topic::Covered { subtopics: picked.into_iter().map(subtopic).collect() })
+}
+
+/// Whether a section can be quizzed on: not an exercise list, and holding a passage long enough.
+fn quizzable(bundle: &Bundle, section: u32, cfg: &QuizConfig) -> bool {
+    let s = &bundle.sections[section as usize];
+    s.kind != SectionKind::Exercise && bundle.chunks.iter().any(|c| c.section == section && bundle.chunk_text(c.id).chars().count() >= cfg.min_passage_chars)
+}
+
+/// Menu names: each section's heading, with its parent's when two candidates share a heading.
+fn menu_names(bundle: &Bundle, sections: &[u32]) -> Vec<String> {
+    let heading = |s: u32| bundle.sections[s as usize].heading().to_string();
+    sections
+        .iter()
+        .map(|&s| {
+            let h = heading(s);
+            let path = &bundle.sections[s as usize].heading_path;
+            if sections.iter().filter(|&&o| heading(o) == h).count() > 1 && path.len() > 1 {
+                format!("{} ▸ {h}", path[path.len() - 2])
+            } else {
+                h
+            }
+        })
+        .collect()
+}
+
+/// The 25 quiz-evidence chunks for a query, in MMR order.
+async fn evidence_chunks(env: &QuizEnv<'_>, query: &str) -> Result<Vec<u32>, QuizError> {
+    let vector = match env.encoder {
+        Some(e) if e.can_read(query) => {
+            #[cfg(target_arch = "wasm32")]
+            let v = e.embed_async(&[query]).await.map_err(AskError::from)?;
+            #[cfg(not(target_arch = "wasm32"))]
+            let v = e.embed(&[query]).map_err(AskError::from)?;
+            v.into_iter().next()
+        }
+        _ => None,
+    };
+    let common = |w: &str| env.encoder.is_some_and(|e| e.is_whole_word(w));
+    let q = Query { text: query, vector: vector.as_deref(), is_common_word: env.encoder.map(|_| &common as &dyn Fn(&str) -> bool) };
+    Ok(quiz_evidence(env.bundle, &q).into_iter().map(|e| e.chunk).collect())
+}
+
+/// One quiz on one subtopic: its evidence, the items shown and the learner's answers. Serde, so
+/// a worker or the app can keep it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Quiz {
+    pub topic: String,
+    pub subtopic: Subtopic,
+    /// The language items are written in ("English", "Bangla").
+    pub language: String,
+    /// The 25 MMR chunks, in MMR order.
+    pub evidence: Vec<u32>,
+    /// Of those, the ones long enough to write an item on: (chunk, section).
+    pub passages: Vec<(u32, u32)>,
+    pub rounds: Vec<Round>,
+    /// Plans that gave no valid item, and why.
+    pub skipped: Vec<(Plan, String)>,
+    /// The level of the first item.
+    pub start: Bloom,
+    /// The examiner's standing bias per letter (content-free item), measured once.
+    bias: Option<Vec<f64>>,
+}
+
+impl Quiz {
+    /// A quiz on `subtopic` (of the learner's `topic`), starting at `start` (the learner's last
+    /// level on this subtopic, or [`QuizConfig::start`]).
+    pub async fn start(env: &QuizEnv<'_>, topic: &str, subtopic: Subtopic, start: Bloom, cfg: &QuizConfig) -> Result<Quiz, QuizError> {
+        let query = format!("{} {}", subtopic.heading_path.join(" "), topic);
+        let evidence = evidence_chunks(env, &query).await?;
+        let passages: Vec<(u32, u32)> = evidence
+            .iter()
+            .map(|&c| (c, env.bundle.chunks[c as usize].section))
+            .filter(|&(c, _)| env.bundle.chunk_text(c).chars().count() >= cfg.min_passage_chars && env.bundle.section_of(c).kind != SectionKind::Exercise)
+            .collect();
+        let bengali = env.bundle.header.course.lang.as_deref() == Some("bn") || rules::language(&format!("{topic} {}", subtopic.name)) == Lang::Bn;
+        let language = if bengali { "Bangla" } else { "English" }.to_string();
+        Ok(Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, rounds: Vec::new(), skipped: Vec::new(), start, bias: None })
+    }
+
+    /// The item being answered (the last shown).
+    pub fn current(&self) -> Option<&Round> {
+        self.rounds.last()
+    }
+
+    /// The next item's plan after `branch`; `None` when every passage has been used.
+    pub fn plan(&self, branch: Branch, cfg: &QuizConfig) -> Option<Plan> {
+        let current = self.current().map(|r| &r.item);
+        match (branch, current) {
+            (Branch::Wrong, Some(item)) => Some(Plan {
+                branch,
+                bloom: item.bloom.down(),
+                chunk: item.evidence[0].chunk,
+                concepts: item.concepts.clone(),
+                focus: Some(item.evidence[0].quote.clone()).filter(|q| !q.is_empty()),
+            }),
+            (Branch::Right, Some(item)) => self.fresh(cfg).map(|chunk| Plan { branch, bloom: item.bloom.up(), chunk, concepts: Vec::new(), focus: None }),
+            _ => self.fresh(cfg).map(|chunk| Plan { branch: Branch::First, bloom: self.next_level(), chunk, concepts: Vec::new(), focus: None }),
+        }
+    }
+
+    /// Another plan like `skipped` (its level, branch and concepts) on a fresh passage, when
+    /// `skipped` gave no valid item; `None` when every passage has been used.
+    pub fn replan(&self, skipped: &Plan, cfg: &QuizConfig) -> Option<Plan> {
+        let mut used = self.clone();
+        used.skipped.push((skipped.clone(), String::new()));
+        used.fresh(cfg).map(|chunk| Plan { chunk, ..skipped.clone() })
+    }
+
+    /// The level after the last answer (the start before any).
+    fn next_level(&self) -> Bloom {
+        match self.rounds.iter().rev().find(|r| r.correct.is_some()) {
+            Some(r) if r.correct == Some(true) => r.item.bloom.up(),
+            Some(r) => r.item.bloom.down(),
+            None => self.start,
+        }
+    }
+
+    /// An unused passage whose section has the fewest items so far (MMR order among equals),
+    /// from the first `cfg.pool` passages, then the rest.
+    fn fresh(&self, cfg: &QuizConfig) -> Option<u32> {
+        let used: Vec<u32> = self.rounds.iter().map(|r| r.item.evidence[0].chunk).chain(self.skipped.iter().map(|(p, _)| p.chunk)).collect();
+        let sections: Vec<u32> = self.rounds.iter().map(|r| r.item.evidence[0].section).collect();
+        let pick = |pool: &[(u32, u32)]| {
+            pool.iter().enumerate().filter(|(_, (c, _))| !used.contains(c)).min_by_key(|&(i, &(_, s))| (sections.iter().filter(|&&t| t == s).count(), i)).map(|(_, &(c, _))| c)
+        };
+        let head = &self.passages[..self.passages.len().min(cfg.pool)];
+        pick(head).or_else(|| pick(&self.passages))
+    }
+
+    /// Writes and validates the item `plan` asks for (see the module docs).
+    pub async fn make(&mut self, env: &mut QuizEnv<'_>, plan: &Plan, cfg: &QuizConfig) -> Result<Made, QuizError> {
+        let bundle = env.bundle;
+        let section = &bundle.sections[bundle.chunks[plan.chunk as usize].section as usize];
+        let passage = clip(bundle.chunk_text(plan.chunk), cfg.passage_chars);
+        let place = section.heading_path.join(" ▸ ");
+        let used: Vec<&str> = self.rounds.iter().map(|r| r.item.evidence[0].quote.as_str()).collect();
+        let Some(focus) = plan.focus.clone().or_else(|| key_fact(&passage, &used)) else {
+            return Ok(Made::Skipped {
+                reason: "the passage has no sentence to ask about".into(),
+                attempts: 0,
+                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new() },
+                last: None,
+            });
+        };
+        let evidence = vec![ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: focus.clone() }];
+        let earlier: Vec<String> = self.rounds.iter().map(|r| r.item.question.clone()).collect();
+        let asked: Vec<String> = self.rounds.iter().filter(|r| r.item.evidence[0].chunk == plan.chunk).map(|r| r.item.question.clone()).collect();
+        let schema = Schema::parse(prompt::ITEM_SCHEMA).map_err(JsonError::from)?;
+        let (example_user, example_reply) = prompt::example();
+        let mut rejected: Vec<String> = Vec::new();
+        let mut last_checks = Checks::new();
+        let mut last_examiner = None;
+        let mut last_item = None;
+        for attempt in 0..=cfg.repairs {
+            let turn = prompt::writer_turn(&place, &passage, &focus, plan.bloom, &self.language, &plan.concepts, rejected.last().map(String::as_str), &asked);
+            let fixed = [
+                ChatMessage { role: "system", content: prompt::WRITER_SYSTEM },
+                ChatMessage { role: "user", content: &example_user },
+                ChatMessage { role: "assistant", content: &example_reply },
+            ];
+            let (ids, n_fixed) = env.session.chat_ids(&fixed, &[ChatMessage { role: "user", content: &turn }])?;
+            env.session.keep(prompt::WRITER_PREFIX, &ids[..n_fixed]).await?;
+            // The first attempt is greedy; a repair samples, so it can leave the first one's path.
+            // A repetition penalty keeps a small model from writing one wrong option three times.
+            let penalty = Sampling { repeat_penalty: cfg.repeat_penalty, repeat_last_n: 256, ..Sampling::greedy() };
+            let sampling = if attempt == 0 { penalty } else { Sampling { temperature: 0.7, seed: attempt as u64, ..penalty } };
+            let out = env.session.json(&ids, &schema, GenerateOptions { max_new_tokens: cfg.item_tokens, sampling, ..Default::default() }).await;
+            let value = match out {
+                Ok(o) => o.value,
+                // Out of tokens before the JSON closed: too long an item.
+                Err(SessionError::Json(JsonError::Invalid { .. })) => {
+                    rejected.push("it was too long".into());
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let item = item_from(&value, plan.bloom, evidence.clone());
+            let earlier_refs: Vec<&str> = earlier.iter().map(String::as_str).collect();
+            let (mut checks, mut reason) = check::deterministic(&item, &earlier_refs);
+            if reason.is_none() && cfg.examine {
+                let probs = self.examine(env.session, &examiner_text(&passage, &focus), &item).await?;
+                let key = probs[item.answer_index];
+                let best = probs.iter().cloned().fold(f64::MIN, f64::max);
+                let distractor = probs.iter().enumerate().filter(|&(i, _)| i != item.answer_index).map(|(_, &p)| p).fold(0.0, f64::max);
+                let key_ok = key >= best;
+                let wrong_ok = distractor <= cfg.max_distractor;
+                checks.insert("key_supported".into(), key_ok);
+                checks.insert("distractors_wrong".into(), wrong_ok);
+                if !key_ok {
+                    reason = Some("the passage did not support the answer you marked correct".into());
+                } else if !wrong_ok {
+                    reason = Some("a wrong option also looked correct according to the passage".into());
+                }
+                last_examiner = Some(probs);
+            }
+            last_checks = checks.clone();
+            match reason {
+                Some(r) => {
+                    rejected.push(r);
+                    last_item = Some(item);
+                }
+                None => {
+                    let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected };
+                    return Ok(Made::Item { item, validation });
+                }
+            }
+        }
+        let attempts = cfg.repairs + 1;
+        let reason = rejected.last().cloned().unwrap_or_default();
+        let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected };
+        Ok(Made::Skipped { reason, attempts, validation, last: last_item })
+    }
+
+    /// The examiner's calibrated probability of each option being the correct one.
+    async fn examine(&mut self, session: &mut Session, passage: &str, item: &Item) -> Result<Vec<f64>, QuizError> {
+        if self.bias.is_none() {
+            let na = vec!["N/A".to_string(); 4];
+            self.bias = Some(letter_logprobs(session, "N/A", "N/A", &na).await?);
+        }
+        let raw = letter_logprobs(session, passage, &item.question, &item.options).await?;
+        let bias = self.bias.as_deref().unwrap_or(&[0.0; 4]);
+        let logits: Vec<f64> = raw.iter().zip(bias).map(|(r, b)| r - b).collect();
+        let max = logits.iter().cloned().fold(f64::MIN, f64::max);
+        let exp: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
+        let sum: f64 = exp.iter().sum();
+        Ok(exp.into_iter().map(|e| e / sum).collect())
+    }
+
+    /// Keeps the examiner's calibration measured on a copy of this quiz (a host that makes
+    /// items on a copy, so the quiz stays readable while the model works).
+    pub fn adopt_calibration(&mut self, other: &Quiz) {
+        if self.bias.is_none() {
+            self.bias = other.bias.clone();
+        }
+    }
+
+    /// Records an item as shown.
+    pub fn show(&mut self, item: Item, validation: Validation) {
+        self.rounds.push(Round { item, validation, learner_answer: None, correct: None });
+    }
+
+    /// Records a plan that gave no item.
+    pub fn skip(&mut self, plan: Plan, reason: String) {
+        self.skipped.push((plan, reason));
+    }
+
+    /// The learner answers the current item with option `chosen`.
+    pub fn answer(&mut self, chosen: usize) -> Option<Feedback> {
+        let round = self.rounds.last_mut()?;
+        if round.learner_answer.is_some() || chosen >= round.item.options.len() {
+            return None;
+        }
+        let item = &round.item;
+        let correct = chosen == item.answer_index;
+        round.learner_answer = Some(chosen);
+        round.correct = Some(correct);
+        Some(Feedback {
+            correct,
+            chosen,
+            answer_index: item.answer_index,
+            chosen_rationale: item.rationales[chosen].clone(),
+            right_rationale: item.rationales[item.answer_index].clone(),
+            evidence: item.evidence.clone(),
+            next_bloom: if correct { item.bloom.up() } else { item.bloom.down() },
+        })
+    }
+
+    /// Right answers per Bloom level, over the answered items.
+    pub fn scores(&self) -> Vec<LevelScore> {
+        Bloom::ALL
+            .into_iter()
+            .filter_map(|b| {
+                let answered: Vec<&Round> = self.rounds.iter().filter(|r| r.item.bloom == b && r.correct.is_some()).collect();
+                (!answered.is_empty()).then(|| LevelScore { bloom: b, right: answered.iter().filter(|r| r.correct == Some(true)).count(), asked: answered.len() })
+            })
+            .collect()
+    }
+
+    /// Coverage evenness: Shannon entropy H of the shown items over the outline sections their
+    /// evidence comes from, and Pielou's J = H / ln k, k the sections among the 25 MMR chunks.
+    pub fn evenness(&self, bundle: &Bundle) -> (f64, f64, usize) {
+        let mut k: Vec<u32> = self.evidence.iter().map(|&c| bundle.chunks[c as usize].section).collect();
+        k.sort();
+        k.dedup();
+        let n = self.rounds.len() as f64;
+        let mut counts: std::collections::BTreeMap<u32, usize> = Default::default();
+        for r in &self.rounds {
+            *counts.entry(r.item.evidence[0].section).or_default() += 1;
+        }
+        let h: f64 = counts.values().map(|&c| c as f64 / n).map(|p| -p * p.ln()).sum();
+        let j = if k.len() > 1 { h / (k.len() as f64).ln() } else { 0.0 };
+        (h, j, k.len())
+    }
+}
+
+/// The item in a learner's order: the key at [`check::key_position`], the wrong options in the
+/// order written.
+fn item_from(v: &serde_json::Value, bloom: Bloom, evidence: Vec<ItemEvidence>) -> Item {
+    let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().trim().to_string();
+    let question = s(&v["question"]);
+    let mut wrong: Vec<(String, String)> = v["wrong"].as_array().into_iter().flatten().map(|w| (s(&w["option"]), s(&w["why_wrong"]))).collect();
+    let key = check::key_position(&question).min(wrong.len());
+    wrong.insert(key, (s(&v["answer"]), s(&v["why_right"])));
+    let (options, rationales) = wrong.into_iter().unzip();
+    let concepts = v["concepts"].as_array().into_iter().flatten().map(s).filter(|c| !c.is_empty()).collect();
+    Item { question, options, answer_index: key, rationales, bloom, concepts, evidence }
+}
+
+/// Log-probability of each letter A–D as the examiner's answer to an item.
+async fn letter_logprobs(session: &mut Session, passage: &str, question: &str, options: &[String]) -> Result<Vec<f64>, QuizError> {
+    let turn = prompt::check_turn(passage, question, options);
+    let messages = [ChatMessage { role: "system", content: prompt::CHECK_SYSTEM }, ChatMessage { role: "user", content: &turn }];
+    let (ids, fixed) = session.chat_ids(&messages[..1], &messages[1..])?;
+    session.keep(prompt::CHECK_PREFIX, &ids[..fixed]).await?;
+    let letters: Vec<Vec<u32>> = prompt::LETTERS.iter().map(|l| session.encode(l)).collect::<Result<_, _>>()?;
+    Ok(session.score(&ids, &letters).await?.into_iter().map(|s| s.logprob_sum).collect())
+}
+
+/// The passage's sentence an item should rest on: prose (not code), 40–300 characters, with the
+/// most distinct content words; not one an earlier item used. `None` when none is left.
+pub fn key_fact(passage: &str, used: &[&str]) -> Option<String> {
+    let mut best: Option<(usize, &str)> = None;
+    let mut in_code = false;
+    for line in passage.lines() {
+        let t = line.trim();
+        if t.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code || line.starts_with("    ") || line.starts_with('\t') || t.starts_with(">>>") || t.starts_with("...") {
+            continue;
+        }
+        for s in crate::agent::ask::verify::sentences(t) {
+            let s = s.trim().trim_end_matches('…').trim();
+            let n = s.chars().count();
+            if !(40..=300).contains(&n) || used.contains(&s) {
+                continue;
+            }
+            let score = crate::agent::ask::verify::terms(s).len();
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, s));
+            }
+        }
+    }
+    best.map(|(_, s)| s.to_string())
+}
+
+/// What the examiner reads: the key fact, then the passage's other text up to 400 characters.
+fn examiner_text(passage: &str, focus: &str) -> String {
+    let rest = clip(&passage.replace(focus, ""), 400);
+    format!("{focus}\n{rest}")
+}
+
+/// At most `max` characters, cut at a sentence or line end when one is near.
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((cut, _)) => {
+            let head = &text[..cut];
+            let end = head.rfind(['.', '\n', '।']).filter(|&e| e > cut / 2).map_or(cut, |e| e + 1);
+            format!("{}…", head[..end].trim_end())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bloom_steps_stay_in_range() {
+        assert_eq!(Bloom::Understand.up(), Bloom::Apply);
+        assert_eq!(Bloom::Create.up(), Bloom::Create);
+        assert_eq!(Bloom::Remember.down(), Bloom::Remember);
+        assert_eq!(Bloom::parse("Analyse"), Some(Bloom::Analyse));
+        assert_eq!(serde_json::to_string(&Bloom::Evaluate).unwrap(), "\"evaluate\"");
+    }
+
+    #[test]
+    fn the_topic_is_what_is_left_of_a_quiz_request() {
+        assert_eq!(topic_of("quiz me on loops"), "loops");
+        assert_eq!(topic_of("Can you give me some practice questions about list comprehensions?"), "list comprehensions");
+        assert_eq!(topic_of("সালোকসংশ্লেষণ নিয়ে কুইজ দাও"), "সালোকসংশ্লেষণ");
+        assert_eq!(topic_of("functions"), "functions");
+    }
+
+    fn quiz() -> Quiz {
+        let subtopic = Subtopic { section: 0, name: "S".into(), heading_path: vec!["S".into()] };
+        Quiz {
+            topic: "t".into(),
+            subtopic,
+            language: "English".into(),
+            evidence: vec![10, 11, 12, 13],
+            passages: vec![(10, 1), (11, 1), (12, 2), (13, 3)],
+            rounds: Vec::new(),
+            skipped: Vec::new(),
+            start: Bloom::Understand,
+            bias: None,
+        }
+    }
+
+    fn item(chunk: u32, section: u32, bloom: Bloom) -> Item {
+        Item {
+            question: format!("Q{chunk}"),
+            options: vec!["a".into(), "b".into(), "c".into(), "d".into()],
+            answer_index: 2,
+            rationales: vec!["ra".into(), "rb".into(), "rc".into(), "rd".into()],
+            bloom,
+            concepts: vec!["scope".into()],
+            evidence: vec![ItemEvidence { chunk, section, file: "f".into(), heading_path: vec![], quote: format!("fact {chunk}") }],
+        }
+    }
+
+    fn validation() -> Validation {
+        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![] }
+    }
+
+    #[test]
+    fn right_goes_up_on_a_fresh_passage_and_wrong_goes_down_on_the_same() {
+        let cfg = QuizConfig::default();
+        let mut q = quiz();
+        let first = q.plan(Branch::First, &cfg).unwrap();
+        assert_eq!((first.bloom, first.chunk), (Bloom::Understand, 10));
+        q.show(item(10, 1, first.bloom), validation());
+        let right = q.plan(Branch::Right, &cfg).unwrap();
+        assert_eq!((right.bloom, right.chunk), (Bloom::Apply, 12), "a section with no item yet comes first");
+        let wrong = q.plan(Branch::Wrong, &cfg).unwrap();
+        assert_eq!((wrong.bloom, wrong.chunk, wrong.concepts.clone()), (Bloom::Remember, 10, vec!["scope".to_string()]));
+        assert_eq!(wrong.focus.as_deref(), Some("fact 10"), "the same sentence, asked more simply");
+        let fb = q.answer(1).unwrap();
+        assert!(!fb.correct && fb.chosen_rationale == "rb" && fb.right_rationale == "rc" && fb.next_bloom == Bloom::Remember);
+        assert!(q.answer(2).is_none(), "an item is answered once");
+        // After the answer, a plan from scratch follows it.
+        assert_eq!(q.plan(Branch::First, &cfg).unwrap().bloom, Bloom::Remember);
+        q.show(item(11, 1, Bloom::Remember), validation());
+        assert!(q.answer(2).unwrap().correct);
+        q.skip(Plan { branch: Branch::Right, bloom: Bloom::Understand, chunk: 12, concepts: vec![], focus: None }, "r".into());
+        assert_eq!(q.plan(Branch::Right, &cfg).unwrap().chunk, 13, "a skipped passage is not planned again");
+        let wrong = q.plan(Branch::Wrong, &cfg).unwrap();
+        let again = q.replan(&wrong, &cfg).unwrap();
+        assert_eq!((again.bloom, again.branch, again.chunk), (Bloom::Remember, Branch::Wrong, 13), "a skipped plan moves to a fresh passage at its level");
+        let scores = q.scores();
+        assert_eq!(scores, vec![LevelScore { bloom: Bloom::Remember, right: 1, asked: 1 }, LevelScore { bloom: Bloom::Understand, right: 0, asked: 1 }]);
+    }
+
+    #[test]
+    fn the_key_lands_where_its_position_says() {
+        let v = serde_json::json!({"question": "Which?", "answer": "yes", "why_right": "because", "wrong": [
+            {"option": "w1", "why_wrong": "r1"}, {"option": "w2", "why_wrong": "r2"}, {"option": "w3", "why_wrong": "r3"}], "concepts": ["c"]});
+        let i = item_from(&v, Bloom::Apply, vec![]);
+        let k = check::key_position("Which?");
+        assert_eq!((i.answer_index, i.options[k].as_str(), i.rationales[k].as_str()), (k, "yes", "because"));
+        assert_eq!(i.options.iter().filter(|o| o.starts_with('w')).count(), 3);
+    }
+
+    #[test]
+    fn the_key_fact_is_an_unused_prose_sentence() {
+        let p = "Lists hold items.\n\n    x = [1, 2, 3]  # a list of three numbers, written in code here\n\nThe append method adds one item to the end of a list and returns None.\nThe pop method removes the last item of a list and returns it to the caller.";
+        let first = key_fact(p, &[]).unwrap();
+        assert!(first.starts_with("The "), "prose, not code or a short line: {first}");
+        let second = key_fact(p, &[first.as_str()]).unwrap();
+        assert_ne!(first, second);
+        assert!(key_fact(p, &[first.as_str(), second.as_str()]).is_none());
+        assert!(examiner_text(p, &first).starts_with(&first));
+    }
+
+    #[test]
+    fn a_clip_ends_at_a_sentence() {
+        assert_eq!(clip("One two three. Four five six seven", 20), "One two three.…");
+        assert_eq!(clip("short", 15), "short");
+    }
+}
