@@ -65,6 +65,13 @@ pub fn ask_settings(runtime: Runtime, answer_tokens: Option<usize>, passages: Op
     s
 }
 
+/// The quiz's settings in the worker: `index-builder quiz`'s defaults, or under `?quiz=quick`
+/// a single attempt on a single passage per item.
+pub fn quiz_settings(quick: bool) -> inference::agent::quiz::QuizConfig {
+    let d = inference::agent::quiz::QuizConfig::default();
+    if quick { inference::agent::quiz::QuizConfig { repairs: 0, plans_per_item: 1, ..d } } else { d }
+}
+
 /// Asset roles.
 pub mod names {
     pub const BUNDLE: &str = "bundle";
@@ -99,6 +106,10 @@ pub enum Request {
         /// Ask alone on a slow runtime; the harmful lexicon still refuses).
         #[serde(default)]
         route: Option<bool>,
+        /// `?quiz=quick`: one writing attempt per item and one passage per item (for a browser
+        /// test on a tiny model); otherwise `index-builder quiz`'s defaults.
+        #[serde(default)]
+        quiz_quick: bool,
     },
     /// Hybrid retrieval (`lexical: false`) or BM25 over the book (`lexical: true`).
     Search { id: u32, question: String, lexical: bool },
@@ -360,6 +371,9 @@ mod tests {
         assert_eq!(format!("{:?}", app.retrieval), format!("{:?}", cli.retrieval));
         assert_eq!(ask_settings(Runtime::Quantized, Some(2), Some(0), None).ask.passages, 1);
         assert!(!ask_settings(Runtime::WebGpu, None, None, Some(false)).verify.enabled);
+        let (cli, app) = (inference::agent::quiz::QuizConfig::default(), quiz_settings(false));
+        assert_eq!(format!("{cli:?}"), format!("{app:?}"), "the quiz runs with the CLI's settings");
+        assert_eq!((quiz_settings(true).repairs, quiz_settings(true).plans_per_item), (0, 1));
     }
 
     #[test]

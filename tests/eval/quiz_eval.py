@@ -14,6 +14,7 @@ Markdown for a hand audit (is the key right, are the distractors plausible, is t
 """
 import argparse
 import collections
+import math
 import json
 import os
 import statistics
@@ -75,7 +76,7 @@ def main():
     totals = collections.Counter()
     failing = collections.Counter()
     blooms = collections.Counter()
-    ms, js, hs = [], [], []
+    ms, js, hs, j_items = [], [], [], []
     bad = []
     print(f"{'topic':<28} {'shown':>5} {'first':>5} {'skip':>4} {'H':>5} {'J':>5} {'k':>3} {'s/item':>7}  levels")
     for t in topics:
@@ -103,13 +104,17 @@ def main():
                 bad.append(t["id"])
         js.append(summary["pielou_j"])
         hs.append(summary["entropy"])
+        # J with k the most sections n items can cover (min(n, k)): 1.0 when no section repeats.
+        m = min(len(items), summary["k_sections"])
+        j_items.append(summary["entropy"] / math.log(m) if m > 1 else float("nan"))
         per = statistics.mean(i["ms"] for i in items) / 1000 if items else float("nan")
         levels = " ".join(i["bloom"][:3] + ("+" if i["correct"] else "-" if i["correct"] is False else "") for i in items)
-        print(f"{t['topic'][:28]:<28} {len(items):>5} {first:>5} {len(skips):>4} {summary['entropy']:>5.2f} {summary['pielou_j']:>5.2f} {summary['k_sections']:>3} {per:>7.1f}  {levels}")
+        print(f"{t['topic'][:28]:<28} {len(items):>5} {first:>5} {len(skips):>4} {summary['entropy']:>5.2f} {summary['pielou_j']:>5.2f} {summary['k_sections']:>3} {per:>7.1f}  {levels}", flush=True)
         if out:
             for l in lines:
                 out.write(json.dumps({"topic_id": t["id"], **l}, ensure_ascii=False) + "\n")
             out.write(json.dumps({"topic_id": t["id"], "summary": summary, "wall_s": wall}, ensure_ascii=False) + "\n")
+            out.flush()
         if audit:
             audit.write(f"## {t['id']}: {t['topic']} ▸ {summary['subtopic']}\n\n")
             for n, i in enumerate(items, 1):
@@ -119,13 +124,17 @@ def main():
                     mark = "**(key)** " if k == i["answer_index"] else ""
                     audit.write(f"- {letters[k]}) {mark}{o} — _{r}_\n")
                 e = i["evidence"][0]
-                audit.write(f"\nconcepts: {', '.join(i['concepts'])}; evidence: {' ▸ '.join(e['heading_path'])} (chunk {e['chunk']}); attempts {i['validator']['attempts']}\n\n")
+                audit.write(f"\nkey fact: {e.get('quote', '')}\n\nconcepts: {', '.join(i['concepts'])}; evidence: {' ▸ '.join(e['heading_path'])} (chunk {e['chunk']}); attempts {i['validator']['attempts']}\n\n")
+            audit.flush()
     n = totals["shown"]
     print()
     print(f"items shown: {n}; passed at the first attempt: {totals['first']} ({totals['first'] / max(n, 1):.2f} of shown)")
     print(f"plans: {totals['planned']}; shown after repairs: {n} ({n / max(totals['planned'], 1):.2f}); skipped: {totals['skipped']}")
     if js:
-        print(f"evenness: mean H {statistics.mean(hs):.2f}, mean J {statistics.mean(js):.2f} over {len(js)} quizzes")
+        print(f"evenness: mean H {statistics.mean(hs):.2f}, mean J {statistics.mean(js):.2f} (k: sections among the 25 MMR chunks) over {len(js)} quizzes")
+        ok = [j for j in j_items if j == j]
+        if ok:
+            print(f"  J with k = min(items, sections): mean {statistics.mean(ok):.2f} over {len(ok)} quizzes with 2+ items")
     if ms:
         print(f"time per shown item: mean {statistics.mean(ms) / 1000:.1f} s, median {statistics.median(ms) / 1000:.1f} s")
     print("levels:", ", ".join(f"{b} {blooms[b]}" for b in ["remember", "understand", "apply", "analyse", "evaluate", "create"]))

@@ -39,7 +39,7 @@ fn start_load(send: Callback<Request>, on_gpu: Callback<state::Gpu>) {
             .unwrap_or(if hardware { Runtime::WebGpu } else { Runtime::Quantized });
         let number = |name: &str| fetch::query_param(name).and_then(|n| n.parse().ok());
         let flag = |name: &str| fetch::query_param(name).map(|v| v != "0");
-        send.emit(Request::Load { assets, runtime, answer_tokens: number("answer_tokens"), passages: number("passages"), check: flag("check"), route: flag("route") });
+        send.emit(Request::Load { assets, runtime, answer_tokens: number("answer_tokens"), passages: number("passages"), check: flag("check"), route: flag("route"), quiz_quick: fetch::query_param("quiz").as_deref() == Some("quick") });
     });
 }
 

@@ -28,6 +28,8 @@ struct State {
     stop: Cell<bool>,
     /// Under `?route=0`: messages go to Ask as if the learner chose it.
     no_routing: Cell<bool>,
+    /// The quiz's settings (`?quiz=quick` or the CLI's).
+    quiz_cfg: RefCell<inference::agent::quiz::QuizConfig>,
     quiz: quiz::Slot,
 }
 
@@ -71,11 +73,12 @@ fn handle(state: &Rc<State>, req: Request) {
     let engine = state.engine.borrow().clone();
     match req {
         Request::Stop => state.stop.set(true),
-        Request::Load { assets, runtime, answer_tokens, passages, check, route } => {
+        Request::Load { assets, runtime, answer_tokens, passages, check, route, quiz_quick } => {
             if state.loading.get() || engine.is_some() {
                 return;
             }
             state.no_routing.set(route == Some(false));
+            *state.quiz_cfg.borrow_mut() = protocol::quiz_settings(quiz_quick);
             state.loading.set(true);
             let state = state.clone();
             spawn_local(async move {
@@ -124,8 +127,10 @@ fn handle(state: &Rc<State>, req: Request) {
         }
         Request::QuizTopic { id, topic } => {
             let Some(engine) = engine else { return not_ready(Some(id)) };
+            let state = state.clone();
             spawn_local(async move {
-                match quiz::topic(&engine, id, &topic).await {
+                let cfg = state.quiz_cfg.borrow().clone();
+                match quiz::topic(&engine, id, &topic, &cfg).await {
                     Ok(reply) => post(reply),
                     Err(message) => post(Reply::Error { id: Some(id), message: format!("The quiz could not start: {message}"), retry: false }),
                 }
@@ -135,7 +140,8 @@ fn handle(state: &Rc<State>, req: Request) {
             let Some(engine) = engine else { return not_ready(Some(id)) };
             let state = state.clone();
             spawn_local(async move {
-                if let Err(message) = quiz::start(&engine, &state.quiz, id, &topic, subtopic, start, &post).await {
+                let cfg = state.quiz_cfg.borrow().clone();
+                if let Err(message) = quiz::start(&engine, &state.quiz, &cfg, id, &topic, subtopic, start, &post).await {
                     post(Reply::Error { id: Some(id), message: format!("The quiz failed: {message}"), retry: false });
                 }
             });

@@ -16,6 +16,7 @@ use std::cell::RefCell;
 pub struct QuizTask {
     pub id: u32,
     quiz: Quiz,
+    cfg: QuizConfig,
     /// Items made ahead for the current item's answers.
     prepared: Vec<(Branch, Item, Validation)>,
     /// The learner is waiting for the item of this branch, since this time (ms).
@@ -28,29 +29,26 @@ pub struct QuizTask {
 /// The worker's quiz slot.
 pub type Slot = RefCell<Option<QuizTask>>;
 
-fn cfg() -> QuizConfig {
-    QuizConfig::default()
-}
-
 /// The subtopic menu for a topic (or a whole request: "quiz me on loops").
-pub async fn topic(engine: &Engine, id: u32, topic: &str) -> Result<Reply, String> {
+pub async fn topic(engine: &Engine, id: u32, topic: &str, cfg: &QuizConfig) -> Result<Reply, String> {
     let t0 = now_ms();
     let topic = quiz::topic_of(topic);
     let mut session = engine.session().await;
     let mut env = QuizEnv { bundle: &engine.bundle, encoder: engine.encoder.as_ref(), session: &mut session };
-    let result = quiz::subtopics(&mut env, &topic, &cfg()).await.map_err(|e| e.to_string())?;
+    let result = quiz::subtopics(&mut env, &topic, cfg).await.map_err(|e| e.to_string())?;
     Ok(Reply::QuizTopic { id, topic, result, ms: now_ms() - t0 })
 }
 
 /// Starts quiz `id` and shows its first item.
-pub async fn start(engine: &Engine, slot: &Slot, id: u32, topic: &str, subtopic: Subtopic, start: Bloom, post: &dyn Fn(Reply)) -> Result<(), String> {
+#[allow(clippy::too_many_arguments)]
+pub async fn start(engine: &Engine, slot: &Slot, cfg: &QuizConfig, id: u32, topic: &str, subtopic: Subtopic, start: Bloom, post: &dyn Fn(Reply)) -> Result<(), String> {
     let t0 = now_ms();
     let quiz = {
         let mut session = engine.session().await;
         let env = QuizEnv { bundle: &engine.bundle, encoder: engine.encoder.as_ref(), session: &mut session };
-        Quiz::start(&env, topic, subtopic, start, &cfg()).await.map_err(|e| e.to_string())?
+        Quiz::start(&env, topic, subtopic, start, cfg).await.map_err(|e| e.to_string())?
     };
-    *slot.borrow_mut() = Some(QuizTask { id, quiz, prepared: Vec::new(), waiting: Some((Branch::First, t0)), busy: false, over: false });
+    *slot.borrow_mut() = Some(QuizTask { id, quiz, cfg: cfg.clone(), prepared: Vec::new(), waiting: Some((Branch::First, t0)), busy: false, over: false });
     pump(engine, slot, post).await
 }
 
@@ -143,13 +141,13 @@ async fn pump_inner(engine: &Engine, slot: &Slot, post: &dyn Fn(Reply)) -> Resul
 }
 
 fn next_step(t: &QuizTask) -> Next {
-    let cfg = cfg();
+    let cfg = &t.cfg;
     let has = |b: Branch| t.prepared.iter().any(|p| p.0 == b);
     if let Some((branch, since)) = t.waiting {
         if has(branch) {
             return Next::Deliver(branch, since);
         }
-        return match t.quiz.plan(branch, &cfg) {
+        return match t.quiz.plan(branch, cfg) {
             Some(plan) => Next::Make(branch, plan),
             None => Next::Done,
         };
@@ -158,7 +156,7 @@ fn next_step(t: &QuizTask) -> Next {
     if t.quiz.current().is_some_and(|r| r.learner_answer.is_none()) {
         for branch in [Branch::Right, Branch::Wrong] {
             if !has(branch) {
-                if let Some(plan) = t.quiz.plan(branch, &cfg) {
+                if let Some(plan) = t.quiz.plan(branch, cfg) {
                     return Next::Make(branch, plan);
                 }
             }
@@ -169,7 +167,7 @@ fn next_step(t: &QuizTask) -> Next {
 
 /// One item for `plan`, moving to a fresh passage when a plan's item is skipped.
 async fn make(engine: &Engine, slot: &Slot, branch: Branch, mut plan: Plan, post: &dyn Fn(Reply)) -> Result<Option<(Item, Validation)>, String> {
-    let cfg = cfg();
+    let Some(cfg) = slot.borrow().as_ref().map(|t| t.cfg.clone()) else { return Ok(None) };
     for _ in 0..cfg.plans_per_item {
         let mut quiz = match slot.borrow().as_ref() {
             Some(t) => t.quiz.clone(),

@@ -69,6 +69,8 @@ struct EvidenceLine<'a> {
     chunk: u32,
     file: &'a str,
     heading_path: &'a [String],
+    /// The sentence the key rests on.
+    quote: &'a str,
 }
 
 #[derive(Serialize)]
@@ -220,7 +222,7 @@ fn item_line<'a>(q: &'a Quiz, r: &'a quiz::Round, next_bloom: Bloom, ms: f64) ->
         answer_index: i.answer_index,
         rationales: &i.rationales,
         concepts: &i.concepts,
-        evidence: i.evidence.iter().map(|e| EvidenceLine { chunk: e.chunk, file: &e.file, heading_path: &e.heading_path }).collect(),
+        evidence: i.evidence.iter().map(|e| EvidenceLine { chunk: e.chunk, file: &e.file, heading_path: &e.heading_path, quote: &e.quote }).collect(),
         validator: ValidatorLine {
             passed: r.validation.passed,
             checks: &r.validation.checks,
