@@ -51,7 +51,7 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--n", type=int, default=6)
     ap.add_argument("--learner", default="alternate")
-    ap.add_argument("--ids", default=None, help="comma-separated topic ids (default: all ten)")
+    ap.add_argument("--ids", default=None, help="comma-separated topic ids, run in that order (default: all ten)")
     ap.add_argument("--topics", default=os.path.join(here, "data", "own", "quiz_topics.jsonl"))
     ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
     ap.add_argument("--quiz-arg", action="append", default=[], help="passed on to `index-builder quiz` (tuning)")
@@ -64,10 +64,11 @@ def main():
             sys.exit(f"error: {path} does not exist")
     topics = load_jsonl(args.topics)
     if args.ids:
-        want = set(args.ids.split(","))
-        topics = [t for t in topics if t["id"] in want]
-        if len(topics) != len(want):
+        by_id = {t["id"]: t for t in topics}
+        want = args.ids.split(",")
+        if any(i not in by_id for i in want):
             sys.exit(f"error: unknown topic id in {args.ids}")
+        topics = [by_id[i] for i in want]
     bundles = {"python-docs": args.python_docs, "demo": args.demo}
     out = open(args.out, "w") if args.out else None
     audit = open(args.audit, "w") if args.audit else None

@@ -704,7 +704,7 @@ fn clip(text: &str, max: usize) -> String {
         None => text.to_string(),
         Some((cut, _)) => {
             let head = &text[..cut];
-            let end = head.rfind(['.', '\n', '।']).filter(|&e| e > cut / 2).map_or(cut, |e| e + 1);
+            let end = head.char_indices().rev().find(|&(_, c)| matches!(c, '.' | '\n' | '।')).filter(|&(e, _)| e > cut / 2).map_or(cut, |(e, c)| e + c.len_utf8());
             format!("{}…", head[..end].trim_end())
         }
     }
@@ -815,5 +815,7 @@ mod tests {
     fn a_clip_ends_at_a_sentence() {
         assert_eq!(clip("One two three. Four five six seven", 20), "One two three.…");
         assert_eq!(clip("short", 15), "short");
+        // A Bangla sentence end (দাঁড়ি, three bytes) is kept whole.
+        assert_eq!(clip("এরা উৎপাদক। তারা খাদ্য তৈরি করে আর অন্যরা খায়", 20), "এরা উৎপাদক।…");
     }
 }
