@@ -32,7 +32,7 @@ fn norm(s: &str) -> String {
 /// answer index, a reason for every option, no option that repeats the stem, and no near
 /// repeat of an earlier question. Returns every check and, for the first that failed, the
 /// reason as the writer is told it.
-pub fn deterministic(item: &Item, earlier: &[&str]) -> (Checks, Option<String>) {
+pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Option<String>) {
     let mut checks = Checks::new();
     let mut reason: Option<String> = None;
     let mut record = |name: &str, ok: bool, why: &str| {
@@ -61,6 +61,13 @@ pub fn deterministic(item: &Item, earlier: &[&str]) -> (Checks, Option<String>) 
     let words = terms(&item.question);
     let repeat = earlier.iter().any(|e| jaccard(&words, &terms(e)) >= MAX_STEM_OVERLAP);
     record("not_a_repeat", !repeat, "it repeated an earlier question");
+    // A small model may copy the worked example instead of writing about the passage.
+    let all: String = std::iter::once(item.question.as_str()).chain(item.options.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
+    let (_, example) = super::prompt::example();
+    record("not_the_example", jaccard(&terms(&all), &terms(&example)) < 0.3, "it copied the example instead of asking about the passage");
+    // Bangla quizzes are written in Bangla (formulas, code and names may stay Latin).
+    let (bn, letters) = all.chars().filter(|c| c.is_alphabetic()).fold((0usize, 0usize), |(b, n), c| (b + ('\u{0980}'..='\u{09FF}').contains(&c) as usize, n + 1));
+    record("language", !bangla || (letters > 0 && bn as f64 / letters as f64 >= 0.55), "it was not written in Bangla");
     (checks, reason)
 }
 
@@ -97,7 +104,7 @@ mod tests {
     #[test]
     fn a_good_item_passes_every_check() {
         let i = item("A learner writes x = [1, 2] and then x.append(3). What does x hold?", ["[1, 2]", "[1, 2, 3]", "[3, 1, 2]", "3"]);
-        let (checks, reason) = deterministic(&i, &["What does len() return for an empty list?"]);
+        let (checks, reason) = deterministic(&i, &["What does len() return for an empty list?"], false);
         assert!(checks.values().all(|&ok| ok), "{checks:?}");
         assert_eq!(reason, None);
     }
@@ -105,7 +112,7 @@ mod tests {
     #[test]
     fn each_flaw_is_named() {
         let q = "Which method adds an item to the end of a list?";
-        let first_failure = |i: &Item, earlier: &[&str]| deterministic(i, earlier).1.unwrap();
+        let first_failure = |i: &Item, earlier: &[&str]| deterministic(i, earlier, false).1.unwrap();
         assert!(first_failure(&item(q, ["append", "Append.", "pop", "sort"]), &[]).contains("same"));
         assert!(first_failure(&item(q, ["append", "pop", "sort", "All of the above"]), &[]).contains("all of the above"));
         assert!(first_failure(&item(q, ["append", "pop", "sort", "উপরের সবগুলো"]), &[]).contains("all of the above"));
@@ -116,7 +123,16 @@ mod tests {
         bad_index.answer_index = 4;
         assert!(first_failure(&bad_index, &[]).contains("valid correct option"));
         // "all" inside an ordinary option is fine.
-        assert!(deterministic(&item(q, ["append", "pop", "sort all items", "x"]), &[]).1.is_none());
+        assert!(deterministic(&item(q, ["append", "pop", "sort all items", "x"]), &[], false).1.is_none());
+        // The worked example copied, and an English item in a Bangla quiz.
+        let copied = item(
+            "A nurse takes a patient's temperature with a clinical thermometer. Why is the reading still correct?",
+            ["The kink near the bulb stops the liquid from falling back when it cools.", "Mercury does not contract when it cools.", "The narrow tube makes the liquid rise faster.", "The liquid keeps expanding."],
+        );
+        assert!(first_failure(&copied, &[]).contains("copied the example"));
+        let bn = item("সালোকসংশ্লেষণে কোন গ্যাস নির্গত হয়?", ["অক্সিজেন", "কার্বন ডাইঅক্সাইড", "নাইট্রোজেন", "হাইড্রোজেন"]);
+        assert!(deterministic(&bn, &[], true).1.is_none());
+        assert!(deterministic(&item(q, ["append", "pop", "sort", "x"]), &[], true).1.unwrap().contains("Bangla"));
     }
 
     #[test]

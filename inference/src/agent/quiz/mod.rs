@@ -523,7 +523,7 @@ impl Quiz {
             };
             let item = item_from(&value, plan.bloom, evidence.clone());
             let earlier_refs: Vec<&str> = earlier.iter().map(String::as_str).collect();
-            let (mut checks, mut reason) = check::deterministic(&item, &earlier_refs);
+            let (mut checks, mut reason) = check::deterministic(&item, &earlier_refs, self.language == "Bangla");
             if reason.is_none() && cfg.examine {
                 let probs = self.examine(env.session, &examiner_text(&passage, &focus), &item).await?;
                 let key = probs[item.answer_index];
