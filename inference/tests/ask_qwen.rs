@@ -6,7 +6,6 @@ mod common;
 use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, PREFIX, judge_support};
 use inference::bundle::Bundle;
 use inference::corpus::{Block, BlockKind, Document};
-use inference::index::build::{BuildOptions, EmbedMode, build};
 use inference::llm::{LoadOptions, Session, now};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -37,18 +36,7 @@ fn bundle() -> Bundle {
         para("A for loop runs its body once for each item of a sequence. The break statement ends a loop early.", 2),
     ];
     let docs = vec![Document { file: "lists.md".into(), blocks: lists }, Document { file: "loops.md".into(), blocks: loops }];
-    let opts = BuildOptions {
-        title: "Python basics".into(),
-        chunk_config: Default::default(),
-        bm25: Default::default(),
-        embed_mode: EmbedMode::Plain,
-        batch_size: 16,
-        builder_version: "test".into(),
-        corpus_checksum: "x".into(),
-        course: Default::default(),
-    };
-    let b = build(&docs, None, &opts, |_, _| {}).unwrap();
-    Bundle::from_bytes(&b.to_bytes().unwrap()).unwrap()
+    common::lexical_bundle("Python basics", &docs, Default::default())
 }
 
 struct Fixture {

@@ -6,7 +6,6 @@ mod common;
 use inference::agent::quiz::{Bloom, Branch, Made, Quiz, QuizConfig, QuizEnv, Topic, subtopics};
 use inference::bundle::{Bundle, CourseInfo};
 use inference::corpus::{Block, BlockKind, Document};
-use inference::index::build::{BuildOptions, EmbedMode, build};
 use inference::llm::{LoadOptions, Session, now};
 use std::sync::Arc;
 
@@ -29,18 +28,7 @@ fn bundle() -> Bundle {
         para("Green plants make glucose from carbon dioxide and water using the energy of sunlight; chlorophyll in the leaves absorbs the light and oxygen is given off.", 2),
     ];
     let docs = vec![Document { file: "lists.md".into(), blocks: lists }, Document { file: "science.md".into(), blocks: science }];
-    let opts = BuildOptions {
-        title: "Quiz test course".into(),
-        chunk_config: Default::default(),
-        bm25: Default::default(),
-        embed_mode: EmbedMode::Plain,
-        batch_size: 16,
-        builder_version: "test".into(),
-        corpus_checksum: "x".into(),
-        course: CourseInfo { subjects: vec!["introductory Python programming".into()], lang: Some("en".into()) },
-    };
-    let b = build(&docs, None, &opts, |_, _| {}).unwrap();
-    Bundle::from_bytes(&b.to_bytes().unwrap()).unwrap()
+    common::lexical_bundle("Quiz test course", &docs, CourseInfo { subjects: vec!["introductory Python programming".into()], lang: Some("en".into()) })
 }
 
 #[test]

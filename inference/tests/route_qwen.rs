@@ -6,7 +6,6 @@ mod common;
 use inference::agent::route::{DecidedBy, Label, Lang, Route, RouteConfig, RouteEnv, RouteError, chosen, route};
 use inference::bundle::{Bundle, CourseInfo};
 use inference::corpus::{Block, BlockKind, Document};
-use inference::index::build::{BuildOptions, EmbedMode, build};
 use inference::llm::{LoadOptions, Session, now};
 use std::sync::Arc;
 
@@ -26,18 +25,8 @@ fn bundle(planted: bool) -> Bundle {
         Block::new(BlockKind::Paragraph, "Green plants make food from carbon dioxide and water using the energy of sunlight.", 2),
     ];
     let docs = vec![Document { file: "lists.md".into(), blocks: lists }, Document { file: "science.md".into(), blocks: science }];
-    let opts = BuildOptions {
-        title: "Pathshala demo course".into(),
-        chunk_config: Default::default(),
-        bm25: Default::default(),
-        embed_mode: EmbedMode::Plain,
-        batch_size: 16,
-        builder_version: "test".into(),
-        corpus_checksum: "x".into(),
-        course: CourseInfo { subjects: vec!["introductory Python programming".into(), "school science (Class 8)".into()], lang: None },
-    };
-    let b = build(&docs, None, &opts, |_, _| {}).unwrap();
-    Bundle::from_bytes(&b.to_bytes().unwrap()).unwrap()
+    let course = CourseInfo { subjects: vec!["introductory Python programming".into(), "school science (Class 8)".into()], lang: None };
+    common::lexical_bundle("Pathshala demo course", &docs, course)
 }
 
 fn session() -> Option<Session> {

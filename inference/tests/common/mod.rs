@@ -30,6 +30,23 @@ pub fn model_bytes(file: &str) -> Option<Vec<u8>> {
     }
 }
 
+/// A bundle of `docs` without vectors (BM25 only), read back from its bytes as the app reads it.
+pub fn lexical_bundle(title: &str, docs: &[inference::corpus::Document], course: inference::bundle::CourseInfo) -> inference::bundle::Bundle {
+    use inference::index::build::{BuildOptions, EmbedMode, build};
+    let opts = BuildOptions {
+        title: title.into(),
+        chunk_config: Default::default(),
+        bm25: Default::default(),
+        embed_mode: EmbedMode::Plain,
+        batch_size: 16,
+        builder_version: "test".into(),
+        corpus_checksum: "x".into(),
+        course,
+    };
+    let b = build(docs, None, &opts, |_, _| {}).unwrap();
+    inference::bundle::Bundle::from_bytes(&b.to_bytes().unwrap()).unwrap()
+}
+
 /// A JSON array of token ids.
 pub fn ids(v: &serde_json::Value) -> Vec<u32> {
     v.as_array().expect("an array of ids").iter().map(|x| x.as_u64().expect("a token id") as u32).collect()
