@@ -388,19 +388,24 @@ pub fn bad_input(question: &str) -> Option<String> {
     None
 }
 
+/// The question's vector, when the encoder reads its script (`None`: BM25 alone).
+pub async fn query_vector(encoder: Option<&SentenceEncoder>, text: &str) -> Result<Option<Vec<f32>>, AskError> {
+    match encoder {
+        Some(e) if e.can_read(text) => {
+            #[cfg(target_arch = "wasm32")]
+            let v = e.embed_async(&[text]).await?;
+            #[cfg(not(target_arch = "wasm32"))]
+            let v = e.embed(&[text])?;
+            Ok(v.into_iter().next())
+        }
+        _ => Ok(None),
+    }
+}
+
 /// Hybrid retrieval for a question, as `index-builder search` runs it: the question's vector
 /// when the encoder reads its script (else BM25 alone), the feature reranker, the coverage gate.
 pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question: &str, cfg: &RetrievalConfig) -> Result<Retrieval, AskError> {
-    let vector = match encoder {
-        Some(e) if e.can_read(question) => {
-            #[cfg(target_arch = "wasm32")]
-            let v = e.embed_async(&[question]).await?;
-            #[cfg(not(target_arch = "wasm32"))]
-            let v = e.embed(&[question])?;
-            v.into_iter().next()
-        }
-        _ => None,
-    };
+    let vector = query_vector(encoder, question).await?;
     let common = |w: &str| encoder.is_some_and(|e| e.is_whole_word(w));
     let query = Query { text: question, vector: vector.as_deref(), is_common_word: encoder.map(|_| &common as &dyn Fn(&str) -> bool) };
     let reranker = FeatureReranker::default();

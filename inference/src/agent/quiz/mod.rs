@@ -372,16 +372,7 @@ fn menu_names(bundle: &Bundle, sections: &[u32]) -> Vec<String> {
 
 /// The 25 quiz-evidence chunks for a query, in MMR order.
 async fn evidence_chunks(env: &QuizEnv<'_>, query: &str) -> Result<Vec<u32>, QuizError> {
-    let vector = match env.encoder {
-        Some(e) if e.can_read(query) => {
-            #[cfg(target_arch = "wasm32")]
-            let v = e.embed_async(&[query]).await.map_err(AskError::from)?;
-            #[cfg(not(target_arch = "wasm32"))]
-            let v = e.embed(&[query]).map_err(AskError::from)?;
-            v.into_iter().next()
-        }
-        _ => None,
-    };
+    let vector = ask::query_vector(env.encoder, query).await?;
     let common = |w: &str| env.encoder.is_some_and(|e| e.is_whole_word(w));
     let q = Query { text: query, vector: vector.as_deref(), is_common_word: env.encoder.map(|_| &common as &dyn Fn(&str) -> bool) };
     Ok(quiz_evidence(env.bundle, &q).into_iter().map(|e| e.chunk).collect())
