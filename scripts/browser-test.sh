@@ -2,7 +2,8 @@
 # Build the web app, put a test course (the demo course, a slice of the Python docs and test
 # fixtures) and the models next to it, serve it on a local port, and run the browser tests in
 # Debian's headless Chromium (WebGPU flags on: SwiftShader is a software adapter, so the app picks
-# the CPU runtime; one test forces WebGPU with `?llm=webgpu`). BROWSER_TESTS=app.test.mjs runs
+# the CPU runtime; one test forces WebGPU with `?llm=webgpu` when BROWSER_WEBGPU=1, ~15 min on
+# SwiftShader). BROWSER_TESTS=app.test.mjs runs
 # one file.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run all tests, as CI does: fetch the real encoder (sha256-checked), native tests of every
-# default crate, a wasm32 build of the inference library, the web app in headless Chromium, and
+# default crate, the web app built for wasm32 and run in headless Chromium, and
 # the retrieval evaluation on the Python docs (fails under a recall floor).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,11 +16,8 @@ cargo test --release
 # The web app's logic (messages, store, Markdown safety, strings) runs natively too.
 cargo test --release -p app --lib
 
-echo "== wasm32 build of inference (the bundle reader and retrieval run in the browser)"
+echo "== browser end-to-end (headless Chromium, wasm; Trunk builds inference for wasm32 inside the worker)"
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
-CARGO_TARGET_DIR="$WASM_TARGET_DIR" cargo build --release -p inference --target wasm32-unknown-unknown
-
-echo "== browser end-to-end (headless Chromium, wasm)"
 scripts/browser-test.sh
 
 echo "== SmolLM2 on Burn's WebGPU backend in Chromium equals native"

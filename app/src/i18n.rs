@@ -61,6 +61,16 @@ pub fn mb(bytes: f64) -> String {
 }
 
 impl Texts {
+    /// A difficulty tier's name.
+    pub fn difficulty(self, d: inference::agent::author::Difficulty) -> &'static str {
+        use inference::agent::author::Difficulty;
+        match d {
+            Difficulty::Beginner => self.difficulty_beginner(),
+            Difficulty::Intermediate => self.difficulty_intermediate(),
+            Difficulty::Advanced => self.difficulty_advanced(),
+        }
+    }
+
     /// A Bloom level's name.
     pub fn bloom(self, b: crate::protocol::Bloom) -> &'static str {
         use crate::protocol::Bloom;
@@ -239,6 +249,41 @@ texts! {
     reload: "Reload", "আবার লোড করো";
     offline_note: "Works offline after the first visit.", "প্রথমবারের পর অফলাইনেও চলে।";
     md_preview: "Markdown preview", "মার্কডাউন প্রিভিউ";
+    tab_author: "Author", "প্রশ্ন তৈরি";
+    author_intro: "For teachers: MCQs and creative questions written from the book by the model on this device, each with its evidence, format checks and a verification report. Review them, then export them for Moodle or print an exam paper.", "শিক্ষকদের জন্য: এই ডিভাইসের মডেল বই থেকে বহুনির্বাচনি ও সৃজনশীল প্রশ্ন লেখে; প্রতিটির সাথে থাকে প্রমাণ, গঠন যাচাই ও যাচাই-প্রতিবেদন। দেখে নিন, তারপর Moodle-এর জন্য রপ্তানি করুন বা প্রশ্নপত্র ছাপুন।";
+    author_placeholder: "e.g. 5 MCQs and 1 creative question on photosynthesis", "যেমন: সালোকসংশ্লেষণ নিয়ে ৫টি বহুনির্বাচনি ও ১টি সৃজনশীল প্রশ্ন";
+    author_mcq: "MCQs", "বহুনির্বাচনি";
+    author_cq: "Creative questions", "সৃজনশীল";
+    author_difficulty: "Difficulty", "কাঠিন্য";
+    difficulty_beginner: "Beginner", "সহজ";
+    difficulty_intermediate: "Intermediate", "মাঝারি";
+    difficulty_advanced: "Advanced", "কঠিন";
+    author_language: "Language", "ভাষা";
+    author_lang_course: "The course's", "কোর্সের ভাষা";
+    author_chapters: "Only from these chapters (optional):", "শুধু এই অধ্যায়গুলো থেকে (ঐচ্ছিক):";
+    author_write: "Write questions", "প্রশ্ন লেখো";
+    author_stop: "Stop", "থামাও";
+    author_writing: "Writing question", "প্রশ্ন লেখা হচ্ছে";
+    author_missing: "Could not be written (not padded):", "লেখা যায়নি (পূরণ করা হয়নি):";
+    author_bank: "Question bank", "প্রশ্নব্যাংক";
+    author_empty: "No questions yet.", "এখনো কোনো প্রশ্ন নেই।";
+    author_caution: "Caution:", "সতর্কতা:";
+    author_evidence: "Evidence:", "প্রমাণ:";
+    author_answer: "Answer:", "উত্তর:";
+    author_scores: "Faithfulness / relevance / hallucination risk:", "বিশ্বস্ততা / প্রাসঙ্গিকতা / মনগড়া ঝুঁকি:";
+    author_accept: "Accept", "গ্রহণ";
+    author_edit: "Edit", "সম্পাদনা";
+    author_discard: "Discard", "বাদ দিন";
+    author_restore: "Restore", "ফিরিয়ে আনুন";
+    author_save: "Save and check again", "রাখুন ও আবার যাচাই করুন";
+    author_cancel: "Cancel", "বাতিল";
+    author_checking: "Checking the edit…", "সম্পাদনা যাচাই হচ্ছে…";
+    author_save_failed: "The question bank could not be saved on this device (storage may be full); it stays on this page:", "প্রশ্নব্যাংক এই ডিভাইসে রাখা গেল না (জায়গা ফুরিয়ে থাকতে পারে); এই পাতায় আছে:";
+    author_export: "Export:", "রপ্তানি:";
+    author_print: "Print exam paper", "প্রশ্নপত্র ছাপুন";
+    author_marks: "marks", "নম্বর";
+    author_answer_key: "Answer key", "উত্তরমালা";
+    author_ai: "AI-assisted", "এআই-সহায়িত";
 }
 
 #[cfg(test)]

@@ -54,6 +54,23 @@ pub use inference::agent::ask::AbstainReason;
 /// The quiz's items, levels, subtopic menu and feedback.
 pub use inference::agent::quiz::{Bloom, Branch, Feedback, Item, LevelScore, Subtopic, Topic};
 
+/// The author's requests and items.
+pub use inference::agent::author::{AuthorRequest, Authored, Task};
+
+/// What a teacher's request gave before any item was written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AuthorOutcome {
+    /// Harmful or off-topic: nothing is written.
+    Refused { message: String },
+    /// No topic named: a clarifying question and sections to choose from.
+    Clarify { question: String, options: Vec<String> },
+    /// The book does not cover it: its nearest sections.
+    NotCovered { message: String, nearest: Vec<SectionRef> },
+    /// Items are being written from this chapter and concept.
+    Ready { chapter: String, concept: String, total: usize },
+}
+
 /// The Ask agent's settings in the worker: `index-builder ask`'s defaults (the same prompt and
 /// check for the same bundle and question), read in steps the worker can yield between, with
 /// the page's `?answer_tokens=` / `?passages=` / `?check=0` overrides (for measuring slow runtimes).
@@ -137,6 +154,13 @@ pub enum Request {
     QuizAnswer { id: u32, choice: usize, last: bool },
     /// The quiz is over or left: nothing more is prepared for it.
     QuizEnd { id: u32 },
+    /// A teacher's request: [`Reply::AuthorPrepared`], then one [`Reply::AuthorItem`] or
+    /// [`Reply::AuthorMissing`] per item asked for, then [`Reply::AuthorDone`].
+    AuthorStart { id: u32, request: AuthorRequest },
+    /// Stop writing request `id`'s items (after the item being written).
+    AuthorStop { id: u32 },
+    /// The teacher edited an item: its gates and verification again ([`Reply::AuthorRechecked`]).
+    AuthorRecheck { id: u32, item: Box<Authored> },
     /// One section of the book, for reading.
     Section { id: u32 },
     /// What IndexedDB holds.
@@ -185,6 +209,16 @@ pub enum Reply {
     QuizSkipped { id: u32, reason: String },
     /// No more items can be written (every passage used, or none passed validation).
     QuizOver { id: u32, reason: String },
+    AuthorPrepared { id: u32, outcome: AuthorOutcome, ms: f64 },
+    /// Item `number` (from 1) of `total` is being written.
+    AuthorWriting { id: u32, number: usize, total: usize, task: Task },
+    /// A written, gated and verified item; `ms`: its writing and verification.
+    AuthorItem { id: u32, item: Box<Authored>, ms: f64 },
+    /// An item asked for could not be written (never padded).
+    AuthorMissing { id: u32, task: Task, reason: String },
+    /// Every item of request `id` is written (or the teacher stopped it).
+    AuthorDone { id: u32, ms: f64 },
+    AuthorRechecked { id: u32, item: Box<Authored> },
     Section(SectionView),
     Storage(StorageInfo),
     /// Per-question milliseconds of a [`Request::Bench`], as JSON.

@@ -209,7 +209,9 @@ pub mod records {
     pub const CODE: Kind = Kind { db: "pathshala-code", store: "progress" };
     /// Quiz results, one record per course and subtopic.
     pub const QUIZ: Kind = Kind { db: "pathshala-quiz", store: "results" };
-    pub const ALL: [Kind; 2] = [CODE, QUIZ];
+    /// The teacher's question bank, one record per course.
+    pub const AUTHOR: Kind = Kind { db: "pathshala-author", store: "bank" };
+    pub const ALL: [Kind; 3] = [CODE, QUIZ, AUTHOR];
 
     async fn open(kind: Kind) -> Result<idb::Database, StoreError> {
         let factory = Factory::new().map_err(|_| StoreError::Other("this browser has no IndexedDB".into()))?;

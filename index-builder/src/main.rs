@@ -36,6 +36,9 @@ enum Command {
     Route(cmd::route::Args),
     /// An adaptive quiz on a topic (`--learner` answers it; `--json`: one line per item).
     Quiz(cmd::quiz::Args),
+    /// Teacher authoring: MCQs and creative questions for a request, with evidence, gates and a
+    /// verification report (`--format json|gift|moodle-xml`; `--report FILE`).
+    Author(cmd::author::Args),
     /// Generate text with a GGUF model, streaming (`--bench` prints speed).
     Generate(cmd::generate::Args),
     /// Run or check a learner's Python program in the sandbox.
@@ -57,6 +60,7 @@ fn main() {
         Command::Judge(a) => cmd::judge::run(a),
         Command::Route(a) => cmd::route::run(a),
         Command::Quiz(a) => cmd::quiz::run(a),
+        Command::Author(a) => cmd::author::run(a),
         Command::TutorEval(a) => cmd::tutor_eval::run(a),
     };
     if let Err(e) = result {

@@ -1,7 +1,8 @@
-//! The page: one store ([`state::State`]), the worker bridge, and the views (Ask, Book, Code,
-//! Storage). The Code view keeps its own state ([`code::CodeState`]) and the sandbox worker
+//! The page: one store ([`state::State`]), the worker bridge, and the views (Ask, Book, Quiz,
+//! Code, Author, Storage). The Code view keeps its own state ([`code::CodeState`]) and the sandbox worker
 //! ([`sandbox::SandboxClient`]).
 
+pub mod author;
 pub mod bridge;
 pub mod code;
 pub mod components;
@@ -16,7 +17,7 @@ use crate::i18n::{Lang, Texts};
 use crate::markdown;
 use crate::protocol::{AssetList, Label, Reply, Request, Runtime};
 use bridge::Bridge;
-use components::{ask::AskPanel, book::BookPanel, code::CodeView, find::FindPanel, quiz::QuizPanel, status::StatusLine, storage::StoragePanel};
+use components::{ask::AskPanel, author::AuthorPanel, book::BookPanel, code::CodeView, find::FindPanel, quiz::QuizPanel, status::StatusLine, storage::StoragePanel};
 use state::{Action, State, View};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -111,6 +112,7 @@ pub fn App() -> Html {
     }
 
     quiz::use_saved_quizzes(&state, &dispatch);
+    author::use_bank(&state, &dispatch);
 
     let t = Texts(state.lang);
     let ready = state.ready().is_some();
@@ -225,6 +227,27 @@ pub fn App() -> Html {
                            on_next={{ let d = dispatch.clone(); Callback::from(move |_| d.dispatch(Action::QuizNext)) }} on_open={on_section} />
             }
         }
+        View::Author => {
+            let on_section = {
+                let on_open = on_open.clone();
+                Callback::from(move |section: u32| on_open.emit((section, None)))
+            };
+            let on_decide = {
+                let dispatch = dispatch.clone();
+                Callback::from(move |(id, d): (String, inference::agent::author::Decision)| dispatch.dispatch(Action::AuthorDecide(id, d)))
+            };
+            let on_edit = {
+                let (dispatch, send, id) = (dispatch.clone(), send.clone(), state.author.id);
+                Callback::from(move |item: crate::protocol::Authored| {
+                    dispatch.dispatch(Action::AuthorEdited(Box::new(item.clone())));
+                    send.emit(Request::AuthorRecheck { id, item: Box::new(item) });
+                })
+            };
+            html! {
+                <AuthorPanel author={state.author.clone()} ready={ready} lang={state.lang} outline={outline.clone()}
+                             on_write={author::on_write(&state, &dispatch, &send, new_id.clone())} {on_decide} {on_edit} on_open={on_section} />
+            }
+        }
         View::Code => html! {},
         View::Storage => html! {
             <StoragePanel info={state.storage.clone()} lang={state.lang}
@@ -245,6 +268,7 @@ pub fn App() -> Html {
                     { tab(View::Book, t.tab_book(), "tab-book") }
                     { tab(View::Quiz, t.tab_quiz(), "tab-quiz") }
                     { tab(View::Code, t.tab_code(), "tab-code") }
+                    { tab(View::Author, t.tab_author(), "tab-author") }
                     { tab(View::Storage, t.tab_storage(), "tab-storage") }
                     <button class="lang" data-testid="lang-switch" lang={state.lang.other().code()} onclick={on_lang}>{ t.switch_to() }</button>
                 </nav>

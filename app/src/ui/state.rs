@@ -4,6 +4,7 @@
 use crate::i18n::Lang;
 use crate::protocol::{AbstainReason, AnswerStats, Label, Progress, QuoteRef, ReadyInfo, Reply, Results, Route, SectionRef, SectionView, SourceRef, StorageInfo, Subtopic};
 pub use crate::ui::quiz::{QuizUi, Saved};
+pub use crate::ui::author::AuthorUi;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -20,6 +21,8 @@ pub enum View {
     Book,
     Quiz,
     Code,
+    /// Teachers: MCQs and creative questions from the book, reviewed and exported.
+    Author,
     Storage,
 }
 
@@ -130,6 +133,7 @@ pub struct State {
     /// A task the router sent to the Code view: (the message's id, its text).
     pub code_task: Option<(u32, String)>,
     pub quiz: QuizUi,
+    pub author: AuthorUi,
     /// A message that belongs to no panel (e.g. a failed request).
     pub notice: Option<String>,
     pub update_available: bool,
@@ -153,6 +157,7 @@ impl State {
             storage: None,
             code_task: None,
             quiz: QuizUi::default(),
+            author: AuthorUi::default(),
             notice: None,
             update_available: false,
             bench: None,
@@ -190,6 +195,15 @@ pub enum Action {
     QuizNext,
     /// Saved quizzes of this course, read from IndexedDB, or one just saved.
     QuizSaved(Vec<Saved>),
+    /// A teacher's request was sent under this id.
+    AuthorStart(u32),
+    /// The course's question bank, read from IndexedDB.
+    AuthorBank(Vec<crate::protocol::Authored>),
+    /// The bank was saved (`None`) or could not be (why).
+    AuthorSaved(Option<String>),
+    AuthorDecide(String, inference::agent::author::Decision),
+    /// The teacher saved an edit of an item (it is checked again).
+    AuthorEdited(Box<crate::protocol::Authored>),
 }
 
 impl Reducible for State {
@@ -242,6 +256,11 @@ impl Reducible for State {
                     s.quiz.remember(q);
                 }
             }
+            Action::AuthorStart(id) => s.author.started(id),
+            Action::AuthorBank(items) => s.author.load(items),
+            Action::AuthorSaved(error) => s.author.save_error = error,
+            Action::AuthorDecide(id, decision) => s.author.decide(&id, decision),
+            Action::AuthorEdited(item) => s.author.edited(*item),
             Action::Reply(reply) => s.apply(reply),
         }
         Rc::new(s)
@@ -254,7 +273,7 @@ impl State {
     }
 
     fn apply(&mut self, reply: Reply) {
-        if self.quiz.apply(&reply) {
+        if self.quiz.apply(&reply) || self.author.apply(&reply) {
             return;
         }
         match reply {
@@ -342,6 +361,8 @@ impl State {
             Reply::Storage(info) => self.storage = Some(info),
             // A stale reply of an earlier quiz.
             Reply::QuizTopic { .. } | Reply::QuizPreparing { .. } | Reply::QuizItem { .. } | Reply::QuizFeedback { .. } | Reply::QuizSkipped { .. } | Reply::QuizOver { .. } => {}
+            // A stale reply of an earlier request.
+            Reply::AuthorPrepared { .. } | Reply::AuthorWriting { .. } | Reply::AuthorItem { .. } | Reply::AuthorMissing { .. } | Reply::AuthorDone { .. } | Reply::AuthorRechecked { .. } => {}
             Reply::Bench { json } => self.bench = Some(json),
             Reply::Error { id: Some(id), message, .. } => match self.answer_mut(id) {
                 Some(a) => a.phase = Phase::Error(message),

@@ -5,6 +5,7 @@
 //! Stop message is handled between two tokens.
 
 mod ask;
+mod author;
 mod engine;
 pub mod loader;
 mod quiz;
@@ -31,6 +32,7 @@ struct State {
     /// The quiz's settings (`?quiz=quick` or the CLI's).
     quiz_cfg: RefCell<inference::agent::quiz::QuizConfig>,
     quiz: quiz::Slot,
+    author: author::Slot,
 }
 
 fn scope() -> web_sys::DedicatedWorkerGlobalScope {
@@ -156,6 +158,25 @@ fn handle(state: &Rc<State>, req: Request) {
             });
         }
         Request::QuizEnd { id } => quiz::end(&state.quiz, id),
+        Request::AuthorStart { id, request } => {
+            let Some(engine) = engine else { return not_ready(Some(id)) };
+            let state = state.clone();
+            spawn_local(async move {
+                if let Err(message) = author::start(&engine, &state.author, id, request, &post).await {
+                    post(Reply::Error { id: Some(id), message: format!("Writing the questions failed: {message}"), retry: false });
+                }
+            });
+        }
+        Request::AuthorStop { id } => state.author.stop(id),
+        Request::AuthorRecheck { id, item } => {
+            let Some(engine) = engine else { return not_ready(Some(id)) };
+            let state = state.clone();
+            spawn_local(async move {
+                if let Err(message) = author::recheck(&engine, &state.author, id, *item, &post).await {
+                    post(Reply::Error { id: Some(id), message: format!("Checking the edited question failed: {message}"), retry: false });
+                }
+            });
+        }
         Request::Section { id } => {
             let Some(engine) = engine else { return not_ready(None) };
             match engine.section(id) {
@@ -177,8 +198,8 @@ fn handle(state: &Rc<State>, req: Request) {
         Request::ClearStorage => spawn_local(async {
             let cleared = async {
                 Store::open().await?.clear().await?;
-                // The Code view's and the quiz's saved progress too: Clear leaves nothing of this
-                // site behind.
+                // The Code view's and the quiz's saved progress and the question bank too: Clear
+                // leaves nothing of this site behind.
                 for kind in crate::storage::records::ALL {
                     crate::storage::records::clear(kind).await?;
                 }

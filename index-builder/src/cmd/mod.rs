@@ -1,4 +1,5 @@
 pub mod ask;
+pub mod author;
 pub mod build;
 pub mod generate;
 pub mod hnsw_recall;

@@ -7,6 +7,8 @@
 //!
 //! - [`ask`]: grounded conceptual Q&A (ACE-TA "Ask"): retrieval → evidence → prompt → answer →
 //!   every sentence checked against the passage it cites.
+//! - [`author`]: teacher authoring (TeachMateGPT): board-style MCQs and creative questions with
+//!   their evidence, six deterministic gates, a repair ladder, a verification report, export.
 //! - [`quiz`]: the adaptive quiz (ACE-TA): subtopics from the outline, Bloom-tagged MCQs written
 //!   under a schema from MMR evidence, validated (shape, then the model answering from the passage),
 //!   one level up after a right answer, one down on the same passage after a wrong one.
@@ -16,6 +18,7 @@
 //!   the learner's lines compared by behaviour, final tests.
 
 pub mod ask;
+pub mod author;
 pub mod quiz;
 pub mod route;
 #[cfg(feature = "sandbox")]

@@ -108,8 +108,11 @@ pub struct Session {
 }
 
 impl Session {
-    /// Default positions a conversation may hold (prompt with evidence plus answer).
-    pub const CONTEXT: usize = 2048;
+    /// Default positions a conversation may hold (prompt with evidence plus answer). Bangla
+    /// costs Qwen's tokenizer about one token per letter (160 tokens for a 148-letter sentence),
+    /// so a Bangla creative question (worked example, passage, 5–8 sentences out) needs ≈ 3,500;
+    /// 4,096 costs Qwen2.5-Coder-0.5B ≈ 50 MB more cache than 2,048.
+    pub const CONTEXT: usize = 4096;
 
     /// Loads a GGUF chat model on the runtime `opts` names. The quantized runtime keeps the
     /// file's blocks as they are (the bytes are shared, not copied).

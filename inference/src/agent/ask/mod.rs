@@ -415,17 +415,24 @@ pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question
 /// Yes-minus-no log-probability that `passage` supports `unit`, asked as a fresh prompt after
 /// the judge's kept system turn with the passage's sentences nearest to the unit. The margin
 /// is calibrated (Zhao et al. 2021): the same question with "N/A" for passage and sentence gives
-/// the model's standing bias, computed once per run and subtracted.
+/// the model's standing bias, computed once per run and subtracted ([`judge_margin`]).
 pub async fn judge_support(session: &mut Session, unit: &str, passage: &str, bias: &mut Option<f64>) -> Result<f64, AskError> {
-    if bias.is_none() {
-        *bias = Some(judge_raw(session, "N/A", "N/A").await?);
-    }
     let excerpt = nearest_sentences(unit, passage, 400);
-    Ok(judge_raw(session, &excerpt, unit).await? - bias.unwrap_or(0.0))
+    judge_margin(session, verify::Judge::Support, &excerpt, unit, bias).await
 }
 
-async fn judge_raw(session: &mut Session, text: &str, claim: &str) -> Result<f64, AskError> {
-    let question = verify::judge_question(verify::Judge::Support, text, claim);
+/// The judge's calibrated yes-minus-no log-probability for one [`verify::Judge`] question on
+/// `text` and `claim`; `bias` holds the same question's margin with "N/A" for both (measured on
+/// first use; keep one per kind).
+pub async fn judge_margin(session: &mut Session, kind: verify::Judge, text: &str, claim: &str, bias: &mut Option<f64>) -> Result<f64, AskError> {
+    if bias.is_none() {
+        *bias = Some(judge_raw(session, kind, "N/A", "N/A").await?);
+    }
+    Ok(judge_raw(session, kind, text, claim).await? - bias.unwrap_or(0.0))
+}
+
+async fn judge_raw(session: &mut Session, kind: verify::Judge, text: &str, claim: &str) -> Result<f64, AskError> {
+    let question = verify::judge_question(kind, text, claim);
     let messages = [ChatMessage { role: "system", content: verify::JUDGE_SYSTEM }, ChatMessage { role: "user", content: &question }];
     let (ids, fixed) = session.chat_ids(&messages[..1], &messages[1..])?;
     session.keep(verify::JUDGE_PREFIX, &ids[..fixed]).await?;
@@ -437,7 +444,7 @@ async fn judge_raw(session: &mut Session, text: &str, claim: &str) -> Result<f64
 
 /// Up to `max` characters of `passage`: its sentences sharing most words with `unit`, in the
 /// passage's order.
-fn nearest_sentences(unit: &str, passage: &str, max: usize) -> String {
+pub(crate) fn nearest_sentences(unit: &str, passage: &str, max: usize) -> String {
     let words = verify::terms(unit);
     let all: Vec<&str> = passage.lines().flat_map(verify::sentences).map(str::trim).filter(|s| !s.is_empty()).collect();
     let mut ranked: Vec<(usize, usize)> = all.iter().enumerate().map(|(i, s)| (i, verify::terms(s).intersection(&words).count())).collect();

@@ -269,12 +269,15 @@ pub enum Judge {
     Support,
     /// Does the answer `text` state the fact `claim` (in any words)?
     Fact,
+    /// Can the question `claim` be answered from the passage `text`?
+    Answerable,
 }
 
 /// The judge's user turn for one pair.
 pub fn judge_question(kind: Judge, text: &str, claim: &str) -> String {
     match kind {
         Judge::Fact => format!("Answer:\n\"\"\"\n{text}\n\"\"\"\n\nFact: {claim}\n\nDoes the answer state this fact (in any words)? Yes or No?"),
+        Judge::Answerable => format!("Passage:\n\"\"\"\n{text}\n\"\"\"\n\nQuestion: {claim}\n\nCan the question be answered from the passage? Yes or No?"),
         Judge::Support => {
             format!("Passage:\n\"\"\"\n{text}\n\"\"\"\n\nSentence: {claim}\n\nIs everything the sentence says supported by the passage? Yes or No?")
         }

@@ -2,6 +2,8 @@
 
 use super::Item;
 use crate::agent::ask::verify::terms;
+use crate::agent::author::gates;
+use crate::agent::route::Lang;
 use std::collections::{BTreeMap, HashSet};
 
 /// Options a validator rejects whatever the item: they let a learner answer without the topic.
@@ -63,11 +65,11 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
     record("not_a_repeat", !repeat, "it repeated an earlier question");
     // A small model may copy the worked example instead of writing about the passage.
     let all: String = std::iter::once(item.question.as_str()).chain(item.options.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
-    let (_, example) = super::prompt::example();
+    let (_, example) = super::prompt::example(bangla);
     record("not_the_example", jaccard(&terms(&all), &terms(&example)) < 0.3, "it copied the example instead of asking about the passage");
-    // Bangla quizzes are written in Bangla (formulas, code and names may stay Latin).
-    let (bn, letters) = all.chars().filter(|c| c.is_alphabetic()).fold((0usize, 0usize), |(b, n), c| (b + ('\u{0980}'..='\u{09FF}').contains(&c) as usize, n + 1));
-    record("language", !bangla || (letters > 0 && bn as f64 / letters as f64 >= 0.55), "it was not written in Bangla");
+    // Items are written in the quiz's language (formulas, units and numbers count for neither).
+    let (lang, name) = if bangla { (Lang::Bn, "it was not written in Bangla") } else { (Lang::En, "it was not written in English") };
+    record("language", gates::script_share(&all, lang) >= gates::MCQ_SCRIPT, name);
     (checks, reason)
 }
 

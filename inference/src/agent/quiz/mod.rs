@@ -10,7 +10,7 @@
 //!    [`quiz_evidence`]); items are planned over them so each rests on a passage whose section
 //!    has been used least ([`Quiz::plan`]).
 //! 3. [`Quiz::make`]: the writer (kept prefix [`prompt::WRITER_PREFIX`]: system turn and one worked
-//!    example) writes the item as JSON under [`prompt::ITEM_SCHEMA`] (the correct answer, its
+//!    example, in Bangla for a Bangla quiz) writes the item as JSON under [`prompt::ITEM_SCHEMA`] (the correct answer, its
 //!    reason, three wrong options with theirs, the concepts); the key's position is spread by
 //!    [`check::key_position`]. The validator runs the deterministic checks
 //!    ([`check::deterministic`]), then the examiner: the same model answers the item from its
@@ -232,8 +232,9 @@ pub struct QuizConfig {
     pub passage_chars: usize,
     /// Passages shorter than this are not quizzed on.
     pub min_passage_chars: usize,
-    /// Most tokens of an item's JSON.
+    /// Most tokens of an item's JSON, in English and in Bangla.
     pub item_tokens: usize,
+    pub item_tokens_bn: usize,
     /// Attempts after the first when an item fails validation.
     pub repairs: usize,
     /// Plans (passages) tried for one item before the quiz says no more can be written.
@@ -256,6 +257,7 @@ impl Default for QuizConfig {
             passage_chars: 900,
             min_passage_chars: 150,
             item_tokens: 450,
+            item_tokens_bn: 1000,
             repairs: 2,
             plans_per_item: 3,
             repeat_penalty: 1.2,
@@ -483,85 +485,19 @@ impl Quiz {
         let evidence = vec![ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: focus.clone() }];
         let earlier: Vec<String> = self.rounds.iter().map(|r| r.item.question.clone()).collect();
         let asked: Vec<String> = self.rounds.iter().filter(|r| r.item.evidence[0].chunk == plan.chunk).map(|r| r.item.question.clone()).collect();
-        let schema = Schema::parse(prompt::ITEM_SCHEMA).map_err(JsonError::from)?;
-        let (example_user, example_reply) = prompt::example();
-        let mut rejected: Vec<String> = Vec::new();
-        let mut last_checks = Checks::new();
-        let mut last_examiner = None;
-        let mut last_item = None;
-        for attempt in 0..=cfg.repairs {
-            let turn = prompt::writer_turn(&place, &passage, &focus, plan.bloom, &self.language, &plan.concepts, rejected.last().map(String::as_str), &asked);
-            let fixed = [
-                ChatMessage { role: "system", content: prompt::WRITER_SYSTEM },
-                ChatMessage { role: "user", content: &example_user },
-                ChatMessage { role: "assistant", content: &example_reply },
-            ];
-            let (ids, n_fixed) = env.session.chat_ids(&fixed, &[ChatMessage { role: "user", content: &turn }])?;
-            env.session.keep(prompt::WRITER_PREFIX, &ids[..n_fixed]).await?;
-            // The first attempt is greedy; a repair samples, so it can leave the first one's path.
-            // A repetition penalty keeps a small model from writing one wrong option three times.
-            let penalty = Sampling { repeat_penalty: cfg.repeat_penalty, repeat_last_n: 256, ..Sampling::greedy() };
-            let sampling = if attempt == 0 { penalty } else { Sampling { temperature: 0.7, seed: attempt as u64, ..penalty } };
-            let out = env.session.json(&ids, &schema, GenerateOptions { max_new_tokens: cfg.item_tokens, sampling, ..Default::default() }).await;
-            let value = match out {
-                Ok(o) => o.value,
-                // Out of tokens before the JSON closed: too long an item.
-                Err(SessionError::Json(JsonError::Invalid { .. })) => {
-                    rejected.push("it was too long".into());
-                    continue;
-                }
-                Err(e) => return Err(e.into()),
-            };
-            let item = item_from(&value, plan.bloom, evidence.clone());
-            let earlier_refs: Vec<&str> = earlier.iter().map(String::as_str).collect();
-            let (mut checks, mut reason) = check::deterministic(&item, &earlier_refs, self.language == "Bangla");
-            if reason.is_none() && cfg.examine {
-                let probs = self.examine(env.session, &examiner_text(&passage, &focus), &item).await?;
-                let key = probs[item.answer_index];
-                let best = probs.iter().cloned().fold(f64::MIN, f64::max);
-                let distractor = probs.iter().enumerate().filter(|&(i, _)| i != item.answer_index).map(|(_, &p)| p).fold(0.0, f64::max);
-                let key_ok = key >= best;
-                let wrong_ok = distractor <= cfg.max_distractor;
-                checks.insert("key_supported".into(), key_ok);
-                checks.insert("distractors_wrong".into(), wrong_ok);
-                if !key_ok {
-                    reason = Some("the passage did not support the answer you marked correct".into());
-                } else if !wrong_ok {
-                    reason = Some("a wrong option also looked correct according to the passage".into());
-                }
-                last_examiner = Some(probs);
-            }
-            last_checks = checks.clone();
-            match reason {
-                Some(r) => {
-                    rejected.push(r);
-                    last_item = Some(item);
-                }
-                None => {
-                    let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected };
-                    return Ok(Made::Item { item, validation });
-                }
-            }
-        }
-        let attempts = cfg.repairs + 1;
-        let reason = rejected.last().cloned().unwrap_or_default();
-        let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected };
-        Ok(Made::Skipped { reason, attempts, validation, last: last_item })
-    }
-
-    /// The examiner's calibrated probability of each option being the correct one.
-    async fn examine(&mut self, session: &mut Session, passage: &str, item: &Item) -> Result<Vec<f64>, QuizError> {
-        if self.bias.is_none() {
-            let na = vec!["N/A".to_string(); 4];
-            self.bias = Some(letter_logprobs(session, "N/A", "N/A", &na).await?);
-        }
-        let raw = letter_logprobs(session, passage, &item.question, &item.options).await?;
-        let bias = self.bias.as_deref().unwrap_or(&[0.0; 4]);
-        let logits: Vec<f64> = raw.iter().zip(bias).map(|(r, b)| r - b).collect();
-        let max = logits.iter().cloned().fold(f64::MIN, f64::max);
-        let exp: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
-        let sum: f64 = exp.iter().sum();
-        Ok(exp.into_iter().map(|e| e / sum).collect())
+        let spec = ItemSpec {
+            place: &place,
+            passage: &passage,
+            focus: &focus,
+            bloom: plan.bloom,
+            task: prompt::level_task(plan.bloom),
+            language: &self.language,
+            concepts: &plan.concepts,
+            asked: &asked,
+            earlier: &earlier,
+            evidence,
+        };
+        write_item(env.session, &spec, cfg, &mut self.bias).await
     }
 
     /// Keeps the examiner's calibration measured on a copy of this quiz (a host that makes
@@ -631,6 +567,120 @@ impl Quiz {
     }
 }
 
+/// One item to write: what the writer reads and what the item must do. The quiz's plans and the
+/// author's MCQ requests both give one.
+pub struct ItemSpec<'a> {
+    /// Where the passage is from ("Chapter ▸ Section").
+    pub place: &'a str,
+    pub passage: &'a str,
+    /// The sentence the correct answer must rest on.
+    pub focus: &'a str,
+    /// The level the item is tagged with.
+    pub bloom: Bloom,
+    /// The writer's instruction for the level ([`prompt::level_task`], or the author's
+    /// difficulty cue).
+    pub task: String,
+    /// "English" or "Bangla".
+    pub language: &'a str,
+    /// Concepts the item must test (may be empty).
+    pub concepts: &'a [String],
+    /// Questions already asked on this passage (the writer is told not to repeat them).
+    pub asked: &'a [String],
+    /// Every earlier question (a near repeat is rejected).
+    pub earlier: &'a [String],
+    pub evidence: Vec<ItemEvidence>,
+}
+
+/// Writes and validates one item (see the module docs): the writer under [`prompt::ITEM_SCHEMA`],
+/// the deterministic checks, then (when `cfg.examine`) the examiner; a failing attempt is
+/// written again with its failure named, at most `cfg.repairs` times. `bias` keeps the
+/// examiner's content-free calibration between items.
+pub async fn write_item(session: &mut Session, spec: &ItemSpec<'_>, cfg: &QuizConfig, bias: &mut Option<Vec<f64>>) -> Result<Made, QuizError> {
+    let schema = Schema::parse(prompt::ITEM_SCHEMA).map_err(JsonError::from)?;
+    let bangla = spec.language == "Bangla";
+    let (example_user, example_reply) = prompt::example(bangla);
+    let prefix = if bangla { prompt::WRITER_PREFIX_BN } else { prompt::WRITER_PREFIX };
+    // Bangla costs Qwen's tokenizer about one token per letter, twice English's per item.
+    let item_tokens = if bangla { cfg.item_tokens_bn } else { cfg.item_tokens };
+    let mut rejected: Vec<String> = Vec::new();
+    let mut last_checks = Checks::new();
+    let mut last_examiner = None;
+    let mut last_item = None;
+    for attempt in 0..=cfg.repairs {
+        let turn = prompt::writer_turn(spec.place, spec.passage, spec.focus, &spec.task, spec.language, spec.concepts, rejected.last().map(String::as_str), spec.asked);
+        let fixed = [
+            ChatMessage { role: "system", content: prompt::WRITER_SYSTEM },
+            ChatMessage { role: "user", content: &example_user },
+            ChatMessage { role: "assistant", content: &example_reply },
+        ];
+        let (ids, n_fixed) = session.chat_ids(&fixed, &[ChatMessage { role: "user", content: &turn }])?;
+        session.keep(prefix, &ids[..n_fixed]).await?;
+        // The first attempt is greedy; a repair samples, so it can leave the first one's path.
+        // A repetition penalty keeps a small model from writing one wrong option three times.
+        let penalty = Sampling { repeat_penalty: cfg.repeat_penalty, repeat_last_n: 256, ..Sampling::greedy() };
+        let sampling = if attempt == 0 { penalty } else { Sampling { temperature: 0.7, seed: attempt as u64, ..penalty } };
+        let out = session.json(&ids, &schema, GenerateOptions { max_new_tokens: item_tokens, sampling, ..Default::default() }).await;
+        let value = match out {
+            Ok(o) => o.value,
+            // Out of tokens before the JSON closed: too long an item.
+            Err(SessionError::Json(JsonError::Invalid { .. })) => {
+                rejected.push("it was too long".into());
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let item = item_from(&value, spec.bloom, spec.evidence.clone());
+        let earlier: Vec<&str> = spec.earlier.iter().map(String::as_str).collect();
+        let (mut checks, mut reason) = check::deterministic(&item, &earlier, bangla);
+        if reason.is_none() && cfg.examine {
+            let probs = examine(session, &examiner_text(spec.passage, spec.focus), &item, bias).await?;
+            let key = probs[item.answer_index];
+            let best = probs.iter().cloned().fold(f64::MIN, f64::max);
+            let distractor = probs.iter().enumerate().filter(|&(i, _)| i != item.answer_index).map(|(_, &p)| p).fold(0.0, f64::max);
+            let key_ok = key >= best;
+            let wrong_ok = distractor <= cfg.max_distractor;
+            checks.insert("key_supported".into(), key_ok);
+            checks.insert("distractors_wrong".into(), wrong_ok);
+            if !key_ok {
+                reason = Some("the passage did not support the answer you marked correct".into());
+            } else if !wrong_ok {
+                reason = Some("a wrong option also looked correct according to the passage".into());
+            }
+            last_examiner = Some(probs);
+        }
+        last_checks = checks.clone();
+        match reason {
+            Some(r) => {
+                rejected.push(r);
+                last_item = Some(item);
+            }
+            None => {
+                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected };
+                return Ok(Made::Item { item, validation });
+            }
+        }
+    }
+    let attempts = cfg.repairs + 1;
+    let reason = rejected.last().cloned().unwrap_or_default();
+    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected };
+    Ok(Made::Skipped { reason, attempts, validation, last: last_item })
+}
+
+/// The examiner's calibrated probability of each option being the correct one.
+async fn examine(session: &mut Session, passage: &str, item: &Item, bias: &mut Option<Vec<f64>>) -> Result<Vec<f64>, QuizError> {
+    if bias.is_none() {
+        let na = vec!["N/A".to_string(); 4];
+        *bias = Some(letter_logprobs(session, "N/A", "N/A", &na).await?);
+    }
+    let raw = letter_logprobs(session, passage, &item.question, &item.options).await?;
+    let bias = bias.as_deref().unwrap_or(&[0.0; 4]);
+    let logits: Vec<f64> = raw.iter().zip(bias).map(|(r, b)| r - b).collect();
+    let max = logits.iter().cloned().fold(f64::MIN, f64::max);
+    let exp: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
+    let sum: f64 = exp.iter().sum();
+    Ok(exp.into_iter().map(|e| e / sum).collect())
+}
+
 /// The item in a learner's order: the key at [`check::key_position`], the wrong options in the
 /// order written.
 fn item_from(v: &serde_json::Value, bloom: Bloom, evidence: Vec<ItemEvidence>) -> Item {
@@ -690,7 +740,7 @@ fn examiner_text(passage: &str, focus: &str) -> String {
 }
 
 /// At most `max` characters, cut at a sentence or line end when one is near.
-fn clip(text: &str, max: usize) -> String {
+pub(crate) fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_string(),
         Some((cut, _)) => {

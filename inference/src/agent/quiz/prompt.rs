@@ -5,8 +5,10 @@
 use super::Bloom;
 use crate::llm::inert;
 
-/// Name of the item writer's kept prompt prefix.
+/// Name of the item writer's kept prompt prefix (English example; [`WRITER_PREFIX_BN`] with the
+/// Bangla one).
 pub const WRITER_PREFIX: &str = "quiz";
+pub const WRITER_PREFIX_BN: &str = "quiz_bn";
 /// Name of the examiner's kept prompt prefix.
 pub const CHECK_PREFIX: &str = "quiz_check";
 
@@ -43,30 +45,47 @@ pub fn cue(level: Bloom) -> &'static str {
     }
 }
 
-/// The worked example (a passage no course here holds), as the user turn and the reply.
-pub fn example() -> (String, String) {
+/// The worked example (a passage no course here holds), as the user turn and the reply; in
+/// Bangla for a Bangla quiz (a small model writes in the example's language, whatever the
+/// instruction says).
+pub fn example(bangla: bool) -> (String, String) {
+    if bangla {
+        let passage = "থার্মোমিটার দিয়ে তাপমাত্রা মাপা হয়। তরল থার্মোমিটারে তাপ পেলে তরল প্রসারিত হয়ে সরু নলে ওপরে ওঠে; ঠান্ডা হলে সংকুচিত হয়ে নেমে যায়। \
+পারদ ও রঙিন অ্যালকোহল সমানভাবে প্রসারিত হয় বলে এগুলো ব্যবহার করা হয়। ডাক্তারি থার্মোমিটারের বাল্বের কাছে একটি বাঁক থাকে, তাই মুখ থেকে বের করার পরও পাঠ ঠিক থাকে।";
+        let fact = "ডাক্তারি থার্মোমিটারের বাল্বের কাছে একটি বাঁক থাকে, তাই মুখ থেকে বের করার পরও পাঠ ঠিক থাকে।";
+        let user = writer_turn("তাপ ▸ থার্মোমিটার", passage, fact, &level_task(Bloom::Apply), "Bangla", &[], None, &[]);
+        let reply = r#"{"question":"একজন নার্স ডাক্তারি থার্মোমিটার দিয়ে রোগীর তাপমাত্রা মাপলেন এবং মুখ থেকে বের করার এক মিনিট পরে পাঠ নিলেন। পাঠটি তখনও ঠিক থাকে কেন?","answer":"বাল্বের কাছের বাঁকটি ঠান্ডা হলে তরলকে নিচে নামতে দেয় না।","why_right":"বাঁকের কারণে মুখ থেকে বের করার পরও পাঠ ঠিক থাকে।","wrong":[{"option":"মুখ থেকে বের করার পরও তরল প্রসারিত হতে থাকে।","why_wrong":"ঠান্ডা হলে তরল সংকুচিত হয়; শুধু প্রসারণ মনে রাখলে এটি ভুল করে বাছা হয়।"},{"option":"ঠান্ডা হলে পারদ সংকুচিত হয় না।","why_wrong":"ঠান্ডা হলে তরল সংকুচিত হয়ে নেমে যায়।"},{"option":"সরু নলের কারণে তরল দ্রুত ওপরে ওঠে।","why_wrong":"নল শুধু ওঠানামা দেখায়, পাঠ ধরে রাখে বাঁকটি।"}],"concepts":["ডাক্তারি থার্মোমিটার","তরলের প্রসারণ"]}"#;
+        return (user, reply.to_string());
+    }
     let passage = "A thermometer measures temperature. In a liquid thermometer the liquid expands when it is heated \
 and rises in the narrow tube; when it cools it contracts and falls. Mercury and coloured alcohol are used because they \
 expand evenly. A clinical thermometer has a kink near the bulb, so the reading stays after it is taken out of the mouth.";
     let fact = "A clinical thermometer has a kink near the bulb, so the reading stays after it is taken out of the mouth.";
-    let user = writer_turn("Heat ▸ Thermometers", passage, fact, Bloom::Apply, "English", &[], None, &[]);
+    let user = writer_turn("Heat ▸ Thermometers", passage, fact, &level_task(Bloom::Apply), "English", &[], None, &[]);
     let reply = r#"{"question":"A nurse takes a patient's temperature with a clinical thermometer and reads it a minute after taking it out of the patient's mouth. Why is the reading still correct?","answer":"The kink near the bulb stops the liquid from falling back when it cools.","why_right":"The passage says the kink keeps the reading after the thermometer is taken out of the mouth.","wrong":[{"option":"The liquid keeps expanding after it leaves the mouth.","why_wrong":"Liquid contracts when it cools; a learner who only remembers that liquids expand may pick it."},{"option":"Mercury does not contract when it cools.","why_wrong":"The passage says the liquid contracts when it cools; mercury is used because it expands evenly."},{"option":"The narrow tube makes the liquid rise faster.","why_wrong":"The tube shows the rise but does not hold the reading; the kink does."}],"concepts":["clinical thermometer","expansion of liquids"]}"#;
     (user, reply.to_string())
 }
 
-/// The writer's user turn for one item: the passage and where it is from, the key fact the
-/// correct answer must rest on, the level and what it asks, the language, the concept to
-/// reinforce, questions already asked on this passage, and the reason a previous attempt was
-/// rejected.
-#[allow(clippy::too_many_arguments)]
-pub fn writer_turn(place: &str, passage: &str, fact: &str, level: Bloom, language: &str, concepts: &[String], rejected: Option<&str>, asked: &[String]) -> String {
-    let mut s = format!("Passage (from {}):\n\"\"\"\n{}\n\"\"\"\n\nKey fact: {}\n\n", inert(place), inert(passage), inert(fact));
+/// The writer's instruction for a Bloom level: the level, what it asks, and for the levels from
+/// Apply up, to begin with the situation.
+pub fn level_task(level: Bloom) -> String {
     let mut title = level.name().to_string();
     title[..1].make_ascii_uppercase();
-    s.push_str(&format!("Write one question at the {title} level of Bloom's taxonomy whose correct answer follows from the key fact. {}", cue(level)));
+    let mut s = format!("Write one question at the {title} level of Bloom's taxonomy whose correct answer follows from the key fact. {}", cue(level));
     if level >= Bloom::Apply {
         s.push_str(" Begin the question with the situation.");
     }
+    s
+}
+
+/// The writer's user turn for one item: the passage and where it is from, the key fact the
+/// correct answer must rest on, the task (what kind of question: [`level_task`] or an author's
+/// difficulty), the language, the concept to reinforce, questions already asked on this passage,
+/// and the reason a previous attempt was rejected.
+#[allow(clippy::too_many_arguments)]
+pub fn writer_turn(place: &str, passage: &str, fact: &str, task: &str, language: &str, concepts: &[String], rejected: Option<&str>, asked: &[String]) -> String {
+    let mut s = format!("Passage (from {}):\n\"\"\"\n{}\n\"\"\"\n\nKey fact: {}\n\n", inert(place), inert(passage), inert(fact));
+    s.push_str(task);
     s.push_str(&format!(" Write the question, the options and the reasons in {language}."));
     if !concepts.is_empty() {
         let c: Vec<String> = concepts.iter().map(|c| inert(c)).collect();
@@ -133,8 +152,10 @@ mod tests {
     #[test]
     fn the_schemas_compile_and_the_example_fits_its_schema() {
         let s = Schema::parse(ITEM_SCHEMA).unwrap();
-        let (_, reply) = example();
-        s.validate(&serde_json::from_str(&reply).unwrap()).unwrap();
+        for bangla in [false, true] {
+            let (_, reply) = example(bangla);
+            s.validate(&serde_json::from_str(&reply).unwrap()).unwrap();
+        }
         let names = vec!["Lists".to_string(), "Tuples".to_string()];
         let p = Schema::parse(&pick_schema(&names, 2)).unwrap();
         p.validate(&serde_json::json!({"subtopics": ["Tuples", "Lists"]})).unwrap();
@@ -143,9 +164,9 @@ mod tests {
 
     #[test]
     fn the_writer_turn_names_the_level_and_the_rejection() {
-        let t = writer_turn("A ▸ B", "text", "A fact.", Bloom::Analyse, "Bangla", &["scope".into()], Some("two options were the same"), &["Q1?".into()]);
+        let t = writer_turn("A ▸ B", "text", "A fact.", &level_task(Bloom::Analyse), "Bangla", &["scope".into()], Some("two options were the same"), &["Q1?".into()]);
         assert!(t.contains("Key fact: A fact.") && t.contains("the Analyse level") && t.contains("Begin the question with the situation"));
         assert!(t.contains("in Bangla") && t.contains("must test: scope") && t.contains("- Q1?") && t.contains("two options were the same"));
-        assert!(!writer_turn("A", "t", "f", Bloom::Remember, "English", &[], None, &[]).contains("situation."));
+        assert!(!writer_turn("A", "t", "f", &level_task(Bloom::Remember), "English", &[], None, &[]).contains("situation."));
     }
 }

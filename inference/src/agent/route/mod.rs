@@ -244,7 +244,7 @@ async fn finish(env: &mut RouteEnv<'_>, route: &mut Route, text: &str, cfg: &Rou
     route.reply = reply(route.label, route.lang, title, &subjects);
     match route.label {
         Label::Ambiguous => {
-            let options = options(env, text, cfg).await;
+            let options = options(env.bundle, env.encoder, text, cfg).await;
             route.reply = Some(clarifying_question(route.lang).to_string());
             route.clarification = Some(Clarification { question: clarifying_question(route.lang).to_string(), options });
         }
@@ -281,7 +281,7 @@ async fn score(session: &mut Session, title: &str, subjects: &[String], text: &s
 /// Whether a normalised word names something the course teaches: a word of its declared
 /// subjects, its title or its outline's headings (chapters and their sections), stop words
 /// excluded.
-fn course_words(bundle: &Bundle) -> impl Fn(&str) -> bool + '_ {
+pub(crate) fn course_words(bundle: &Bundle) -> impl Fn(&str) -> bool + '_ {
     let mut words: std::collections::HashSet<String> = std::collections::HashSet::new();
     let headings = bundle.sections.iter().filter(|s| s.heading_path.len() <= 2).filter_map(|s| s.heading_path.last());
     for text in bundle.header.course.subjects.iter().chain(std::iter::once(&bundle.header.title)).chain(headings) {
@@ -345,11 +345,11 @@ fn clarifying_question(lang: Lang) -> &'static str {
 
 /// Sections to offer with a clarifying question: the nearest to the message when it has words
 /// to search with, else the course's first chapters.
-async fn options(env: &mut RouteEnv<'_>, text: &str, cfg: &RouteConfig) -> Vec<String> {
-    let sections = &env.bundle.sections;
+pub(crate) async fn options(bundle: &Bundle, encoder: Option<&SentenceEncoder>, text: &str, cfg: &RouteConfig) -> Vec<String> {
+    let sections = &bundle.sections;
     let mut ids: Vec<u32> = Vec::new();
     if !crate::text::query_terms(text).is_empty() {
-        if let Ok(r) = crate::agent::ask::search(env.bundle, env.encoder, text, &cfg.retrieval).await {
+        if let Ok(r) = crate::agent::ask::search(bundle, encoder, text, &cfg.retrieval).await {
             ids = r.nearest_sections;
         }
     }

@@ -1,0 +1,876 @@
+//! Teacher authoring (TeachMateGPT): board-style MCQs and creative questions (CQ) from the
+//! course, each with its evidence, the six deterministic gates, a repair ladder and a
+//! verification report, for a teacher to review and export.
+//!
+//! 1. [`AuthorRequest::parse`] reads counts, formats, difficulty and language from a teacher's
+//!    sentence ("5 MCQs and 1 creative question on photosynthesis, intermediate"); the app's
+//!    form and the CLI's flags set them directly.
+//! 2. [`prepare`]: intent and ambiguity control with the router's rules (harmful and off-topic
+//!    requests get a fixed refusal; a request naming no topic gets one clarifying question with
+//!    sections of the outline), then retrieval with Ask's coverage gate (a topic the book does
+//!    not cover gets "not covered" and its nearest sections; nothing is written), then concept
+//!    detection (chapter and concept: the best evidence's heading path) → a [`Job`].
+//! 3. [`Job::make`] writes one item at a time. MCQ: the quiz's item writer
+//!    ([`crate::agent::quiz::write_item`]) on a key fact of the evidence no earlier item used,
+//!    with the difficulty's cue words ([`prompt::mcq_task`]). CQ: the CQ specialist
+//!    ([`prompt::CQ_SCHEMA`]; the stimulus is a list of 5–8 sentences, so the structure holds the
+//!    board format). Both under JSON schemas with the constrained decoder.
+//! 4. Gates ([`gates`]) and the repair ladder: strict (first attempt passes) → retry (up to
+//!    [`AuthorConfig::retries`] more, the failed gate named in the prompt) → relaxed (the last
+//!    attempt whose format and language gates pass is kept, flagged) → missing (reported, never
+//!    padded).
+//! 5. [`Job::verify`]: SAVER ([`verify`]) scores every item, never editing or dropping it; the
+//!    review lists them least supported first ([`review_order`]).
+//! 6. [`export`]: JSON records in TeachMateGPT's schema, Moodle XML, GIFT.
+//!
+//! The app's worker and `index-builder author` drive the same calls with [`AuthorConfig::default`].
+
+pub mod export;
+pub mod gates;
+pub mod prompt;
+pub mod verify;
+
+use crate::agent::ask::{self, AskError};
+use crate::agent::quiz::{self, Bloom, ItemEvidence, QuizConfig};
+use crate::agent::route::{self, Lang, RouteConfig, rules};
+use crate::bundle::Bundle;
+use crate::embed::SentenceEncoder;
+use crate::index::outline::SectionKind;
+use crate::llm::{ChatMessage, GenerateOptions, JsonError, Sampling, Schema, Session, SessionError};
+use crate::retrieve::RetrievalConfig;
+use gates::Gates;
+use serde::{Deserialize, Serialize};
+pub use verify::{Calibration, Thresholds, Verification};
+
+/// Why authoring failed (an item that cannot be written is not an error: it is reported missing).
+#[derive(Debug, thiserror::Error)]
+pub enum AuthorError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Ask(#[from] AskError),
+    #[error(transparent)]
+    Quiz(#[from] quiz::QuizError),
+    #[error(transparent)]
+    Json(#[from] JsonError),
+    #[error("{0}")]
+    BadInput(String),
+}
+
+/// TeachMateGPT's three difficulty tiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Difficulty {
+    Beginner,
+    Intermediate,
+    Advanced,
+}
+
+impl Difficulty {
+    pub fn name(self) -> &'static str {
+        match self {
+            Difficulty::Beginner => "beginner",
+            Difficulty::Intermediate => "intermediate",
+            Difficulty::Advanced => "advanced",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Difficulty> {
+        match s.trim().to_lowercase().as_str() {
+            "beginner" | "easy" | "basic" | "সহজ" | "প্রাথমিক" => Some(Difficulty::Beginner),
+            "intermediate" | "medium" | "moderate" | "মাঝারি" | "মধ্যম" => Some(Difficulty::Intermediate),
+            "advanced" | "hard" | "difficult" | "কঠিন" | "উচ্চতর" => Some(Difficulty::Advanced),
+            _ => None,
+        }
+    }
+
+    /// The Bloom level an MCQ of this difficulty is tagged with.
+    pub fn bloom(self) -> Bloom {
+        match self {
+            Difficulty::Beginner => Bloom::Remember,
+            Difficulty::Intermediate => Bloom::Understand,
+            Difficulty::Advanced => Bloom::Apply,
+        }
+    }
+}
+
+/// An item format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Task {
+    Mcq,
+    Cq,
+}
+
+/// What a teacher asks for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AuthorRequest {
+    /// The topic in the teacher's words (may be empty when sections are chosen).
+    pub query: String,
+    /// Sections chosen from the outline (empty: found by retrieval from `query`).
+    #[serde(default)]
+    pub sections: Vec<u32>,
+    pub mcq: usize,
+    pub cq: usize,
+    pub difficulty: Difficulty,
+    /// Bangla or English (`None`: the course's language, else the request's).
+    #[serde(default)]
+    pub lang: Option<Lang>,
+}
+
+/// Words of a request that ask for formats, counts and levels, not for a topic.
+const FORMAT_WORDS: &[&str] = &[
+    "mcq", "mcqs", "multiple", "choice", "multiple-choice", "question", "questions", "creative", "cq", "cqs", "make", "write", "give", "create",
+    "generate", "me", "please", "and", "on", "about", "of", "for", "a", "an", "set", "practice", "level", "difficulty", "in", "with", "bangla",
+    "english", "বহুনির্বাচনি", "এমসিকিউ", "সৃজনশীল", "প্রশ্ন", "নিয়ে", "নিয়ে", "উপর", "ওপর", "বিষয়ে", "সম্পর্কে", "এবং", "ও", "আর", "দাও", "করো",
+    "তৈরি", "বানাও", "লেখো", "টি", "টা", "স্তরের", "মানের", "বাংলায়", "ইংরেজিতে",
+];
+
+/// Count words (English and Bangla) up to ten.
+fn number(word: &str) -> Option<usize> {
+    let w = word.trim_end_matches("টি").trim_end_matches("টা");
+    let bn_digits: String = w.chars().map(|c| if ('০'..='৯').contains(&c) { char::from(b'0' + (c as u32 - '০' as u32) as u8) } else { c }).collect();
+    if let Ok(n) = bn_digits.parse::<usize>() {
+        return Some(n);
+    }
+    const EN: [&str; 11] = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+    const BN: [&str; 11] = ["শূন্য", "এক", "দুই", "তিন", "চার", "পাঁচ", "ছয়", "সাত", "আট", "নয়", "দশ"];
+    EN.iter().position(|&e| e == w).or_else(|| BN.iter().position(|&b| b == w)).or_else(|| ["a", "an", "একটি", "একটা"].contains(&word).then_some(1))
+}
+
+impl AuthorRequest {
+    /// Reads a teacher's sentence: "N MCQs", "N creative questions" (English, Bangla and Bangla
+    /// digits), a difficulty word, "in Bangla"/"in English"; the rest is the topic. With no
+    /// format named, TeachMateGPT's targets: 5 MCQs and 1 CQ.
+    pub fn parse(text: &str) -> AuthorRequest {
+        let lowered = text.to_lowercase().replace([',', ';', '?', '!', '।', ':'], " ").replace("multiple choice", "mcq").replace("multiple-choice", "mcq");
+        let words: Vec<&str> = lowered.split_whitespace().collect();
+        let is_mcq = |w: &str| w.starts_with("mcq") || w == "বহুনির্বাচনি" || w == "এমসিকিউ";
+        let is_cq = |w: &str| w == "cq" || w == "cqs" || w == "creative" || w == "সৃজনশীল";
+        let (mut mcq, mut cq) = (None, None);
+        let mut difficulty = Difficulty::Intermediate;
+        let mut lang = None;
+        let mut topic = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            let count_before = || words[i.saturating_sub(2)..i].iter().rev().find_map(|p| number(p));
+            if is_mcq(w) {
+                mcq = Some(count_before().unwrap_or(5));
+            } else if is_cq(w) {
+                cq = Some(count_before().unwrap_or(1));
+            } else if let Some(d) = Difficulty::parse(w) {
+                difficulty = d;
+            } else if *w == "bangla" || *w == "bengali" || *w == "বাংলায়" {
+                lang = Some(Lang::Bn);
+            } else if *w == "english" || *w == "ইংরেজিতে" {
+                lang = Some(Lang::En);
+            }
+        }
+        for w in &words {
+            if number(w).is_none() && !FORMAT_WORDS.contains(w) && !is_mcq(w) && !is_cq(w) && Difficulty::parse(w).is_none() && *w != "bengali" {
+                topic.push(*w);
+            }
+        }
+        let (mcq, cq) = match (mcq, cq) {
+            (None, None) => (5, 1),
+            (m, c) => (m.unwrap_or(0), c.unwrap_or(0)),
+        };
+        AuthorRequest { query: topic.join(" "), sections: Vec::new(), mcq, cq, difficulty, lang }
+    }
+}
+
+/// The author's settings (the app's and the CLI's defaults).
+#[derive(Clone, Debug)]
+pub struct AuthorConfig {
+    /// Most MCQs and CQs one request may ask for.
+    pub max_mcq: usize,
+    pub max_cq: usize,
+    /// Attempts after the first when an item fails a gate.
+    pub retries: usize,
+    /// Passages (chunks) items are written from.
+    pub passages: usize,
+    /// Characters of a passage an MCQ is written from (Bangla: `passage_chars_bn`; Qwen reads
+    /// about one token per Bangla letter).
+    pub passage_chars: usize,
+    pub passage_chars_bn: usize,
+    /// Characters of evidence a CQ is written from (English, Bangla).
+    pub cq_passage_chars: usize,
+    pub cq_passage_chars_bn: usize,
+    /// Most tokens of a CQ's JSON (an MCQ's: the quiz writer's).
+    pub cq_tokens: usize,
+    pub repeat_penalty: f32,
+    /// Whether SAVER runs (off: items carry no report; for measuring generation alone).
+    pub verify: bool,
+    pub thresholds: Thresholds,
+}
+
+impl Default for AuthorConfig {
+    fn default() -> Self {
+        AuthorConfig {
+            max_mcq: 20,
+            max_cq: 5,
+            retries: 2,
+            passages: 6,
+            passage_chars: 900,
+            passage_chars_bn: 700,
+            cq_passage_chars: 1200,
+            cq_passage_chars_bn: 800,
+            cq_tokens: 1000,
+            repeat_penalty: 1.2,
+            verify: true,
+            thresholds: Thresholds::default(),
+        }
+    }
+}
+
+/// What authoring needs from its host.
+pub struct AuthorEnv<'a> {
+    pub bundle: &'a Bundle,
+    pub encoder: Option<&'a SentenceEncoder>,
+    pub session: &'a mut Session,
+}
+
+/// Where an item comes from (the export's `sources`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    pub chunk: u32,
+    pub section: u32,
+    pub file: String,
+    pub heading_path: Vec<String>,
+    /// One sentence of the book the item rests on (verbatim).
+    pub excerpt: String,
+}
+
+/// A multiple-choice item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mcq {
+    pub question: String,
+    /// Four options, without labels (shown as ক) খ) গ) ঘ) or A)–D)).
+    pub options: Vec<String>,
+    pub answer_index: usize,
+    /// Why each option is right or wrong (Moodle's per-option feedback).
+    pub rationales: Vec<String>,
+}
+
+/// One part of a creative question.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    /// ক খ গ ঘ (Bangla) or a b c d.
+    pub label: String,
+    /// knowledge, comprehension, application, higher-order (in the item's language).
+    pub skill: String,
+    pub question: String,
+    pub marks: u32,
+}
+
+/// A creative question: the stimulus (the clue) and four parts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Creative {
+    pub headline: String,
+    /// The stimulus, starting with its marker ("উদ্দীপক:").
+    pub clue: String,
+    pub parts: Vec<Part>,
+}
+
+/// An item's content.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Body {
+    Mcq(Mcq),
+    Cq(Creative),
+}
+
+/// Which rung of the repair ladder an item passed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ladder {
+    /// Every gate at the first attempt.
+    Strict,
+    /// Every gate after a retry with the failure named.
+    Retry,
+    /// Format and language valid, some other check failed: kept, flagged.
+    Relaxed,
+}
+
+/// The teacher's decision on an item.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    #[default]
+    Pending,
+    Accepted,
+    Edited,
+    Discarded,
+}
+
+/// An authored item with everything a teacher reviews.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Authored {
+    pub question_id: String,
+    pub task: Task,
+    pub body: Body,
+    pub chapter: String,
+    pub concept: String,
+    pub sources: Vec<Source>,
+    pub difficulty: Difficulty,
+    pub language: Lang,
+    /// The gates and the writer's other checks, by name (see [`gates`]).
+    pub gates: Gates,
+    pub ladder: Ladder,
+    pub attempts: usize,
+    /// Why each failed attempt was rejected.
+    pub rejected: Vec<String>,
+    pub verification: Option<Verification>,
+    #[serde(default)]
+    pub decision: Decision,
+}
+
+/// One item of a job, or why it could not be written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum Made {
+    Item(Box<Authored>),
+    Missing { task: Task, reason: String, attempts: usize },
+}
+
+/// What a request gives before any item is written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Prepared {
+    /// Harmful or off-topic: a fixed message, nothing written.
+    Refused { reason: String, message: String },
+    /// No topic named: one clarifying question with sections to choose from.
+    Clarify { question: String, options: Vec<String> },
+    /// The book does not cover it: the nearest sections.
+    NotCovered { message: String, nearest: Vec<u32> },
+    Ready(Box<Job>),
+}
+
+/// A request ready to write: its evidence, chapter and concept, and what has been written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    pub request: AuthorRequest,
+    pub language: Lang,
+    pub chapter: String,
+    pub concept: String,
+    /// Passages items are written from: (chunk, section), best first.
+    pub passages: Vec<(u32, u32)>,
+    /// Sections the request covers (an item's evidence outside them lowers its relevance).
+    pub scope: Vec<u32>,
+    /// Key facts and questions already used.
+    used: Vec<String>,
+    earlier: Vec<String>,
+    next_passage: usize,
+    /// Items written so far, and CQs among them.
+    written: usize,
+    cqs: usize,
+    id_stem: String,
+    #[serde(skip)]
+    calibration: Calibration,
+}
+
+impl PartialEq for Calibration {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// The option label for position `i` (ক) খ) গ) ঘ) in Bangla, A)–D) otherwise), without ")".
+pub fn option_label(i: usize, lang: Lang) -> &'static str {
+    let bn = ["ক", "খ", "গ", "ঘ"];
+    let en = ["A", "B", "C", "D"];
+    if lang == Lang::Bn { bn.get(i).copied().unwrap_or("?") } else { en.get(i).copied().unwrap_or("?") }
+}
+
+/// The language items of a request are written in.
+pub fn language_of(bundle: &Bundle, req: &AuthorRequest) -> Lang {
+    if let Some(l) = req.lang.filter(|l| *l != Lang::Mixed) {
+        return l;
+    }
+    match bundle.header.course.lang.as_deref() {
+        Some("bn") => Lang::Bn,
+        Some("en") => Lang::En,
+        _ if rules::language(&req.query) == Lang::Bn => Lang::Bn,
+        _ => {
+            // A request by sections alone: the sections' own language.
+            let text: String = req.sections.iter().filter_map(|&s| bundle.sections.get(s as usize)).map(|s| s.heading_path.join(" ")).collect();
+            if rules::language(&text) == Lang::Bn { Lang::Bn } else { Lang::En }
+        }
+    }
+}
+
+/// Checks a request's shape: something to write about, and counts within the limits.
+pub fn check_request(bundle: &Bundle, req: &AuthorRequest, cfg: &AuthorConfig) -> Result<(), AuthorError> {
+    let bad = |m: String| Err(AuthorError::BadInput(m));
+    if req.query.trim().is_empty() && req.sections.is_empty() {
+        return bad("Type a topic or choose sections of the book first.".into());
+    }
+    if let Some(why) = (!req.query.trim().is_empty()).then(|| ask::bad_input(&req.query)).flatten() {
+        return bad(why);
+    }
+    if req.mcq + req.cq == 0 {
+        return bad("Ask for at least one MCQ or one creative question.".into());
+    }
+    if req.mcq > cfg.max_mcq {
+        return bad(format!("At most {} MCQs per request ({} asked).", cfg.max_mcq, req.mcq));
+    }
+    if req.cq > cfg.max_cq {
+        return bad(format!("At most {} creative questions per request ({} asked).", cfg.max_cq, req.cq));
+    }
+    if let Some(s) = req.sections.iter().find(|&&s| s as usize >= bundle.sections.len()) {
+        return bad(format!("Section {s} is not in this course (it has {}).", bundle.sections.len()));
+    }
+    Ok(())
+}
+
+fn refusal(lang: Lang, harmful: bool, subjects: &str) -> String {
+    match (lang == Lang::Bn, harmful) {
+        (false, true) => "This request asks for harmful content, so no questions are written.".into(),
+        (true, true) => "এই অনুরোধে ক্ষতিকর বিষয় আছে, তাই কোনো প্রশ্ন তৈরি করা হবে না।".into(),
+        (false, false) => format!("This request is outside the course ({subjects}); choose a chapter or name a topic from the book."),
+        (true, false) => format!("এই অনুরোধটি কোর্সের ({subjects}) বাইরে; বইয়ের কোনো অধ্যায় বেছে নিন বা বিষয়ের নাম লিখুন।"),
+    }
+}
+
+/// Intent, ambiguity, retrieval with the coverage gate, and concept detection (see the module
+/// docs).
+pub async fn prepare(env: &mut AuthorEnv<'_>, req: AuthorRequest, cfg: &AuthorConfig) -> Result<Prepared, AuthorError> {
+    check_request(env.bundle, &req, cfg)?;
+    let bundle = env.bundle;
+    let lang = language_of(bundle, &req);
+    let course = &bundle.header.course;
+    let subjects = if course.subjects.is_empty() { bundle.header.title.clone() } else { course.subjects.join(", ") };
+    let q = req.query.trim().to_string();
+    if !q.is_empty() {
+        if rules::harmful(&q) {
+            return Ok(Prepared::Refused { reason: "harmful".into(), message: refusal(lang, true, &subjects) });
+        }
+        let words = route::course_words(bundle);
+        if rules::off_topic(&q, &words) {
+            return Ok(Prepared::Refused { reason: "off_topic".into(), message: refusal(lang, false, &subjects) });
+        }
+    }
+    let min_chars = 150;
+    let long_enough = |c: u32| bundle.chunk_text(c).chars().count() >= min_chars && bundle.section_of(c).kind != SectionKind::Exercise;
+    let mut passages: Vec<(u32, u32)> = Vec::new();
+    let scope: Vec<u32>;
+    if !req.sections.is_empty() {
+        // The chosen sections and everything under them, in book order; the topic (if any)
+        // ranks their passages.
+        let mut s: Vec<u32> = Vec::new();
+        let mut stack: Vec<u32> = req.sections.clone();
+        while let Some(id) = stack.pop() {
+            if !s.contains(&id) {
+                s.push(id);
+                stack.extend(bundle.sections[id as usize].children.iter().copied());
+            }
+        }
+        s.sort();
+        scope = s;
+        if !q.is_empty() {
+            let found = ask::search(bundle, env.encoder, &format!("{q} {}", bundle.sections[scope[0] as usize].heading_path.join(" ")), &RetrievalConfig::default()).await?;
+            passages.extend(found.evidence.iter().filter(|e| scope.contains(&e.section) && long_enough(e.chunk)).map(|e| (e.chunk, e.section)));
+        }
+        for c in bundle.chunks.iter().filter(|c| scope.contains(&c.section)) {
+            if long_enough(c.id) && !passages.iter().any(|p| p.0 == c.id) {
+                passages.push((c.id, c.section));
+            }
+        }
+        if passages.is_empty() {
+            return Err(AuthorError::BadInput("The chosen sections have no passage long enough to write questions from.".into()));
+        }
+    } else {
+        if rules::vague(&q) {
+            let options = route::options(bundle, env.encoder, &q, &RouteConfig::default()).await;
+            let question = if lang == Lang::Bn { "কোন অধ্যায় বা বিষয়ের উপর প্রশ্ন চান? যেমন:" } else { "Which chapter or topic should the questions be on? For example:" };
+            return Ok(Prepared::Clarify { question: question.into(), options });
+        }
+        let found = ask::search(bundle, env.encoder, &q, &RetrievalConfig::default()).await?;
+        if found.abstained {
+            let message = if lang == Lang::Bn {
+                "এই বিষয়টি কোর্সের বইয়ে নেই, তাই প্রশ্ন তৈরি করা হলো না। কাছাকাছি অংশগুলো:".to_string()
+            } else {
+                "The course book does not cover this topic, so no questions were written. The nearest sections are:".to_string()
+            };
+            return Ok(Prepared::NotCovered { message, nearest: found.nearest_sections });
+        }
+        passages.extend(found.evidence.iter().filter(|e| long_enough(e.chunk)).map(|e| (e.chunk, e.section)));
+        if passages.is_empty() {
+            passages.extend(found.evidence.iter().map(|e| (e.chunk, e.section)));
+        }
+        let mut s: Vec<u32> = passages.iter().map(|p| p.1).collect();
+        s.dedup();
+        scope = s;
+    }
+    passages.truncate(cfg.passages);
+    if passages.is_empty() {
+        let message = if lang == Lang::Bn { "বইয়ে এ বিষয়ে প্রশ্ন লেখার মতো অংশ নেই।" } else { "The book has no passage on this to write questions from." };
+        return Ok(Prepared::NotCovered { message: message.into(), nearest: scope });
+    }
+    // Concept detection: the best passage's chapter and section.
+    let best = &bundle.sections[passages[0].1 as usize];
+    let chapter = best.heading_path.first().cloned().unwrap_or_default();
+    let concept = best.heading_path.last().cloned().unwrap_or_default();
+    let id_stem = format!("{:08x}", fnv(&format!("{q}|{}|{:?}", chapter, req.sections)) as u32);
+    let job = Job {
+        request: req,
+        language: lang,
+        chapter,
+        concept,
+        passages,
+        scope,
+        used: Vec::new(),
+        earlier: Vec::new(),
+        next_passage: 0,
+        written: 0,
+        cqs: 0,
+        id_stem,
+        calibration: Calibration::default(),
+    };
+    Ok(Prepared::Ready(Box::new(job)))
+}
+
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+impl Job {
+    /// The items the request asks for, in order: the MCQs, then the CQs.
+    pub fn tasks(&self) -> Vec<Task> {
+        std::iter::repeat_n(Task::Mcq, self.request.mcq).chain(std::iter::repeat_n(Task::Cq, self.request.cq)).collect()
+    }
+
+    fn source(&self, bundle: &Bundle, chunk: u32, excerpt: String) -> Source {
+        let section = bundle.section_of(chunk);
+        Source { chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), excerpt }
+    }
+
+    fn next_id(&mut self, task: Task) -> String {
+        self.written += 1;
+        let kind = match task {
+            Task::Mcq => "mcq",
+            Task::Cq => "cq",
+        };
+        format!("{}-{kind}-{}", self.id_stem, self.written)
+    }
+
+    /// Writes one item of `task` (see the module docs).
+    pub async fn make(&mut self, env: &mut AuthorEnv<'_>, task: Task, cfg: &AuthorConfig) -> Result<Made, AuthorError> {
+        match task {
+            Task::Mcq => self.make_mcq(env, cfg).await,
+            Task::Cq => self.make_cq(env, cfg).await,
+        }
+    }
+
+    async fn make_mcq(&mut self, env: &mut AuthorEnv<'_>, cfg: &AuthorConfig) -> Result<Made, AuthorError> {
+        let bundle = env.bundle;
+        let lang = self.language;
+        // The next passage (in turn) that still has a sentence no item rests on.
+        let n = self.passages.len();
+        let mut pick = None;
+        for k in 0..n {
+            let (chunk, _) = self.passages[(self.next_passage + k) % n];
+            let max = if lang == Lang::Bn { cfg.passage_chars_bn } else { cfg.passage_chars };
+            let passage = quiz::clip(bundle.chunk_text(chunk), max);
+            let used: Vec<&str> = self.used.iter().map(String::as_str).collect();
+            if let Some(fact) = quiz::key_fact(&passage, &used) {
+                self.next_passage = (self.next_passage + k + 1) % n;
+                pick = Some((chunk, passage, fact));
+                break;
+            }
+        }
+        let Some((chunk, passage, fact)) = pick else {
+            return Ok(Made::Missing { task: Task::Mcq, reason: "every sentence of the evidence already has a question".into(), attempts: 0 });
+        };
+        self.used.push(fact.clone());
+        let section = bundle.section_of(chunk);
+        let place = section.heading_path.join(" ▸ ");
+        let language = if lang == Lang::Bn { "Bangla" } else { "English" };
+        let evidence = vec![ItemEvidence { chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: fact.clone() }];
+        let spec = quiz::ItemSpec {
+            place: &place,
+            passage: &passage,
+            focus: &fact,
+            bloom: self.request.difficulty.bloom(),
+            task: prompt::mcq_task(self.request.difficulty),
+            language,
+            concepts: &[],
+            asked: &[],
+            earlier: &self.earlier,
+            evidence,
+        };
+        let qcfg = QuizConfig { repairs: cfg.retries, repeat_penalty: cfg.repeat_penalty, examine: false, ..QuizConfig::default() };
+        let mut unused = None;
+        let made = quiz::write_item(env.session, &spec, &qcfg, &mut unused).await?;
+        let (item, checks, attempts, rejected, ladder) = match made {
+            quiz::Made::Item { item, validation } => {
+                let ladder = if validation.attempts == 1 { Ladder::Strict } else { Ladder::Retry };
+                (item, validation.checks, validation.attempts, validation.rejected, ladder)
+            }
+            quiz::Made::Skipped { last: Some(item), validation, .. } => {
+                let mut g = gates::mcq(&item.question, &item.options, item.answer_index, lang);
+                let shape_ok = ["distinct_options", "no_all_or_none"].iter().all(|k| validation.checks.get(*k).copied().unwrap_or(false));
+                g.insert("distinct_options".into(), shape_ok);
+                if !gates::format_and_language(&g) || !shape_ok {
+                    return Ok(Made::Missing { task: Task::Mcq, reason: validation.rejected.last().cloned().unwrap_or_default(), attempts: validation.attempts });
+                }
+                (item, validation.checks, validation.attempts, validation.rejected, Ladder::Relaxed)
+            }
+            quiz::Made::Skipped { reason, attempts, .. } => return Ok(Made::Missing { task: Task::Mcq, reason, attempts }),
+        };
+        let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, lang);
+        all_gates.extend(checks);
+        self.earlier.push(item.question.clone());
+        let body = Body::Mcq(Mcq { question: item.question, options: item.options, answer_index: item.answer_index, rationales: item.rationales });
+        let authored = Authored {
+            question_id: self.next_id(Task::Mcq),
+            task: Task::Mcq,
+            body,
+            chapter: self.chapter.clone(),
+            concept: section.heading().to_string(),
+            sources: vec![self.source(bundle, chunk, fact)],
+            difficulty: self.request.difficulty,
+            language: lang,
+            gates: all_gates,
+            ladder,
+            attempts,
+            rejected,
+            verification: None,
+            decision: Decision::Pending,
+        };
+        Ok(Made::Item(Box::new(authored)))
+    }
+
+    async fn make_cq(&mut self, env: &mut AuthorEnv<'_>, cfg: &AuthorConfig) -> Result<Made, AuthorError> {
+        let bundle = env.bundle;
+        let lang = self.language;
+        // The CQ after the first rests on the next passages, so two CQs tell different stories.
+        let start = (self.cqs * 2) % self.passages.len();
+        let chunks: Vec<u32> = self.passages.iter().cycle().skip(start).take(2.min(self.passages.len())).map(|p| p.0).collect();
+        let text: String = chunks.iter().map(|&c| bundle.chunk_text(c)).collect::<Vec<_>>().join("\n\n");
+        let passage = quiz::clip(&text, if lang == Lang::Bn { cfg.cq_passage_chars_bn } else { cfg.cq_passage_chars });
+        let section = bundle.section_of(chunks[0]);
+        let place = section.heading_path.join(" ▸ ");
+        let concept = section.heading().to_string();
+        let concepts: Vec<String> = vec![concept.clone(), self.concept.clone()];
+        let schema = Schema::parse(prompt::CQ_SCHEMA).map_err(JsonError::from)?;
+        let (example_user, example_reply) = prompt::cq_example(lang);
+        let prefix = format!("{}_{}", prompt::CQ_PREFIX, if lang == Lang::Bn { "bn" } else { "en" });
+        let mut rejected: Vec<String> = Vec::new();
+        let mut relaxed: Option<(Creative, Gates, usize)> = None;
+        for attempt in 0..=cfg.retries {
+            let turn = prompt::cq_turn(&place, &passage, &concept, self.request.difficulty, lang, rejected.last().map(String::as_str));
+            let fixed = [
+                ChatMessage { role: "system", content: prompt::CQ_SYSTEM },
+                ChatMessage { role: "user", content: &example_user },
+                ChatMessage { role: "assistant", content: &example_reply },
+            ];
+            let (ids, n_fixed) = env.session.chat_ids(&fixed, &[ChatMessage { role: "user", content: &turn }])?;
+            env.session.keep(&prefix, &ids[..n_fixed]).await?;
+            let penalty = Sampling { repeat_penalty: cfg.repeat_penalty, repeat_last_n: 256, ..Sampling::greedy() };
+            let sampling = if attempt == 0 { penalty } else { Sampling { temperature: 0.7, seed: attempt as u64, ..penalty } };
+            let value = match env.session.json(&ids, &schema, GenerateOptions { max_new_tokens: cfg.cq_tokens, sampling, ..Default::default() }).await {
+                Ok(o) => o.value,
+                Err(SessionError::Json(JsonError::Invalid { .. })) => {
+                    rejected.push("it was too long; write shorter sentences".into());
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let cq = creative_from(&value, lang);
+            let parts: Vec<String> = cq.parts.iter().map(|p| p.question.clone()).collect();
+            let mut g = gates::cq(&cq.clue, &parts, &concepts, lang);
+            // The writer's own rules beyond the six gates: a story, not the book's sentences.
+            let copied = copies(&cq.clue, &passage);
+            g.insert("stimulus_not_copied".into(), !copied);
+            let reason = gates::failure(&g, lang).or_else(|| copied.then(|| "the stimulus copied sentences of the passage; tell a new situation in your own words".to_string()));
+            match reason {
+                None => {
+                    self.cqs += 1;
+                    let ladder = if attempt == 0 { Ladder::Strict } else { Ladder::Retry };
+                    return Ok(Made::Item(Box::new(self.authored_cq(bundle, cq, g, ladder, attempt + 1, rejected, &chunks, &concept))));
+                }
+                Some(r) => {
+                    if gates::format_and_language(&g) {
+                        relaxed = Some((cq, g, attempt + 1));
+                    }
+                    rejected.push(r);
+                }
+            }
+        }
+        let attempts = cfg.retries + 1;
+        match relaxed {
+            Some((cq, g, _)) => {
+                self.cqs += 1;
+                Ok(Made::Item(Box::new(self.authored_cq(bundle, cq, g, Ladder::Relaxed, attempts, rejected, &chunks, &concept))))
+            }
+            None => Ok(Made::Missing { task: Task::Cq, reason: rejected.last().cloned().unwrap_or_default(), attempts }),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn authored_cq(&mut self, bundle: &Bundle, cq: Creative, g: Gates, ladder: Ladder, attempts: usize, rejected: Vec<String>, chunks: &[u32], concept: &str) -> Authored {
+        // The excerpt: the passage's sentence the knowledge part rests on (the most shared words).
+        let k = ask::verify::terms(&cq.parts[0].question);
+        let excerpt = |c: u32| {
+            let text = bundle.chunk_text(c);
+            let mut best = (0usize, String::new());
+            for line in text.lines() {
+                for s in ask::verify::sentences(line) {
+                    let n = ask::verify::terms(s).intersection(&k).count();
+                    if n > best.0 || best.1.is_empty() {
+                        best = (n, s.trim().to_string());
+                    }
+                }
+            }
+            best.1
+        };
+        let sources = chunks.iter().map(|&c| self.source(bundle, c, excerpt(c))).collect();
+        Authored {
+            question_id: self.next_id(Task::Cq),
+            task: Task::Cq,
+            body: Body::Cq(cq),
+            chapter: self.chapter.clone(),
+            concept: concept.to_string(),
+            sources,
+            difficulty: self.request.difficulty,
+            language: self.language,
+            gates: g,
+            ladder,
+            attempts,
+            rejected,
+            verification: None,
+            decision: Decision::Pending,
+        }
+    }
+
+    /// Starts from a calibration measured earlier (the host keeps it across requests).
+    pub fn calibrate(&mut self, cal: Calibration) {
+        self.calibration = cal;
+    }
+
+    /// The judge's calibration as measured so far.
+    pub fn calibration(&self) -> &Calibration {
+        &self.calibration
+    }
+
+    /// Whether an item's evidence lies in the request's scope (its sections, or their chapter).
+    pub fn in_scope(&self, bundle: &Bundle, item: &Authored) -> bool {
+        item.sources.iter().all(|s| self.scope.contains(&s.section) || bundle.sections[s.section as usize].heading_path.first() == Some(&self.chapter))
+    }
+
+    /// SAVER's report for an item (see [`verify`]); sets `item.verification`.
+    pub async fn verify(&mut self, env: &mut AuthorEnv<'_>, item: &mut Authored, cfg: &AuthorConfig) -> Result<(), AuthorError> {
+        let scope = self.in_scope(env.bundle, item);
+        let request = if self.request.query.trim().is_empty() { self.concept.clone() } else { self.request.query.clone() };
+        let mut venv = verify::VerifyEnv { bundle: env.bundle, encoder: env.encoder, session: env.session };
+        item.verification = Some(verify::verify(&mut venv, item, &request, scope, &cfg.thresholds, &mut self.calibration).await?);
+        Ok(())
+    }
+}
+
+/// Verifies an item outside its request (after the teacher edited it, or from the bank): its own
+/// sections are its scope and its concept the request.
+pub async fn verify_alone(env: &mut AuthorEnv<'_>, item: &mut Authored, cfg: &AuthorConfig, cal: &mut Calibration) -> Result<(), AuthorError> {
+    let mut venv = verify::VerifyEnv { bundle: env.bundle, encoder: env.encoder, session: env.session };
+    let request = item.concept.clone();
+    item.verification = Some(verify::verify(&mut venv, item, &request, true, &cfg.thresholds, cal).await?);
+    Ok(())
+}
+
+/// Whether some stimulus sentence repeats a passage sentence (≥ 0.6 of its content words).
+fn copies(clue: &str, passage: &str) -> bool {
+    let book: Vec<std::collections::HashSet<String>> = passage.lines().flat_map(ask::verify::sentences).map(ask::verify::terms).filter(|t| t.len() >= 4).collect();
+    gates::sentences(clue).iter().map(|s| ask::verify::terms(s)).filter(|t| t.len() >= 4).any(|t| {
+        book.iter().any(|b| {
+            let inter = t.intersection(b).count() as f64;
+            inter / t.len().min(b.len()) as f64 >= 0.6
+        })
+    })
+}
+
+/// Labels, skills and marks of the four parts (Bangladesh's boards: 1, 2, 3, 4).
+pub fn part_meta(i: usize, lang: Lang) -> (&'static str, &'static str, u32) {
+    const BN: [(&str, &str, u32); 4] = [("ক", "জ্ঞানমূলক", 1), ("খ", "অনুধাবনমূলক", 2), ("গ", "প্রয়োগমূলক", 3), ("ঘ", "উচ্চতর দক্ষতা", 4)];
+    const EN: [(&str, &str, u32); 4] = [("a", "knowledge", 1), ("b", "comprehension", 2), ("c", "application", 3), ("d", "higher-order", 4)];
+    if lang == Lang::Bn { BN[i.min(3)] } else { EN[i.min(3)] }
+}
+
+/// The CQ as the teacher sees it: the marker and the stimulus's sentences, the four parts.
+fn creative_from(v: &serde_json::Value, lang: Lang) -> Creative {
+    let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().trim().to_string();
+    let story: Vec<String> = v["stimulus"].as_array().into_iter().flatten().map(s).filter(|x| !x.is_empty()).collect();
+    let clue = format!("{} {}", gates::marker(lang), story.join(" "));
+    let parts = ["knowledge", "comprehension", "application", "higher_order"]
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let (label, skill, marks) = part_meta(i, lang);
+            Part { label: label.into(), skill: skill.into(), question: s(&v[*k]), marks }
+        })
+        .collect();
+    Creative { headline: s(&v["headline"]), clue, parts }
+}
+
+/// Reruns the gates on an item the teacher edited (its verification must be run again).
+pub fn recheck(item: &mut Authored) {
+    let lang = item.language;
+    item.gates = match &item.body {
+        Body::Mcq(m) => {
+            let mut g = gates::mcq(&m.question, &m.options, m.answer_index, lang);
+            let mut opts: Vec<String> = m.options.iter().map(|o| o.trim().to_lowercase()).collect();
+            opts.sort();
+            opts.dedup();
+            g.insert("distinct_options".into(), opts.len() == m.options.len());
+            g
+        }
+        Body::Cq(c) => {
+            let parts: Vec<String> = c.parts.iter().map(|p| p.question.clone()).collect();
+            gates::cq(&c.clue, &parts, &[item.concept.clone()], lang)
+        }
+    };
+    item.verification = None;
+}
+
+/// The review's order: least supported (lowest faithfulness) first; unverified items last.
+pub fn review_order(items: &mut [Authored]) {
+    items.sort_by(|a, b| {
+        let f = |i: &Authored| i.verification.as_ref().map_or(f64::INFINITY, |v| v.faithfulness);
+        f(a).partial_cmp(&f(b)).unwrap_or(std::cmp::Ordering::Equal)
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_teachers_sentence_gives_counts_formats_level_and_topic() {
+        let r = AuthorRequest::parse("Five MCQs and one creative question on acid rain, advanced");
+        assert_eq!((r.mcq, r.cq, r.difficulty, r.query.as_str()), (5, 1, Difficulty::Advanced, "acid rain"));
+        let r = AuthorRequest::parse("সালোকসংশ্লেষণ নিয়ে ৩টি বহুনির্বাচনি প্রশ্ন দাও, সহজ");
+        assert_eq!((r.mcq, r.cq, r.difficulty, r.query.as_str()), (3, 0, Difficulty::Beginner, "সালোকসংশ্লেষণ"));
+        let r = AuthorRequest::parse("list comprehensions");
+        assert_eq!((r.mcq, r.cq, r.difficulty), (5, 1, Difficulty::Intermediate), "TeachMateGPT's targets when no format is named");
+        let r = AuthorRequest::parse("2 creative questions on functions in Bangla");
+        assert_eq!((r.mcq, r.cq, r.lang, r.query.as_str()), (0, 2, Some(Lang::Bn), "functions"));
+        assert_eq!(AuthorRequest::parse("7 multiple choice questions about loops").mcq, 7);
+    }
+
+    #[test]
+    fn parts_carry_the_boards_labels_and_marks() {
+        let v = serde_json::json!({"headline": "h", "stimulus": ["এক।", "দুই।"], "knowledge": "ক?", "comprehension": "খ?", "application": "গ?", "higher_order": "ঘ?"});
+        let c = creative_from(&v, Lang::Bn);
+        assert!(c.clue.starts_with("উদ্দীপক: এক।"));
+        let labels: Vec<(&str, u32)> = c.parts.iter().map(|p| (p.label.as_str(), p.marks)).collect();
+        assert_eq!(labels, [("ক", 1), ("খ", 2), ("গ", 3), ("ঘ", 4)]);
+        assert_eq!(part_meta(3, Lang::En), ("d", "higher-order", 4));
+        assert_eq!(option_label(1, Lang::Bn), "খ");
+    }
+
+    #[test]
+    fn a_stimulus_that_copies_the_book_is_caught() {
+        let p = "Green plants make glucose from carbon dioxide and water using sunlight. Oxygen is released.";
+        assert!(copies("Stimulus: Green plants make glucose from carbon dioxide and water using sunlight.", p));
+        assert!(!copies("Stimulus: Rina kept a potted plant in a dark cupboard for a week and its leaves turned pale.", p));
+    }
+}

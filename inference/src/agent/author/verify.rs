@@ -1,0 +1,224 @@
+//! SAVER: the verification report of an authored item. It never edits or drops an item; a
+//! failing one gets a caution flag and its reasons, and the review lists items least supported
+//! first.
+//!
+//! Three scores in 0–1, each from the course model's judgement (label scoring, calibrated by a
+//! content-free question: [`crate::agent::ask::judge_margin`]) and lexical support (IDF-weighted
+//! share of content words found, [`crate::agent::ask::verify::lexical_support`]); σ is the
+//! logistic function of a calibrated yes-minus-no margin.
+//!
+//! - **faithfulness**, MCQ: ½·σ(judge: "the passage supports *question — key*") + ½·lexical(question
+//!   and key in the evidence); halved when some wrong option is judged at least as supported as
+//!   the key (a distractor that is also correct). CQ: ½·mean σ(judge: "the knowledge / the
+//!   comprehension question can be answered from the passage") + ½·lexical(those two parts in
+//!   the evidence).
+//! - **relevance**: mean of *scope* (1 when the item's evidence lies in the requested chapter or
+//!   sections, else 0), *topical* (the item's embedding against the request and concept's:
+//!   (cos − 0.2)/0.4 clipped to 0–1, when the encoder reads the language; otherwise lexical
+//!   support of the item in its section's text) and *level* (the difficulty's cue is there:
+//!   recall words for beginner, why/difference/explain for intermediate, a situation of two or
+//!   more sentences or numbers for advanced; CQ: the application and higher-order parts refer to
+//!   the stimulus).
+//! - **hallucination**: 1 − lexical support of all the item's words (every option; for a CQ the
+//!   four parts) in the evidence, the stimulus and the section's text: content found nowhere the
+//!   item could have taken it from.
+//!
+//! Accept = faithfulness ≥ θ_F ∧ relevance ≥ θ_R ∧ hallucination ≤ θ_H ([`Thresholds`]).
+
+use super::{Authored, Body, Difficulty};
+use crate::agent::ask::{self, AskError, verify::Judge, verify::lexical_support, verify::terms};
+use crate::agent::route::Lang;
+use crate::bundle::Bundle;
+use crate::embed::SentenceEncoder;
+use crate::llm::Session;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// The accept rule's thresholds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Thresholds {
+    pub faithfulness: f64,
+    pub relevance: f64,
+    pub hallucination: f64,
+}
+
+impl Default for Thresholds {
+    /// Provisional (the midpoint of each scale): not yet fitted on a labelled set
+    /// (docs/EVALUATION.md, "Authoring").
+    fn default() -> Self {
+        Thresholds { faithfulness: 0.5, relevance: 0.5, hallucination: 0.5 }
+    }
+}
+
+/// An item's verification report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    pub faithfulness: f64,
+    pub relevance: f64,
+    pub hallucination: f64,
+    pub accepted: bool,
+    /// Why it is flagged (empty when accepted), in the teacher's language.
+    pub reasons: Vec<String>,
+    /// The parts of the scores, for audits.
+    pub detail: Detail,
+}
+
+/// What the scores were made of.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Detail {
+    /// σ(judge) per judged claim: MCQ key then the wrong options in order; CQ knowledge, comprehension.
+    pub judged: Vec<f64>,
+    pub lexical: f64,
+    pub scope: f64,
+    pub topical: f64,
+    pub level: f64,
+}
+
+/// The judge's calibration per question kind, kept across items.
+#[derive(Clone, Debug, Default)]
+pub struct Calibration {
+    support: Option<f64>,
+    answerable: Option<f64>,
+}
+
+/// What verification reads.
+pub struct VerifyEnv<'a> {
+    pub bundle: &'a Bundle,
+    pub encoder: Option<&'a SentenceEncoder>,
+    pub session: &'a mut Session,
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Recall, explanation and multi-step cue words per difficulty (English and Bangla).
+fn level_fit(d: Difficulty, question: &str) -> bool {
+    let q = question.to_lowercase();
+    let any = |ws: &[&str]| ws.iter().any(|w| q.contains(w));
+    match d {
+        Difficulty::Beginner => any(&["what", "which", "who", "name", "called", "কী", "কি ", "কোন", "কাকে", "কত", "কে "]),
+        Difficulty::Intermediate => any(&["why", "how", "difference", "differ", "explain", "reason", "কেন", "কীভাবে", "পার্থক্য", "ব্যাখ্যা", "কারণ"]),
+        Difficulty::Advanced => {
+            crate::agent::author::gates::sentences(question).len() >= 2 || q.chars().any(|c| c.is_numeric()) || any(&["নির্ণয়", "determine", "calculate", "find"])
+        }
+    }
+}
+
+/// Verifies one item against its evidence (see the module docs). `request` is the teacher's
+/// request text, `scope` whether the item's evidence is in the requested chapter or sections.
+pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, scope: bool, th: &Thresholds, cal: &mut Calibration) -> Result<Verification, AskError> {
+    let bundle = env.bundle;
+    let evidence: String = item.sources.iter().map(|s| bundle.chunk_text(s.chunk)).collect::<Vec<_>>().join("\n");
+    let section_text: String = item
+        .sources
+        .iter()
+        .map(|s| s.section)
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .flat_map(|sec| bundle.chunks.iter().filter(move |c| c.section == sec).map(|c| bundle.chunk_text(c.id)))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let idf = |t: &str| bundle.bm25.idf(t);
+    let ev_terms = terms(&evidence);
+    let bn = item.language == Lang::Bn;
+    let mut reasons = Vec::new();
+    let mut detail = Detail { scope: if scope { 1.0 } else { 0.0 }, ..Default::default() };
+    let (faithfulness, item_text, wider, level);
+    match &item.body {
+        Body::Mcq(m) => {
+            let key = &m.options[m.answer_index.min(m.options.len().saturating_sub(1))];
+            let claim = |o: &str| format!("{} — {}", m.question, o);
+            let p_key = sigmoid(ask::judge_support(env.session, &claim(key), &evidence, &mut cal.support).await?);
+            detail.judged.push(p_key);
+            let mut best_wrong: Option<(usize, f64)> = None;
+            for (i, o) in m.options.iter().enumerate().filter(|&(i, _)| i != m.answer_index) {
+                let p = sigmoid(ask::judge_support(env.session, &claim(o), &evidence, &mut cal.support).await?);
+                detail.judged.push(p);
+                if best_wrong.is_none_or(|(_, b)| p > b) {
+                    best_wrong = Some((i, p));
+                }
+            }
+            detail.lexical = lexical_support(&terms(&format!("{} {key}", m.question)), &ev_terms, &idf) as f64;
+            let mut f = 0.5 * p_key + 0.5 * detail.lexical;
+            if let Some((i, p)) = best_wrong.filter(|&(_, p)| p >= p_key) {
+                f *= 0.5;
+                let label = super::option_label(i, item.language);
+                reasons.push(if bn { format!("বিকল্প {label} ও বইয়ের কথায় সঠিক মনে হয় ({p:.2})") } else { format!("option {label} also looks supported by the book ({p:.2})") });
+            }
+            faithfulness = f;
+            item_text = std::iter::once(m.question.as_str()).chain(m.options.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
+            wider = format!("{evidence}\n{section_text}");
+            level = if level_fit(item.difficulty, &m.question) { 1.0 } else { 0.0 };
+        }
+        Body::Cq(c) => {
+            let mut ps = Vec::new();
+            for part in c.parts.iter().take(2) {
+                let excerpt = ask::nearest_sentences(&part.question, &evidence, 400);
+                let p = sigmoid(ask::judge_margin(env.session, Judge::Answerable, &excerpt, &part.question, &mut cal.answerable).await?);
+                ps.push(p);
+            }
+            detail.judged = ps.clone();
+            let first_two: String = c.parts.iter().take(2).map(|p| p.question.as_str()).collect::<Vec<_>>().join(" ");
+            detail.lexical = lexical_support(&terms(&first_two), &ev_terms, &idf) as f64;
+            faithfulness = 0.5 * ps.iter().sum::<f64>() / ps.len().max(1) as f64 + 0.5 * detail.lexical;
+            item_text = c.parts.iter().map(|p| p.question.as_str()).collect::<Vec<_>>().join(" ");
+            wider = format!("{evidence}\n{}\n{section_text}", c.clue);
+            // গ and ঘ use the stimulus: they name it or share a content word with it.
+            let story = terms(&c.clue);
+            let uses = |q: &str| {
+                let l = q.to_lowercase();
+                l.contains("উদ্দীপক") || l.contains("stimulus") || terms(q).intersection(&story).count() >= 2
+            };
+            level = c.parts.iter().skip(2).filter(|p| uses(&p.question)).count() as f64 / 2.0;
+        }
+    }
+    detail.level = level;
+    detail.topical = match env.encoder {
+        Some(e) if e.can_read(&item_text) && e.can_read(request) => {
+            let concept = format!("{} {}", request, item.concept);
+            let v = embed(e, &[item_text.as_str(), concept.as_str()]).await?;
+            let cos: f32 = v[0].iter().zip(&v[1]).map(|(a, b)| a * b).sum();
+            ((cos as f64 - 0.2) / 0.4).clamp(0.0, 1.0)
+        }
+        _ => lexical_support(&terms(&item_text), &terms(&section_text), &idf) as f64,
+    };
+    let relevance = (detail.scope + detail.topical + detail.level) / 3.0;
+    let hallucination = 1.0 - lexical_support(&terms(&item_text), &terms(&wider), &idf) as f64;
+    if faithfulness < th.faithfulness {
+        reasons.push(if bn { format!("বইয়ের প্রমাণে যথেষ্ট সমর্থন নেই ({faithfulness:.2})") } else { format!("weak support in the evidence ({faithfulness:.2})") });
+    }
+    if relevance < th.relevance {
+        reasons.push(if bn { format!("চাওয়া অধ্যায়, ধারণা বা কাঠিন্যের সাথে কম মেলে ({relevance:.2})") } else { format!("does not fit the requested chapter, concept or difficulty well ({relevance:.2})") });
+    }
+    if hallucination > th.hallucination {
+        reasons.push(if bn { format!("প্রমাণে নেই এমন বিষয়বস্তু আছে ({hallucination:.2})") } else { format!("content not found in the evidence ({hallucination:.2})") });
+    }
+    if item.ladder == super::Ladder::Relaxed {
+        reasons.push(if bn { "শিথিল শর্তে গৃহীত: কিছু যাচাই পার হয়নি".to_string() } else { "kept on the relaxed pass: some checks failed".to_string() });
+    }
+    let accepted = faithfulness >= th.faithfulness && relevance >= th.relevance && hallucination <= th.hallucination;
+    Ok(Verification { faithfulness, relevance, hallucination, accepted, reasons, detail })
+}
+
+async fn embed(e: &SentenceEncoder, texts: &[&str]) -> Result<Vec<Vec<f32>>, AskError> {
+    #[cfg(target_arch = "wasm32")]
+    let v = e.embed_async(texts).await?;
+    #[cfg(not(target_arch = "wasm32"))]
+    let v = e.embed(texts)?;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_difficulty_has_its_cues() {
+        assert!(level_fit(Difficulty::Beginner, "সালোকসংশ্লেষণে কোন গ্যাস নির্গত হয়?"));
+        assert!(level_fit(Difficulty::Intermediate, "Why does a list change when it is appended to?"));
+        assert!(!level_fit(Difficulty::Intermediate, "Which method adds an item?"));
+        assert!(level_fit(Difficulty::Advanced, "A plant gets 6 hours of light. How much glucose does it make?"));
+        assert!((sigmoid(0.0) - 0.5).abs() < 1e-9);
+    }
+}
