@@ -47,21 +47,22 @@ def main():
     ap.add_argument("--model")
     ap.add_argument("--bundle")
     ap.add_argument("--out")
-    ap.add_argument("--results", help="scores written by an earlier run (no model run)")
+    ap.add_argument("--results", action="append", help="scores written by an earlier run (no model run; repeatable)")
+    ap.add_argument("--langs", default="en,bn", help="which sets to score: en, bn or both")
     ap.add_argument("--exe", default=os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/pathshala/target")), "release", "index-builder"))
     a = ap.parse_args()
     for p in SETS:
         if not os.path.exists(p):
             sys.exit(f"error: {p} is missing")
     if a.results:
-        rows = [json.loads(l) for l in open(a.results, encoding="utf-8") if l.strip()]
+        rows = [json.loads(l) for f in a.results for l in open(f, encoding="utf-8") if l.strip()]
     else:
         for p in [a.model, a.bundle, a.exe]:
             if not p or not os.path.exists(p):
                 sys.exit(f"error: {p} is missing (give --model and --bundle, or --results)")
         rows = []
         out = open(a.out, "w", encoding="utf-8") if a.out else None
-        for s in SETS:
+        for s in [p for p in SETS if any(p.endswith(f"_{l}.jsonl") for l in a.langs.split(","))]:
             print(f"== {os.path.basename(s)}", flush=True)
             p = subprocess.Popen([a.exe, "author", "--bundle", a.bundle, "--model", a.model, "--verify-items", s], stdout=subprocess.PIPE, text=True)
             for line in p.stdout:
@@ -78,7 +79,7 @@ def main():
     default = (0.5, 0.5, 0.5)
     grid = [x / 20 for x in range(0, 21)]
     best = max(itertools.product(grid, grid, grid), key=lambda th: (lambda p, r: (2 * p * r / (p + r) if p + r else 0.0))(*prf(tuning, th)[:2]))
-    for name, th in [("provisional 0.5/0.5/0.5", default), (f"fitted on tuning θF={best[0]} θR={best[1]} θH={best[2]}", best)]:
+    for name, th in [("midpoints 0.5/0.5/0.5", default), (f"fitted on tuning θF={best[0]} θR={best[1]} θH={best[2]}", best)]:
         for setname, subset in [("tuning", tuning), ("held-out", held)]:
             for lang in ("en", "bn", "all"):
                 rs = [r for r in subset if lang == "all" or r["id"].startswith(lang)]

@@ -798,7 +798,17 @@ pub fn part_meta(i: usize, lang: Lang) -> (&'static str, &'static str, u32) {
 /// The CQ as the teacher sees it: the marker and the stimulus's sentences, the four parts.
 fn creative_from(v: &serde_json::Value, lang: Lang) -> Creative {
     let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().trim().to_string();
-    let story: Vec<String> = v["stimulus"].as_array().into_iter().flatten().map(s).filter(|x| !x.is_empty()).collect();
+    // Each item of the list is one sentence: one without a stop gets the language's (a small
+    // model often leaves the দাঁড়ি out, which would run two sentences together).
+    let stop = if lang == Lang::Bn { '।' } else { '.' };
+    let story: Vec<String> = v["stimulus"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(s)
+        .filter(|x| !x.is_empty())
+        .map(|x| if x.ends_with(['.', '!', '?', '।']) { x } else { format!("{x}{stop}") })
+        .collect();
     let clue = format!("{} {}", gates::marker(lang), story.join(" "));
     let parts = ["knowledge", "comprehension", "application", "higher_order"]
         .iter()
@@ -858,9 +868,9 @@ mod tests {
 
     #[test]
     fn parts_carry_the_boards_labels_and_marks() {
-        let v = serde_json::json!({"headline": "h", "stimulus": ["এক।", "দুই।"], "knowledge": "ক?", "comprehension": "খ?", "application": "গ?", "higher_order": "ঘ?"});
+        let v = serde_json::json!({"headline": "h", "stimulus": ["এক।", "দুই"], "knowledge": "ক?", "comprehension": "খ?", "application": "গ?", "higher_order": "ঘ?"});
         let c = creative_from(&v, Lang::Bn);
-        assert!(c.clue.starts_with("উদ্দীপক: এক।"));
+        assert_eq!(c.clue, "উদ্দীপক: এক। দুই।", "a sentence without its stop gets one");
         let labels: Vec<(&str, u32)> = c.parts.iter().map(|p| (p.label.as_str(), p.marks)).collect();
         assert_eq!(labels, [("ক", 1), ("খ", 2), ("গ", 3), ("ঘ", 4)]);
         assert_eq!(part_meta(3, Lang::En), ("d", "higher-order", 4));

@@ -60,6 +60,19 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
         !options.iter().any(|o| o == &stem || (o.split(' ').count() >= 4 && stem.contains(o.as_str()))),
         "an option repeated the question's own words",
     );
+    // An option is an answer, not a question or a question word ("কোনটি", "What is called?"),
+    // and not most of the stem again.
+    let asks = |o: &String| {
+        let o = o.trim().to_lowercase();
+        o.ends_with('?') || ["which", "what", "কোনটি", "কী", "কি", "কাকে"].contains(&o.trim_end_matches(['.', '।']))
+    };
+    let stem_terms = terms(&item.question);
+    let restates = |o: &str| {
+        // Words only: numbers and code values ("[1, 2, 3]") may well come from the stem.
+        let t: HashSet<String> = terms(o).into_iter().filter(|w| w.chars().any(char::is_alphabetic)).collect();
+        t.len() >= 3 && t.intersection(&stem_terms).count() as f64 / t.len() as f64 >= 0.8
+    };
+    record("options_are_answers", !item.options.iter().any(|o| asks(o) || restates(o)), "an option was a question or repeated the question");
     let words = terms(&item.question);
     let repeat = earlier.iter().any(|e| jaccard(&words, &terms(e)) >= MAX_STEM_OVERLAP);
     record("not_a_repeat", !repeat, "it repeated an earlier question");
@@ -120,6 +133,9 @@ mod tests {
         assert!(first_failure(&item(q, ["append", "pop", "sort", "উপরের সবগুলো"]), &[]).contains("all of the above"));
         assert!(first_failure(&item(q, ["append", "pop", "", "sort"]), &[]).contains("four non-empty"));
         assert!(first_failure(&item(q, ["adds an item to the end", "pop", "sort", "x"]), &[]).contains("question's own words"));
+        assert!(first_failure(&item(q, ["append", "pop", "What is called?", "x"]), &[]).contains("was a question"));
+        assert!(first_failure(&item(q, ["append", "pop", "কোনটি", "x"]), &[]).contains("was a question"));
+        assert!(first_failure(&item(q, ["append", "pop", "which method adds an item to the end", "x"]), &[]).contains("repeated the question"));
         assert!(first_failure(&item(q, ["append", "pop", "sort", "x"]), &["Which method adds an item to the end of a list"]).contains("earlier"));
         let mut bad_index = item(q, ["append", "pop", "sort", "x"]);
         bad_index.answer_index = 4;
