@@ -297,6 +297,49 @@ test('the quiz: a request opens the Quiz view on its topic, a subtopic is chosen
   assert.ok((await page.$$('[data-testid=quiz-nearest]')).length >= 1, 'the nearest sections are offered');
 });
 
+test('the Author view: a request gives items with evidence and a report, or reported shortfalls; a decision is kept on the device; an uncovered topic writes nothing', async () => {
+  await page.goto(base);
+  await waitReady();
+  await page.click('[data-testid=tab-author]');
+  await page.fill('[data-testid=author-request]', 'questions on lists');
+  await page.fill('[data-testid=author-mcq]', '1');
+  await page.fill('[data-testid=author-cq]', '0');
+  const t0 = Date.now();
+  await page.click('[data-testid=author-write]');
+  await page.waitForSelector('[data-testid=author][data-running=true]', { timeout: 10_000 });
+  await page.waitForSelector('[data-testid=author][data-running=false]', { timeout: 900_000 });
+  assert.equal(await page.$('[data-testid=author-error]'), null, 'the request did not fail');
+  const items = await page.$$('[data-testid=author-item]');
+  console.log(`# author: ${items.length} item(s) in ${Date.now() - t0} ms`);
+  if (items.length) {
+    assert.equal(items.length, 1, 'never more than asked');
+    assert.ok(await page.$('[data-testid=author-evidence]'), 'the evidence is linked to the Book');
+    assert.ok(await page.$('[data-testid=author-scores]'), 'the verification report is shown');
+    await page.click('[data-testid=author-accept]');
+    // Kept on this device (IndexedDB) with the teacher's decision, and there after a reload.
+    const kept = () => page.waitForFunction(() => new Promise((resolve) => {
+      const r = indexedDB.open('pathshala-author');
+      r.onsuccess = () => {
+        const get = r.result.transaction('bank').objectStore('bank').getAll();
+        get.onsuccess = () => resolve(get.result.some((j) => JSON.parse(j).items.some((i) => i.decision === 'accepted')));
+        get.onerror = () => resolve(false);
+      };
+      r.onerror = () => resolve(false);
+    }), null, { timeout: 10_000 });
+    await kept();
+    await page.reload();
+    await waitReady();
+    await page.click('[data-testid=tab-author]');
+    await page.waitForSelector('[data-testid=author-item][data-decision=accepted]', { timeout: 10_000 });
+    assert.ok(await page.$('[data-testid=author-export-gift]'), 'exports are offered');
+  } else {
+    assert.ok(await page.$('[data-testid=author-missing]'), 'a shortfall is reported, not padded');
+  }
+  await page.fill('[data-testid=author-request]', 'the Mona Lisa and its painter');
+  await page.click('[data-testid=author-write]');
+  await page.waitForSelector('[data-testid=author-not-covered], [data-testid=author-refused]', { timeout: 120_000 });
+});
+
 test('model Markdown renders inert: no raw HTML, no script', async () => {
   const md = 'Here: <img src=x onerror="window.__pwned=1"> **bold** [link](javascript:window.__pwned=2) <script>window.__pwned=3</script>';
   await page.goto(`${base}?md=${encodeURIComponent(md)}`);

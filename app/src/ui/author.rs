@@ -207,26 +207,13 @@ pub fn download(name: &str, mime: &str, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inference::agent::author::{Body, Difficulty, Ladder, Mcq, Verification, verify::Detail};
+    use inference::agent::author::{Body, Difficulty, Mcq, Verification, verify::Detail};
     use inference::agent::route::Lang;
 
     fn item(id: &str, faith: f64) -> Authored {
-        Authored {
-            question_id: id.into(),
-            task: Task::Mcq,
-            body: Body::Mcq(Mcq { question: "Q?".into(), options: vec!["a".into(), "b".into(), "c".into(), "d".into()], answer_index: 0, rationales: vec![] }),
-            chapter: "C".into(),
-            concept: "S".into(),
-            sources: vec![],
-            difficulty: Difficulty::Beginner,
-            language: Lang::En,
-            gates: Default::default(),
-            ladder: Ladder::Strict,
-            attempts: 1,
-            rejected: vec![],
-            verification: Some(Verification { faithfulness: faith, relevance: 1.0, hallucination: 0.0, accepted: faith >= 0.5, reasons: vec![], detail: Detail::default() }),
-            decision: Decision::Pending,
-        }
+        let body = Body::Mcq(Mcq { question: "Q?".into(), options: vec!["a".into(), "b".into(), "c".into(), "d".into()], answer_index: 0, rationales: vec![] });
+        let verification = Verification { faithfulness: faith, relevance: 1.0, hallucination: 0.0, accepted: faith >= 0.5, reasons: vec![], detail: Detail::default() };
+        Authored { verification: Some(verification), ..Authored::new(id.into(), body, "C".into(), "S".into(), vec![], Difficulty::Beginner, Lang::En) }
     }
 
     #[test]

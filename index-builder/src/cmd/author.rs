@@ -200,7 +200,7 @@ struct Labelled {
 /// Runs verification on hand-written items: the evidence is the chunk of the named section
 /// sharing most words with the item, as if the item had been written from it.
 fn verify_items(bundle: &inference::bundle::Bundle, encoder: Option<&inference::embed::SentenceEncoder>, model: &std::path::Path, path: &std::path::Path) -> Result<()> {
-    use author::{Authored, Body, Creative, Decision, Ladder, Mcq, Part, Source, verify};
+    use author::{Authored, Body, Creative, Mcq, Part, Source, verify};
     use inference::agent::ask::verify::terms;
     let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let mut session = super::chat_session(model)?;
@@ -230,22 +230,10 @@ fn verify_items(bundle: &inference::bundle::Bundle, encoder: Option<&inference::
         } else {
             Body::Mcq(Mcq { question: l.question.clone(), options: l.options.clone(), answer_index: l.answer_index, rationales: vec![] })
         };
-        let item = Authored {
-            question_id: l.id.clone(),
-            task: if l.kind == "cq" { Task::Cq } else { Task::Mcq },
-            body,
-            chapter: section.heading_path.first().cloned().unwrap_or_default(),
-            concept: section.heading().to_string(),
-            sources: vec![Source { chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), excerpt: String::new() }],
-            difficulty: Difficulty::parse(&l.difficulty).unwrap_or(Difficulty::Intermediate),
-            language: lang,
-            gates: Default::default(),
-            ladder: Ladder::Strict,
-            attempts: 1,
-            rejected: vec![],
-            verification: None,
-            decision: Decision::Pending,
-        };
+        let sources = vec![Source { chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), excerpt: String::new() }];
+        let chapter = section.heading_path.first().cloned().unwrap_or_default();
+        let difficulty = Difficulty::parse(&l.difficulty).unwrap_or(Difficulty::Intermediate);
+        let item = Authored::new(l.id.clone(), body, chapter, section.heading().to_string(), sources, difficulty, lang);
         let t = Instant::now();
         let mut env = verify::VerifyEnv { bundle, encoder, session: &mut session };
         let v = now(verify::verify(&mut env, &item, &l.request, true, &th, &mut cal))?;

@@ -191,27 +191,12 @@ pub fn gift(items: &[Authored]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::author::{Creative, Decision, Difficulty, Ladder, Mcq, Part, Source};
+    use crate::agent::author::{Creative, Difficulty, Mcq, Part, Source};
     use xml::reader::{EventReader, XmlEvent};
 
     fn items() -> Vec<Authored> {
         let src = vec![Source { chunk: 0, section: 0, file: "bio.md".into(), heading_path: vec!["Ch 4".into(), "Light".into()], excerpt: "Plants need light.".into() }];
-        let base = |task, body| Authored {
-            question_id: format!("x-{task:?}"),
-            task,
-            body,
-            chapter: "Ch 4: <Light> & {life}".into(),
-            concept: "Light".into(),
-            sources: src.clone(),
-            difficulty: Difficulty::Beginner,
-            language: Lang::En,
-            gates: Default::default(),
-            ladder: Ladder::Strict,
-            attempts: 1,
-            rejected: vec![],
-            verification: None,
-            decision: Decision::Pending,
-        };
+        let base = |body| Authored::new("x".into(), body, "Ch 4: <Light> & {life}".into(), "Light".into(), src.clone(), Difficulty::Beginner, Lang::En);
         let mcq = Mcq {
             question: "What does 2 = 2 {always} mean: a ~ b? # not".into(),
             options: vec!["A & B".into(), "<b>bold</b>".into(), "x:y".into(), "back\\slash".into()],
@@ -220,7 +205,10 @@ mod tests {
         };
         let parts = (0..4).map(|i| Part { label: ["a", "b", "c", "d"][i].into(), skill: "knowledge".into(), question: format!("Q{i}: why?"), marks: i as u32 + 1 }).collect();
         let cq = Creative { headline: "H".into(), clue: "Stimulus: one. two.".into(), parts };
-        vec![base(Task::Mcq, Body::Mcq(mcq)), base(Task::Cq, Body::Cq(cq))]
+        let mut items = vec![base(Body::Mcq(mcq)), base(Body::Cq(cq))];
+        items[0].question_id = "x-Mcq".into();
+        items[1].question_id = "x-Cq".into();
+        items
     }
 
     #[test]

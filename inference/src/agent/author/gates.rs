@@ -177,7 +177,9 @@ pub fn cq(clue: &str, parts: &[String], concepts: &[String], lang: Lang) -> Gate
     g.insert("cq_marker".into(), trimmed.starts_with(m));
     let story = trimmed.strip_prefix(m).unwrap_or(trimmed);
     g.insert("cq_sentences".into(), sentences(story).len() >= CQ_SENTENCES);
-    g.insert("cq_not_theory".into(), !theory_dump(story, concepts));
+    // A story, not a definition and not a list of questions.
+    let asks = sentences(story).iter().filter(|s| s.ends_with('?')).count();
+    g.insert("cq_not_theory".into(), !theory_dump(story, concepts) && asks <= 1);
     let all = std::iter::once(story).chain(parts.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
     let (t, o) = script_counts(&all, lang);
     let share = if t + o == 0 { 0.0 } else { t as f64 / (t + o) as f64 };
@@ -200,7 +202,7 @@ pub fn failure(g: &Gates, lang: Lang) -> Option<String> {
             "mcq_script" => format!("it was not written in {lang_name}"),
             "cq_marker" => "the stimulus was missing".into(),
             "cq_sentences" => format!("the stimulus had fewer than {CQ_SENTENCES} sentences; write {CQ_SENTENCES} to 8 short sentences"),
-            "cq_not_theory" => "the stimulus opened with a definition or named the concept; open with a situation someone sees or does".into(),
+            "cq_not_theory" => "the stimulus opened with a definition, named the concept or asked questions; tell a situation someone sees or does".into(),
             "cq_script" => format!("it was not written only in {lang_name} letters"),
             other => other.to_string(),
         }
@@ -259,5 +261,7 @@ mod tests {
         let latin = cq(story, &opts(&["What is chlorophyll?", "খ?", "গ?", "ঘ?"]), &[], Lang::Bn);
         assert_eq!(latin.get("cq_script"), Some(&false));
         assert_eq!(cq(story.trim_start_matches("উদ্দীপক: "), &parts, &[], Lang::Bn).get("cq_marker"), Some(&false));
+        let questions = "Stimulus: What are exceptions? Why use them? How are they handled? What if a file is missing? Rina ran her program.";
+        assert!(failure(&cq(questions, &opts(&["a?", "b?", "c?", "d?"]), &[], Lang::En), Lang::En).unwrap().contains("asked questions"));
     }
 }

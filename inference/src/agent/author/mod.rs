@@ -324,6 +324,33 @@ pub struct Authored {
     pub decision: Decision,
 }
 
+impl Authored {
+    /// An item as written: no gates recorded yet, passed strict at one attempt, not verified,
+    /// its decision pending (callers set what differs).
+    pub fn new(question_id: String, body: Body, chapter: String, concept: String, sources: Vec<Source>, difficulty: Difficulty, language: Lang) -> Authored {
+        let task = match body {
+            Body::Mcq(_) => Task::Mcq,
+            Body::Cq(_) => Task::Cq,
+        };
+        Authored {
+            question_id,
+            task,
+            body,
+            chapter,
+            concept,
+            sources,
+            difficulty,
+            language,
+            gates: Gates::new(),
+            ladder: Ladder::Strict,
+            attempts: 1,
+            rejected: Vec::new(),
+            verification: None,
+            decision: Decision::Pending,
+        }
+    }
+}
+
 /// One item of a job, or why it could not be written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "lowercase")]
@@ -621,21 +648,14 @@ impl Job {
         all_gates.extend(checks);
         self.earlier.push(item.question.clone());
         let body = Body::Mcq(Mcq { question: item.question, options: item.options, answer_index: item.answer_index, rationales: item.rationales });
+        let id = self.next_id(Task::Mcq);
+        let sources = vec![self.source(bundle, chunk, fact)];
         let authored = Authored {
-            question_id: self.next_id(Task::Mcq),
-            task: Task::Mcq,
-            body,
-            chapter: self.chapter.clone(),
-            concept: section.heading().to_string(),
-            sources: vec![self.source(bundle, chunk, fact)],
-            difficulty: self.request.difficulty,
-            language: lang,
             gates: all_gates,
             ladder,
             attempts,
             rejected,
-            verification: None,
-            decision: Decision::Pending,
+            ..Authored::new(id, body, self.chapter.clone(), section.heading().to_string(), sources, self.request.difficulty, lang)
         };
         Ok(Made::Item(Box::new(authored)))
     }
@@ -725,22 +745,8 @@ impl Job {
             best.1
         };
         let sources = chunks.iter().map(|&c| self.source(bundle, c, excerpt(c))).collect();
-        Authored {
-            question_id: self.next_id(Task::Cq),
-            task: Task::Cq,
-            body: Body::Cq(cq),
-            chapter: self.chapter.clone(),
-            concept: concept.to_string(),
-            sources,
-            difficulty: self.request.difficulty,
-            language: self.language,
-            gates: g,
-            ladder,
-            attempts,
-            rejected,
-            verification: None,
-            decision: Decision::Pending,
-        }
+        let id = self.next_id(Task::Cq);
+        Authored { gates: g, ladder, attempts, rejected, ..Authored::new(id, Body::Cq(cq), self.chapter.clone(), concept.to_string(), sources, self.request.difficulty, self.language) }
     }
 
     /// Starts from a calibration measured earlier (the host keeps it across requests).

@@ -201,6 +201,11 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
         reasons.push(if bn { "শিথিল শর্তে গৃহীত: কিছু যাচাই পার হয়নি".to_string() } else { "kept on the relaxed pass: some checks failed".to_string() });
     }
     let accepted = faithfulness >= th.faithfulness && relevance >= th.relevance && hallucination <= th.hallucination;
+    // The caution's reasons belong to a flagged item; an accepted one keeps only the relaxed
+    // pass's note (the distractor's judgement stays in `detail`).
+    if accepted {
+        reasons.retain(|r| r.contains("relaxed") || r.contains("শিথিল"));
+    }
     Ok(Verification { faithfulness, relevance, hallucination, accepted, reasons, detail })
 }
 

@@ -73,6 +73,10 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
         t.len() >= 3 && t.intersection(&stem_terms).count() as f64 / t.len() as f64 >= 0.8
     };
     record("options_are_answers", !item.options.iter().any(|o| asks(o) || restates(o)), "an option was a question or repeated the question");
+    // The learner never sees the passage.
+    let lower = item.question.to_lowercase();
+    let cites = ["the passage", "the text", "this passage", "the paragraph", "অনুচ্ছেদ"].iter().any(|p| lower.contains(p));
+    record("no_passage_reference", !cites, "the question mentioned \"the passage\", which the learner does not see");
     let words = terms(&item.question);
     let repeat = earlier.iter().any(|e| jaccard(&words, &terms(e)) >= MAX_STEM_OVERLAP);
     record("not_a_repeat", !repeat, "it repeated an earlier question");
@@ -134,6 +138,7 @@ mod tests {
         assert!(first_failure(&item(q, ["append", "pop", "", "sort"]), &[]).contains("four non-empty"));
         assert!(first_failure(&item(q, ["adds an item to the end", "pop", "sort", "x"]), &[]).contains("question's own words"));
         assert!(first_failure(&item(q, ["append", "pop", "What is called?", "x"]), &[]).contains("was a question"));
+        assert!(first_failure(&item("What does the passage say about lists?", ["append", "pop", "sort", "x"]), &[]).contains("the passage"));
         assert!(first_failure(&item(q, ["append", "pop", "কোনটি", "x"]), &[]).contains("was a question"));
         assert!(first_failure(&item(q, ["append", "pop", "which method adds an item to the end", "x"]), &[]).contains("repeated the question"));
         assert!(first_failure(&item(q, ["append", "pop", "sort", "x"]), &["Which method adds an item to the end of a list"]).contains("earlier"));
