@@ -73,7 +73,7 @@ fn a_request_gives_what_it_asked_for_checked_or_reported() {
         match now(job.make(&mut env, *t, &cfg)).unwrap() {
             Made::Item(mut item) => {
                 assert_eq!(item.task, *t);
-                assert!(!item.sources.is_empty() && !item.sources[0].excerpt.is_empty(), "evidence with an excerpt");
+                assert!(!item.sources.is_empty() && !item.sources[0].quote.is_empty(), "evidence with an excerpt");
                 let six: Vec<&str> = match item.task {
                     Task::Mcq => vec!["mcq_shape", "mcq_script"],
                     Task::Cq => vec!["cq_marker", "cq_sentences", "cq_not_theory", "cq_script"],

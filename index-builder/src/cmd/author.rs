@@ -200,7 +200,8 @@ struct Labelled {
 /// Runs verification on hand-written items: the evidence is the chunk of the named section
 /// sharing most words with the item, as if the item had been written from it.
 fn verify_items(bundle: &inference::bundle::Bundle, encoder: Option<&inference::embed::SentenceEncoder>, model: &std::path::Path, path: &std::path::Path) -> Result<()> {
-    use author::{Authored, Body, Creative, Mcq, Part, Source, verify};
+    use author::{Authored, Body, Creative, Mcq, Part, verify};
+    use inference::agent::quiz::ItemEvidence;
     use inference::agent::ask::verify::terms;
     let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let mut session = super::chat_session(model)?;
@@ -230,7 +231,7 @@ fn verify_items(bundle: &inference::bundle::Bundle, encoder: Option<&inference::
         } else {
             Body::Mcq(Mcq { question: l.question.clone(), options: l.options.clone(), answer_index: l.answer_index, rationales: vec![] })
         };
-        let sources = vec![Source { chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), excerpt: String::new() }];
+        let sources = vec![ItemEvidence { chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: String::new() }];
         let chapter = section.heading_path.first().cloned().unwrap_or_default();
         let difficulty = Difficulty::parse(&l.difficulty).unwrap_or(Difficulty::Intermediate);
         let item = Authored::new(l.id.clone(), body, chapter, section.heading().to_string(), sources, difficulty, lang);

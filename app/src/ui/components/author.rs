@@ -214,7 +214,7 @@ fn ItemCard(p: &CardProps) -> Html {
             <p class="evidence">
                 { t.author_evidence() }{ " " }
                 <button class="link" data-testid="author-evidence" onclick={Callback::from(move |_: MouseEvent| on_open.emit(id))}>{ s.heading_path.join(" ▸ ") }</button>
-                if !s.excerpt.is_empty() { <q>{ s.excerpt.clone() }</q> }
+                if !s.quote.is_empty() { <q>{ s.quote.clone() }</q> }
             </p>
         }
     });

@@ -44,7 +44,7 @@ pub fn record(item: &Authored, query: &str, tasks: &[Task]) -> Value {
         Body::Mcq(m) => (json!({"question": m.question, "options": m.options, "answer_index": m.answer_index}), Value::Null, json!(m.rationales)),
         Body::Cq(c) => (Value::Null, json!({"headline": c.headline, "clue": c.clue, "parts": c.parts}), Value::Null),
     };
-    let sources: Vec<Value> = item.sources.iter().map(|s| json!({"file": s.file, "heading_path": s.heading_path, "excerpt": s.excerpt})).collect();
+    let sources: Vec<Value> = item.sources.iter().map(|s| json!({"file": s.file, "heading_path": s.heading_path, "excerpt": s.quote})).collect();
     let verification = item.verification.as_ref().map_or(Value::Null, |v| {
         json!({"faithfulness": v.faithfulness, "relevance": v.relevance, "hallucination": v.hallucination, "accepted": v.accepted, "reasons": v.reasons})
     });
@@ -191,11 +191,12 @@ pub fn gift(items: &[Authored]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::author::{Creative, Difficulty, Mcq, Part, Source};
+    use crate::agent::author::{Creative, Difficulty, Mcq, Part};
+    use crate::agent::quiz::ItemEvidence;
     use xml::reader::{EventReader, XmlEvent};
 
     fn items() -> Vec<Authored> {
-        let src = vec![Source { chunk: 0, section: 0, file: "bio.md".into(), heading_path: vec!["Ch 4".into(), "Light".into()], excerpt: "Plants need light.".into() }];
+        let src = vec![ItemEvidence { chunk: 0, section: 0, file: "bio.md".into(), heading_path: vec!["Ch 4".into(), "Light".into()], quote: "Plants need light.".into() }];
         let base = |body| Authored::new("x".into(), body, "Ch 4: <Light> & {life}".into(), "Light".into(), src.clone(), Difficulty::Beginner, Lang::En);
         let mcq = Mcq {
             question: "What does 2 = 2 {always} mean: a ~ b? # not".into(),

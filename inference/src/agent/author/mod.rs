@@ -229,17 +229,6 @@ pub struct AuthorEnv<'a> {
     pub session: &'a mut Session,
 }
 
-/// Where an item comes from (the export's `sources`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Source {
-    pub chunk: u32,
-    pub section: u32,
-    pub file: String,
-    pub heading_path: Vec<String>,
-    /// One sentence of the book the item rests on (verbatim).
-    pub excerpt: String,
-}
-
 /// A multiple-choice item.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mcq {
@@ -310,7 +299,9 @@ pub struct Authored {
     pub body: Body,
     pub chapter: String,
     pub concept: String,
-    pub sources: Vec<Source>,
+    /// Where the item comes from, each with the sentence of the book it rests on (the export's
+    /// `sources`, `quote` as `excerpt`).
+    pub sources: Vec<ItemEvidence>,
     pub difficulty: Difficulty,
     pub language: Lang,
     /// The gates and the writer's other checks, by name (see [`gates`]).
@@ -327,7 +318,7 @@ pub struct Authored {
 impl Authored {
     /// An item as written: no gates recorded yet, passed strict at one attempt, not verified,
     /// its decision pending (callers set what differs).
-    pub fn new(question_id: String, body: Body, chapter: String, concept: String, sources: Vec<Source>, difficulty: Difficulty, language: Lang) -> Authored {
+    pub fn new(question_id: String, body: Body, chapter: String, concept: String, sources: Vec<ItemEvidence>, difficulty: Difficulty, language: Lang) -> Authored {
         let task = match body {
             Body::Mcq(_) => Task::Mcq,
             Body::Cq(_) => Task::Cq,
@@ -566,9 +557,9 @@ impl Job {
         std::iter::repeat_n(Task::Mcq, self.request.mcq).chain(std::iter::repeat_n(Task::Cq, self.request.cq)).collect()
     }
 
-    fn source(&self, bundle: &Bundle, chunk: u32, excerpt: String) -> Source {
+    fn source(&self, bundle: &Bundle, chunk: u32, quote: String) -> ItemEvidence {
         let section = bundle.section_of(chunk);
-        Source { chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), excerpt }
+        ItemEvidence { chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote }
     }
 
     fn next_id(&mut self, task: Task) -> String {
@@ -612,7 +603,7 @@ impl Job {
         let section = bundle.section_of(chunk);
         let place = section.heading_path.join(" ▸ ");
         let language = if lang == Lang::Bn { "Bangla" } else { "English" };
-        let evidence = vec![ItemEvidence { chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: fact.clone() }];
+        let evidence = vec![self.source(bundle, chunk, fact.clone())];
         let spec = quiz::ItemSpec {
             place: &place,
             passage: &passage,
@@ -647,9 +638,10 @@ impl Job {
         let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, lang);
         all_gates.extend(checks);
         self.earlier.push(item.question.clone());
-        let body = Body::Mcq(Mcq { question: item.question, options: item.options, answer_index: item.answer_index, rationales: item.rationales });
+        // The writer's evidence is the item's: the passage and the key fact.
+        let quiz::Item { question, options, answer_index, rationales, evidence: sources, .. } = item;
+        let body = Body::Mcq(Mcq { question, options, answer_index, rationales });
         let id = self.next_id(Task::Mcq);
-        let sources = vec![self.source(bundle, chunk, fact)];
         let authored = Authored {
             gates: all_gates,
             ladder,

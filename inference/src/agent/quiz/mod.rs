@@ -116,7 +116,8 @@ pub struct ItemEvidence {
     pub section: u32,
     pub file: String,
     pub heading_path: Vec<String>,
-    /// The passage's sentence the correct answer rests on (verbatim).
+    /// The passage's sentence the item rests on (verbatim): a quiz item's key fact, an authored
+    /// item's excerpt.
     #[serde(default)]
     pub quote: String,
 }
