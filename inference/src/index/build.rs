@@ -5,7 +5,7 @@ use super::outline::{Section, outline};
 use crate::bm25::{Bm25Index, Bm25Params};
 use crate::bundle::{Bundle, BundleHeader, CourseInfo};
 use crate::corpus::Document;
-use crate::embed::{EncoderError, EncoderId, SentenceEncoder};
+use crate::embed::{EncoderError, EncoderId, Role, SentenceEncoder};
 use crate::index::Chunk;
 use crate::vector::VectorIndex;
 
@@ -136,12 +136,12 @@ pub fn build(documents: &[Document], encoder: Option<&SentenceEncoder>, opts: &B
         Some(enc) => {
             let refs: Vec<&str> = prepared.embed_texts.iter().map(String::as_str).collect();
             let mut done = 0;
-            let vecs = enc.embed_many(&refs, opts.batch_size, |n| {
+            let vecs = enc.embed_many(&refs, Role::Passage, opts.batch_size, |n| {
                 done += n;
                 progress(done, refs.len());
             })?;
             let heads: Vec<&str> = prepared.heading_texts.iter().map(String::as_str).collect();
-            let headings = enc.embed_many(&heads, opts.batch_size, |_| {})?;
+            let headings = enc.embed_many(&heads, Role::Passage, opts.batch_size, |_| {})?;
             Some(Embeddings { encoder: enc.id().clone(), chunks: vecs, headings })
         }
         None => None,

@@ -3,7 +3,7 @@
 //! Struct names follow the upstream `transformers` classes so weight names line up:
 //! `embeddings.word_embeddings.weight`, `encoder.layer.{i}.attention.self.query.weight`, …
 
-use super::weights::{Weights, WeightsError};
+use super::weights::{BertSource, Weights, WeightsError};
 use burn::module::{Module, Param};
 use burn::nn::{Embedding, LayerNorm, LayerNormConfig, Linear};
 use burn::tensor::activation::{gelu, softmax};
@@ -56,7 +56,8 @@ impl BertConfig {
 
 #[derive(Module, Debug)]
 pub struct BertEmbeddings {
-    word_embeddings: Embedding,
+    /// `None` when the caller looks words up itself (a quantized table kept on the host).
+    word_embeddings: Option<Embedding>,
     position_embeddings: Embedding,
     token_type_embeddings: Embedding,
     layer_norm: LayerNorm,
@@ -86,14 +87,14 @@ pub struct BertModel {
     layers: Vec<BertLayer>,
 }
 
-fn linear(w: &Weights, name: &str, d_in: usize, d_out: usize, device: &Device) -> Result<Linear, WeightsError> {
+fn linear(w: &impl BertSource, name: &str, d_in: usize, d_out: usize, device: &Device) -> Result<Linear, WeightsError> {
     Ok(Linear {
         weight: Param::from_tensor(w.linear_weight(&format!("{name}.weight"), d_in, d_out, device)?),
         bias: Some(Param::from_tensor(w.tensor(&format!("{name}.bias"), [d_out], device)?)),
     })
 }
 
-fn layer_norm(w: &Weights, name: &str, d: usize, eps: f64, device: &Device) -> Result<LayerNorm, WeightsError> {
+fn layer_norm(w: &impl BertSource, name: &str, d: usize, eps: f64, device: &Device) -> Result<LayerNorm, WeightsError> {
     let mut ln = LayerNormConfig::new(d).with_epsilon(eps).init(device);
     // Checkpoints use `weight`/`bias`; very old ones `gamma`/`beta`.
     let (g, b) = if w.has(&format!("{name}.weight")) { ("weight", "bias") } else { ("gamma", "beta") };
@@ -102,35 +103,44 @@ fn layer_norm(w: &Weights, name: &str, d: usize, eps: f64, device: &Device) -> R
     Ok(ln)
 }
 
-fn embedding(w: &Weights, name: &str, n: usize, d: usize, device: &Device) -> Result<Embedding, WeightsError> {
+fn embedding(w: &impl BertSource, name: &str, n: usize, d: usize, device: &Device) -> Result<Embedding, WeightsError> {
     Ok(Embedding { weight: Param::from_tensor(w.tensor(&format!("{name}.weight"), [n, d], device)?) })
 }
 
 impl BertModel {
     pub fn from_safetensors(cfg: &BertConfig, bytes: &[u8], device: &Device) -> Result<Self, WeightsError> {
-        let w = Weights::parse(bytes)?;
+        Self::load(cfg, &Weights::parse(bytes)?, true, device)
+    }
+
+    /// The model from `w`; without `words`, the word-embedding table is left to the caller
+    /// (see [`Self::forward_words`]).
+    pub fn load(cfg: &BertConfig, w: &impl BertSource, words: bool, device: &Device) -> Result<Self, WeightsError> {
         let (d, eps) = (cfg.hidden_size, cfg.layer_norm_eps);
+        let word_embeddings = match words {
+            true => Some(embedding(w, "embeddings.word_embeddings", cfg.vocab_size, d, device)?),
+            false => None,
+        };
         let embeddings = BertEmbeddings {
-            word_embeddings: embedding(&w, "embeddings.word_embeddings", cfg.vocab_size, d, device)?,
-            position_embeddings: embedding(&w, "embeddings.position_embeddings", cfg.max_position_embeddings, d, device)?,
-            token_type_embeddings: embedding(&w, "embeddings.token_type_embeddings", cfg.type_vocab_size, d, device)?,
-            layer_norm: layer_norm(&w, "embeddings.LayerNorm", d, eps, device)?,
+            word_embeddings,
+            position_embeddings: embedding(w, "embeddings.position_embeddings", cfg.max_position_embeddings, d, device)?,
+            token_type_embeddings: embedding(w, "embeddings.token_type_embeddings", cfg.type_vocab_size, d, device)?,
+            layer_norm: layer_norm(w, "embeddings.LayerNorm", d, eps, device)?,
         };
         let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
         for i in 0..cfg.num_hidden_layers {
             let p = format!("encoder.layer.{i}");
             layers.push(BertLayer {
                 attention: BertAttention {
-                    query: linear(&w, &format!("{p}.attention.self.query"), d, d, device)?,
-                    key: linear(&w, &format!("{p}.attention.self.key"), d, d, device)?,
-                    value: linear(&w, &format!("{p}.attention.self.value"), d, d, device)?,
-                    output: linear(&w, &format!("{p}.attention.output.dense"), d, d, device)?,
-                    layer_norm: layer_norm(&w, &format!("{p}.attention.output.LayerNorm"), d, eps, device)?,
+                    query: linear(w, &format!("{p}.attention.self.query"), d, d, device)?,
+                    key: linear(w, &format!("{p}.attention.self.key"), d, d, device)?,
+                    value: linear(w, &format!("{p}.attention.self.value"), d, d, device)?,
+                    output: linear(w, &format!("{p}.attention.output.dense"), d, d, device)?,
+                    layer_norm: layer_norm(w, &format!("{p}.attention.output.LayerNorm"), d, eps, device)?,
                     num_heads: cfg.num_attention_heads,
                 },
-                intermediate: linear(&w, &format!("{p}.intermediate.dense"), d, cfg.intermediate_size, device)?,
-                output: linear(&w, &format!("{p}.output.dense"), cfg.intermediate_size, d, device)?,
-                layer_norm: layer_norm(&w, &format!("{p}.output.LayerNorm"), d, eps, device)?,
+                intermediate: linear(w, &format!("{p}.intermediate.dense"), d, cfg.intermediate_size, device)?,
+                output: linear(w, &format!("{p}.output.dense"), cfg.intermediate_size, d, device)?,
+                layer_norm: layer_norm(w, &format!("{p}.output.LayerNorm"), d, eps, device)?,
             });
         }
         Ok(BertModel { embeddings, layers })
@@ -142,12 +152,18 @@ impl BertModel {
     /// - `input_ids`, `mask` (1 = token, 0 = padding): `[batch, seq]`
     /// - output: `[batch, seq, hidden]`
     pub fn forward(&self, input_ids: Tensor<2, Int>, mask: Tensor<2>) -> Tensor<3> {
-        let [batch, seq] = input_ids.dims();
-        let device = input_ids.device();
+        let table = self.embeddings.word_embeddings.as_ref().expect("a model loaded without its word table takes word vectors: forward_words");
+        self.forward_words(table.forward(input_ids), mask)
+    }
+
+    /// [`Self::forward`] from the word vectors of the tokens (`[batch, seq, hidden]`).
+    pub fn forward_words(&self, words: Tensor<3>, mask: Tensor<2>) -> Tensor<3> {
+        let [batch, seq, _] = words.dims();
+        let device = words.device();
         let positions = Tensor::<1, Int>::arange(0..seq as i64, &device).reshape([1, seq]).repeat_dim(0, batch);
         let types = Tensor::<2, Int>::zeros([batch, seq], &device);
         let e = &self.embeddings;
-        let x = e.word_embeddings.forward(input_ids)
+        let x = words
             + e.position_embeddings.forward(positions)
             + e.token_type_embeddings.forward(types);
         let mut x = e.layer_norm.forward(x);

@@ -2,5 +2,6 @@
 
 pub mod bert;
 pub mod decoder;
+pub mod e5s1;
 pub mod llama;
 pub mod weights;

@@ -49,8 +49,35 @@ impl<'a> Weights<'a> {
         Ok((values, view.shape().to_vec()))
     }
 
+}
+
+/// Where a BERT encoder's weights come from, by their `transformers` names: a safetensors file
+/// ([`Weights`]) or a quantized container ([`super::e5s1::E5s1`]).
+pub trait BertSource {
+    fn has(&self, name: &str) -> bool;
     /// A tensor of exactly `shape`.
-    pub fn tensor<const D: usize>(&self, name: &str, shape: [usize; D], device: &Device) -> Result<Tensor<D>, WeightsError> {
+    fn tensor<const D: usize>(&self, name: &str, shape: [usize; D], device: &Device) -> Result<Tensor<D>, WeightsError>;
+    /// A PyTorch `[out, in]` linear weight, transposed to Burn's `[in, out]`.
+    fn linear_weight(&self, name: &str, d_in: usize, d_out: usize, device: &Device) -> Result<Tensor<2>, WeightsError>;
+}
+
+/// `[out, in]` row-major values as `[in, out]` row-major.
+pub fn transpose_out_in(values: &[f32], d_in: usize, d_out: usize) -> Vec<f32> {
+    let mut t = vec![0.0f32; values.len()];
+    for o in 0..d_out {
+        for i in 0..d_in {
+            t[i * d_out + o] = values[o * d_in + i];
+        }
+    }
+    t
+}
+
+impl BertSource for Weights<'_> {
+    fn has(&self, name: &str) -> bool {
+        Weights::has(self, name)
+    }
+
+    fn tensor<const D: usize>(&self, name: &str, shape: [usize; D], device: &Device) -> Result<Tensor<D>, WeightsError> {
         let (values, got) = self.floats(name)?;
         if got != shape {
             return Err(WeightsError::Shape { name: name.to_string(), got, want: shape.to_vec() });
@@ -58,18 +85,11 @@ impl<'a> Weights<'a> {
         Ok(Tensor::from_data(TensorData::new(values, shape), device))
     }
 
-    /// A PyTorch `[out, in]` linear weight, transposed to Burn's `[in, out]`.
-    pub fn linear_weight(&self, name: &str, d_in: usize, d_out: usize, device: &Device) -> Result<Tensor<2>, WeightsError> {
+    fn linear_weight(&self, name: &str, d_in: usize, d_out: usize, device: &Device) -> Result<Tensor<2>, WeightsError> {
         let (values, got) = self.floats(name)?;
         if got != [d_out, d_in] {
             return Err(WeightsError::Shape { name: name.to_string(), got, want: vec![d_out, d_in] });
         }
-        let mut t = vec![0.0f32; values.len()];
-        for o in 0..d_out {
-            for i in 0..d_in {
-                t[i * d_out + o] = values[o * d_in + i];
-            }
-        }
-        Ok(Tensor::from_data(TensorData::new(t, [d_in, d_out]), device))
+        Ok(Tensor::from_data(TensorData::new(transpose_out_in(&values, d_in, d_out), [d_in, d_out]), device))
     }
 }

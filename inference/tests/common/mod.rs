@@ -92,3 +92,10 @@ impl Rng {
         (0..4).map(|_| (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32).sum::<f32>() - 2.0
     }
 }
+
+/// Load the real multilingual-e5-small (4-bit). Fails with instructions when it has not been fetched.
+pub fn e5_encoder() -> inference::embed::SentenceEncoder {
+    let path = models_dir().join("e5-small/e5-small-q4.bin");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; run `models/fetch.sh e5` first", path.display()));
+    inference::embed::SentenceEncoder::load_e5s1(&bytes, &inference::device::default_device()).expect("e5 loads")
+}

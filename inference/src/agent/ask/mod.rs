@@ -28,7 +28,7 @@ pub use prompt::{AskConfig, AskPrompt, Citation, Plan, Source, citations, plan};
 pub use verify::VerifyConfig;
 
 use crate::bundle::Bundle;
-use crate::embed::{EncoderError, SentenceEncoder};
+use crate::embed::{EncoderError, Role, SentenceEncoder};
 use crate::llm::{ChatError, ChatMessage, Event, GenerateOptions, Generator, LmError, Session, SessionError};
 use crate::retrieve::{FeatureReranker, Query, Reranker, Retrieval, RetrievalConfig, retrieve};
 use serde::{Deserialize, Serialize};
@@ -393,9 +393,9 @@ pub async fn query_vector(encoder: Option<&SentenceEncoder>, text: &str) -> Resu
     match encoder {
         Some(e) if e.can_read(text) => {
             #[cfg(target_arch = "wasm32")]
-            let v = e.embed_async(&[text]).await?;
+            let v = e.embed_async(&[text], Role::Query).await?;
             #[cfg(not(target_arch = "wasm32"))]
-            let v = e.embed(&[text])?;
+            let v = e.embed(&[text], Role::Query)?;
             Ok(v.into_iter().next())
         }
         _ => Ok(None),

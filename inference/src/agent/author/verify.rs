@@ -29,7 +29,7 @@ use super::{Authored, Body, Difficulty};
 use crate::agent::ask::{self, AskError, verify::Judge, verify::lexical_support, verify::terms};
 use crate::agent::route::Lang;
 use crate::bundle::Bundle;
-use crate::embed::SentenceEncoder;
+use crate::embed::{Role, SentenceEncoder};
 use crate::llm::Session;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -211,9 +211,9 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
 
 async fn embed(e: &SentenceEncoder, texts: &[&str]) -> Result<Vec<Vec<f32>>, AskError> {
     #[cfg(target_arch = "wasm32")]
-    let v = e.embed_async(texts).await?;
+    let v = e.embed_async(texts, Role::Query).await?;
     #[cfg(not(target_arch = "wasm32"))]
-    let v = e.embed(texts)?;
+    let v = e.embed(texts, Role::Query)?;
     Ok(v)
 }
 
