@@ -73,7 +73,7 @@ fn info_reads_the_header() {
     let out = bin().args(["info", "--bundle"]).arg(bundle()).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("all-MiniLM-L6-v2"), "{text}");
-    assert!(text.contains("files        7"), "{text}");
+    assert!(text.contains("files        8"), "{text}");
 }
 
 #[test]
