@@ -14,7 +14,19 @@ entry() { # name url [on_demand]
   [ "${3:-}" = on_demand ] && extra=', "on_demand": true'
   printf '    {"name": "%s", "url": "%s", "bytes": %s, "sha256": "%s", "version": "%s"%s}' "$1" "$2" "$bytes" "$sha" "${sha:0:12}" "$extra"
 }
-enc=models/all-MiniLM-L6-v2
+# The sentence encoder the bundle was built with: multilingual-e5-small (one file, in
+# models/e5-small/) when present, else all-MiniLM-L6-v2 (three files).
+if [ -f models/e5-small/e5-small-q4.bin ]; then
+  enc=models/e5-small
+  enc_entries=("$(entry encoder-weights $enc/e5-small-q4.bin)")
+else
+  enc=models/all-MiniLM-L6-v2
+  enc_entries=(
+    "$(entry encoder-config $enc/config.json)"
+    "$(entry encoder-tokenizer $enc/tokenizer.json)"
+    "$(entry encoder-weights $enc/model.safetensors)"
+  )
+fi
 # The course's chat model: Ask, the Code tutor and every other agent run on it (one download per
 # course). TUTOR_LLM names a separate coder model for the tutor, downloaded the first time a
 # learner plans a task of their own (the tests use it: a tiny course model, a real tutor model).
@@ -23,9 +35,7 @@ tutor_llm="${TUTOR_LLM:-}"
 [ "$tutor_llm" = "$llm" ] && tutor_llm=""
 entries=(
   "$(entry bundle course.bundle)"
-  "$(entry encoder-config $enc/config.json)"
-  "$(entry encoder-tokenizer $enc/tokenizer.json)"
-  "$(entry encoder-weights $enc/model.safetensors)"
+  "${enc_entries[@]}"
   "$(entry llm "models/$llm")"
 )
 [ -n "$tutor_llm" ] && entries+=("$(entry tutor-llm "models/$tutor_llm" on_demand)")

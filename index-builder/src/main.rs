@@ -34,6 +34,8 @@ enum Command {
     /// Route messages as the app does (harmful, greeting, off-topic, ambiguous, conceptual,
     /// quiz, code): one message, or a JSONL file (`--json`: one result line each).
     Route(cmd::route::Args),
+    /// Train the router's learned classifier on our labelled messages for an encoder.
+    RouteTrain(cmd::route::TrainArgs),
     /// An adaptive quiz on a topic (`--learner` answers it; `--json`: one line per item).
     Quiz(cmd::quiz::Args),
     /// Teacher authoring: MCQs and creative questions for a request, with evidence, gates and a
@@ -59,6 +61,7 @@ fn main() {
         Command::Ask(a) => cmd::ask::run(a),
         Command::Judge(a) => cmd::judge::run(a),
         Command::Route(a) => cmd::route::run(a),
+        Command::RouteTrain(a) => cmd::route::train(a),
         Command::Quiz(a) => cmd::quiz::run(a),
         Command::Author(a) => cmd::author::run(a),
         Command::TutorEval(a) => cmd::tutor_eval::run(a),

@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
 """Retrieval quality on the shared dev sets: recall@5 and MRR per configuration, and abstain rates.
 
-    python3 tests/eval/retrieval_eval.py --bundle python-docs.bundle [--dev tests/eval/data/dev] \
+    python3 tests/eval/retrieval_eval.py --bundle python-docs.bundle [--set dev|own-tuning|own-heldout] \
         [--index-builder $CARGO_TARGET_DIR/release/index-builder] [--configs default,bm25,...] [--json]
+
+`--set dev` (default) is the shared dev set copied to tests/eval/data/dev (25 + 10, never tuned
+on); `own-tuning` / `own-heldout` are the odd / even ids of our own set in tests/eval/data/own
+(104 in-corpus + 44 out-of-course; tune on the first, report the second); `bn-tuning` /
+`bn-heldout` the Bangla set over the demo course (qa_bn.jsonl, out_of_corpus_bn.jsonl: 60 + 20,
+kinds bn / mixed / cross, recall reported per kind too).
 
 It runs `index-builder search --queries Q.jsonl --top 5 --json` once per configuration and scores
 the results. A result is a hit when it comes from the gold file and one heading of its heading
@@ -67,6 +73,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bundle", required=True)
     ap.add_argument("--dev", default=os.path.join(repo, "tests", "eval", "data", "dev"))
+    ap.add_argument("--set", default="dev", choices=["dev", "own-tuning", "own-heldout", "own", "bn-tuning", "bn-heldout", "bn"])
     ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--top", type=int, default=5)
@@ -75,8 +82,21 @@ def main():
     ap.add_argument("--min-recall", type=float, default=None, help="exit 1 if the default configuration's recall is lower")
     args = ap.parse_args()
 
-    qa = load_jsonl(os.path.join(args.dev, "qa_python_faq.jsonl")) + load_jsonl(os.path.join(args.dev, "qa_python_tutorial.jsonl"))
-    ooc = load_jsonl(os.path.join(args.dev, "out_of_corpus.jsonl"))
+    if args.set == "dev":
+        qa = load_jsonl(os.path.join(args.dev, "qa_python_faq.jsonl")) + load_jsonl(os.path.join(args.dev, "qa_python_tutorial.jsonl"))
+        ooc = load_jsonl(os.path.join(args.dev, "out_of_corpus.jsonl"))
+    else:
+        own = os.path.join(repo, "tests", "eval", "data", "own")
+        keep = {"tuning": 1, "heldout": 0}.get(args.set.split("-")[-1])
+        pick = lambda rows: [r for r in rows if keep is None or int(re.search(r"(\d+)$", r["id"]).group(1)) % 2 == keep]
+        if args.set.startswith("bn"):
+            qa = pick(load_jsonl(os.path.join(own, "qa_bn.jsonl")))
+            ooc = pick(load_jsonl(os.path.join(own, "out_of_corpus_bn.jsonl")))
+        else:
+            qa = pick(load_jsonl(os.path.join(own, "qa_tutorial_faq.jsonl")) + load_jsonl(os.path.join(own, "qa_reference_howto.jsonl")))
+            ooc = pick(load_jsonl(os.path.join(own, "out_of_corpus.jsonl")))
+    if not qa:
+        sys.exit(f"error: no questions in set {args.set}")
     print(f"| configuration | recall@{args.top} | MRR | abstain in-corpus | abstain out-of-corpus |")
     print("|---|---|---|---|---|")
     default_recall = None
@@ -84,11 +104,15 @@ def main():
         flags = CONFIGS[name] + (args.extra.split() if args.extra else [])
         res = run_search(args.index_builder, args.bundle, qa + ooc, flags, args.top)
         hits, rr, abst_in = 0, 0.0, 0
+        by_kind = {}
         for q in qa:
             r = res[q["id"]]
             abst_in += r["abstained"]
             ranks = [i for i, x in enumerate(r["results"]) if is_hit(x, q)]
+            k = by_kind.setdefault(q.get("kind", "all"), [0, 0])
+            k[1] += 1
             if ranks:
+                k[0] += 1
                 hits += 1
                 rr += 1.0 / (ranks[0] + 1)
             elif args.show_misses:
@@ -100,7 +124,8 @@ def main():
                 r = res[q["id"]]
                 print(f"  {q['id']}: abstained={r['abstained']} cov={r['coverage']:.2f} dense={r['best_dense']} missing={r['missing_terms']} unknown={r.get('unknown_terms')} jargon={r.get('jargon_terms')}", file=sys.stderr)
         n = len(qa)
-        print(f"| {name} | {hits / n:.2f} ({hits}/{n}) | {rr / n:.3f} | {abst_in}/{n} | {abst_out}/{len(ooc)} |")
+        kinds = "" if len(by_kind) < 2 else " — " + ", ".join(f"{k} {h}/{t}" for k, (h, t) in sorted(by_kind.items()))
+        print(f"| {name} | {hits / n:.2f} ({hits}/{n}){kinds} | {rr / n:.3f} | {abst_in}/{n} | {abst_out}/{len(ooc)} |")
         if "default" in name:
             default_recall = hits / n
     if args.min_recall is not None and default_recall is not None and default_recall < args.min_recall:

@@ -4,7 +4,7 @@ use super::loader::{Failure, Fetcher, now_ms};
 use crate::protocol::{Hit, OutlineItem, Runtime, SectionRef, SectionView, names};
 use inference::agent::ask::{self, AskSettings};
 use inference::bundle::Bundle;
-use inference::embed::{DEFAULT_MAX_TOKENS, SentenceEncoder};
+use inference::embed::{DEFAULT_MAX_TOKENS, E5_NAME, SentenceEncoder};
 use inference::gguf::Gguf;
 use inference::llm::{LoadOptions, Session};
 use inference::model::llama::WeightFormat;
@@ -35,13 +35,21 @@ impl Engine {
         fetch.mark("parse bundle", t0);
         let encoder = match &bundle.header.encoder {
             Some(id) => {
-                let config = fetch.get(names::ENCODER_CONFIG).await?;
-                let tokenizer = fetch.get(names::ENCODER_TOKENIZER).await?;
-                let weights = fetch.get(names::ENCODER_WEIGHTS).await?;
-                fetch.preparing(&id.name);
-                let t0 = now_ms();
-                let enc = SentenceEncoder::load(&id.name, &config, &weights, &tokenizer, DEFAULT_MAX_TOKENS, &device)
-                    .map_err(|e| Failure { message: format!("The sentence encoder cannot be loaded: {e}"), retry: false })?;
+                // multilingual-e5-small is one file (its 4-bit container); MiniLM three.
+                let (loaded, t0) = if id.name == E5_NAME {
+                    let weights = fetch.get(names::ENCODER_WEIGHTS).await?;
+                    fetch.preparing(&id.name);
+                    let t0 = now_ms();
+                    (SentenceEncoder::load_e5s1(&weights, &device), t0)
+                } else {
+                    let config = fetch.get(names::ENCODER_CONFIG).await?;
+                    let tokenizer = fetch.get(names::ENCODER_TOKENIZER).await?;
+                    let weights = fetch.get(names::ENCODER_WEIGHTS).await?;
+                    fetch.preparing(&id.name);
+                    let t0 = now_ms();
+                    (SentenceEncoder::load(&id.name, &config, &weights, &tokenizer, DEFAULT_MAX_TOKENS, &device), t0)
+                };
+                let enc = loaded.map_err(|e| Failure { message: format!("The sentence encoder cannot be loaded: {e}"), retry: false })?;
                 bundle.check_encoder(enc.id()).map_err(|e| Failure { message: e.to_string(), retry: false })?;
                 fetch.mark("build encoder", t0);
                 Some(enc)

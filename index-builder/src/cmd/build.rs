@@ -22,9 +22,10 @@ pub struct Args {
     /// The course's language.
     #[arg(long, value_parser = ["en", "bn"])]
     lang: Option<String>,
-    /// Encoder folder (config.json, model.safetensors, tokenizer.json).
-    #[arg(long)]
-    encoder: Option<PathBuf>,
+    /// Sentence encoder: `minilm` (all-MiniLM-L6-v2, English), `e5-small` (multilingual-e5-small,
+    /// 4-bit; reads Bengali), or a folder/file. Recorded in the bundle; search, ask and the app use it.
+    #[arg(long, default_value = "minilm")]
+    encoder: String,
     /// Skip embeddings: a lexical-only bundle (fast, small, no dense search).
     #[arg(long)]
     no_embed: bool,
@@ -92,8 +93,7 @@ pub fn run(a: Args) -> Result<()> {
     let encoder = if a.no_embed {
         None
     } else {
-        let dir = a.encoder.clone().unwrap_or_else(crate::encoder::default_dir);
-        Some(crate::encoder::load(&dir)?)
+        Some(crate::encoder::load(&crate::encoder::resolve(&a.encoder, None))?)
     };
     let title = a.title.clone().unwrap_or_else(|| {
         a.paths[0].file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "Course".into())

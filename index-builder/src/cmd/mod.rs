@@ -15,7 +15,7 @@ use anyhow::{Context, Result, bail};
 use inference::bundle::Bundle;
 use inference::embed::SentenceEncoder;
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A bundle and the sentence encoder it records (looked up by name under `models`, default
 /// $PATHSHALA_MODELS or models/cache), as the app loads them.
@@ -25,8 +25,7 @@ pub fn bundle_and_encoder(path: &Path, models: Option<&Path>) -> Result<(Bundle,
     drop(bytes);
     let encoder = match &bundle.header.encoder {
         Some(id) => {
-            let root = models.map(PathBuf::from).unwrap_or_else(|| crate::encoder::default_dir().parent().map(PathBuf::from).unwrap_or_default());
-            let enc = crate::encoder::load(&root.join(&id.name))?;
+            let enc = crate::encoder::for_bundle(id, models)?;
             bundle.check_encoder(enc.id())?;
             Some(enc)
         }

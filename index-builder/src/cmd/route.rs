@@ -38,6 +38,10 @@ pub struct Args {
     /// Margin `harmful` needs over the best course label (default: the app's; for tuning).
     #[arg(long, allow_hyphen_values = true)]
     harmful_margin: Option<f64>,
+    /// Score labels with the chat model even where a learned classifier exists for the
+    /// bundle's encoder (the router before the classifier; for comparison).
+    #[arg(long)]
+    no_classifier: bool,
 
 }
 
@@ -66,9 +70,13 @@ pub fn run(a: Args) -> Result<()> {
     let (bundle, encoder) = super::bundle_and_encoder(&a.bundle, a.models.as_deref())?;
     let mut session = super::chat_session(&a.model)?;
     let mut cfg = RouteConfig::default();
-    cfg.off_topic_margin = a.off_topic_margin.unwrap_or(cfg.off_topic_margin);
-    cfg.ambiguous_margin = a.ambiguous_margin.unwrap_or(cfg.ambiguous_margin);
-    cfg.harmful_margin = a.harmful_margin.unwrap_or(cfg.harmful_margin);
+    // The margin flags set whichever decides: the classifier or the chat model.
+    for m in [&mut cfg.model, &mut cfg.classifier] {
+        m.off_topic = a.off_topic_margin.unwrap_or(m.off_topic);
+        m.ambiguous = a.ambiguous_margin.unwrap_or(m.ambiguous);
+        m.harmful = a.harmful_margin.unwrap_or(m.harmful);
+    }
+    cfg.use_classifier = !a.no_classifier;
 
     let lines: Vec<Line> = match (&a.text, &a.queries) {
         (Some(t), None) => vec![Line { id: serde_json::Value::from(1), text: t.clone(), followup: None }],
@@ -148,5 +156,30 @@ fn print_route(out: &mut impl Write, r: &Route, final_label: Label, ms: f64) -> 
             writeln!(out, "  - {o}")?;
         }
     }
+    Ok(())
+}
+
+/// `index-builder route-train`: trains the router's classifier for an encoder.
+#[derive(clap::Args)]
+pub struct TrainArgs {
+    /// Encoder (`e5-small`, `minilm`, a folder or file).
+    #[arg(long, default_value = "e5-small")]
+    encoder: String,
+    /// Where to write the classifier (JSON); the crate ships inference/src/agent/route/router-e5.json.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+pub fn train(a: TrainArgs) -> Result<()> {
+    use inference::agent::route::classify::{Classifier, TrainConfig, bank};
+    let encoder = crate::encoder::load(&crate::encoder::resolve(&a.encoder, None))?;
+    let bank = bank();
+    let texts: Vec<&str> = bank.iter().map(|(t, _)| t.as_str()).collect();
+    let t0 = Instant::now();
+    let vectors = encoder.embed_many(&texts, inference::embed::Role::Query, 16, |_| {})?;
+    let labels: Vec<Label> = bank.iter().map(|(_, l)| *l).collect();
+    let c = Classifier::train(&vectors, &labels, encoder.id(), &TrainConfig::default());
+    std::fs::write(&a.out, serde_json::to_string(&c)? + "\n")?;
+    eprintln!("trained on {} messages in {:.1} s → {}", bank.len(), t0.elapsed().as_secs_f64(), a.out.display());
     Ok(())
 }

@@ -49,9 +49,10 @@ pub struct Args {
     /// Fail closed when the best dense cosine is below this.
     #[arg(long)]
     min_dense: Option<f32>,
-    /// Encoder folder (default: models/cache/all-MiniLM-L6-v2); must match the bundle's.
+    /// Encoder (`minilm`, `e5-small`, a folder or file; default: the one the bundle records);
+    /// must match the bundle's.
     #[arg(long)]
-    encoder: Option<PathBuf>,
+    encoder: Option<String>,
 }
 
 
@@ -110,7 +111,11 @@ pub fn run(a: Args) -> Result<()> {
         cfg.min_dense = d;
     }
     let encoder: Option<SentenceEncoder> = if mode != Mode::Lexical && bundle.header.encoder.is_some() {
-        let enc = crate::encoder::load(&a.encoder.clone().unwrap_or_else(crate::encoder::default_dir))?;
+        let enc = match (&a.encoder, &bundle.header.encoder) {
+            (Some(spec), _) => crate::encoder::load(&crate::encoder::resolve(spec, None))?,
+            (None, Some(id)) => crate::encoder::for_bundle(id, None)?,
+            (None, None) => unreachable!("checked above"),
+        };
         bundle.check_encoder(enc.id())?;
         Some(enc)
     } else if mode == Mode::Dense {

@@ -101,7 +101,9 @@ pub fn clip(text: &str, budget: usize) -> String {
         return text.trim().to_string();
     }
     let cut: String = text.chars().take(budget).collect();
-    let end = cut.rfind(['.', '?', '!', '।', '\n']).filter(|&i| i > budget / 3).map(|i| i + 1).or_else(|| cut.rfind(' ')).unwrap_or(cut.len());
+    // Byte offsets: the stop may be several bytes long (the Bangla দাঁড়ি '।' is three).
+    let stop = cut.char_indices().rev().find(|&(_, c)| matches!(c, '.' | '?' | '!' | '।' | '\n'));
+    let end = stop.filter(|&(i, _)| i > budget / 3).map(|(i, c)| i + c.len_utf8()).or_else(|| cut.rfind(' ')).unwrap_or(cut.len());
     format!("{}…", cut[..end].trim_end())
 }
 
@@ -121,5 +123,11 @@ mod tests {
         let t = "First sentence here. Second sentence is longer than the budget allows.";
         assert_eq!(clip(t, 30), "First sentence here.…");
         assert_eq!(clip("short", 30), "short");
+    }
+
+    #[test]
+    fn clip_cuts_after_a_bangla_stop() {
+        let t = "ল্যাটিন acidus থেকে Acid শব্দটি এসেছে। অম্ল স্বাদে টক এবং নীল লিটমাসকে লাল করে, আরও অনেক কথা।";
+        assert_eq!(clip(t, 60), "ল্যাটিন acidus থেকে Acid শব্দটি এসেছে।…");
     }
 }

@@ -6,16 +6,20 @@
 //!    name, pasted code, "write a program"), purely social messages, the specificity guard (bare "teach me", yes/no alone, a topicless exam request), everyday
 //!    subjects no course teaches (politics, sport, films …) when the message names nothing of the
 //!    course's subjects or outline, and requests to be tested.
-//! 3. Otherwise the course's model scores each label after the router's own kept prefix
-//!    ([`PREFIX`]: the instruction, the course's subjects and a few examples written for it),
-//!    length-normalised; `off_topic`, `harmful` and `ambiguous` must beat the best course label
-//!    by a margin ("when unsure, the course"; "never invent ambiguity").
+//! 3. Otherwise, when the course's encoder reads the message and a [`classify::Classifier`] was
+//!    trained for it (multilingual-e5-small), the learned classifier gives each label a
+//!    log-probability; without one, the course's model scores each label after the router's own
+//!    kept prefix ([`PREFIX`]: the instruction, the course's subjects and a few examples written
+//!    for it), length-normalised. Either way `off_topic`, `harmful` and `ambiguous` must beat the
+//!    best course label by a margin ("when unsure, the course"; "never invent ambiguity"), and a
+//!    message naming the course's subjects or outline is not off-topic.
 //!
 //! Replies for greeting, harmful and off-topic messages are fixed texts (English or Bangla, by the
 //! message's language); an ambiguous one gets one clarifying question whose options are sections
 //! of the course outline nearest to the message. The learner's answer is joined to the message
 //! and routed again without a second clarification ([`route`] with `followup`).
 
+pub mod classify;
 pub mod rules;
 
 use crate::bundle::Bundle;
@@ -116,17 +120,27 @@ pub enum RouteError {
     BadInput(String),
 }
 
+/// How much more likely (log-probability) a label that sends the learner away must be than the
+/// best course label.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Margins {
+    pub off_topic: f64,
+    pub ambiguous: f64,
+    /// The lexicon decides first; the chat model's "harmful" alone is often a scary-sounding
+    /// science question.
+    pub harmful: f64,
+}
+
 /// The router's settings.
 #[derive(Clone, Debug)]
 pub struct RouteConfig {
-    /// How much more likely (mean log-probability per token) `off_topic` must be than the best
-    /// course label.
-    pub off_topic_margin: f64,
-    /// The same for `ambiguous`.
-    pub ambiguous_margin: f64,
-    /// The same for `harmful` (the lexicon decides first; the model's "harmful" alone is often a
-    /// scary-sounding science question).
-    pub harmful_margin: f64,
+    /// Margins on the chat model's mean log-probability per token.
+    pub model: Margins,
+    /// Margins on the learned classifier's log-probabilities (chosen by cross-validation on the
+    /// labelled bank).
+    pub classifier: Margins,
+    /// Use the learned classifier where one exists for the course's encoder.
+    pub use_classifier: bool,
     /// Options offered with a clarifying question.
     pub options: usize,
     pub retrieval: RetrievalConfig,
@@ -134,7 +148,13 @@ pub struct RouteConfig {
 
 impl Default for RouteConfig {
     fn default() -> Self {
-        RouteConfig { off_topic_margin: 0.0, ambiguous_margin: 0.5, harmful_margin: 1.0, options: 3, retrieval: RetrievalConfig::default() }
+        RouteConfig {
+            model: Margins { off_topic: 0.0, ambiguous: 0.5, harmful: 1.0 },
+            classifier: Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0 },
+            use_classifier: true,
+            options: 3,
+            retrieval: RetrievalConfig::default(),
+        }
     }
 }
 
@@ -201,9 +221,15 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
         decided(Label::OffTopic, DecidedBy::Rule, None)
     } else if rules::quiz(&text) {
         decided(Label::Quiz, DecidedBy::Rule, None)
+    } else if let Some(scores) = if cfg.use_classifier { classified(env, &text).await? } else { None } {
+        let mut label = choose(&scores, &cfg.classifier, followup.is_some());
+        if label == Label::OffTopic && rules::names_course(&text, &course_word) {
+            label = choose(&scores.iter().filter(|(l, _)| *l != Label::OffTopic).copied().collect::<Vec<_>>(), &cfg.classifier, followup.is_some());
+        }
+        decided(label, DecidedBy::Model, Some(scores))
     } else {
         let scores = score(env.session, &title, &course.subjects, &text).await?;
-        let label = choose(&scores, cfg, followup.is_some());
+        let label = choose(&scores, &cfg.model, followup.is_some());
         decided(label, DecidedBy::Model, Some(scores))
     };
     finish(env, &mut route, &text, cfg).await;
@@ -261,6 +287,17 @@ fn ask_for_program(lang: Lang) -> &'static str {
     }
 }
 
+/// The learned classifier's log-probabilities, when the course's encoder has one and reads `text`.
+async fn classified(env: &RouteEnv<'_>, text: &str) -> Result<Option<Vec<(Label, f64)>>, RouteError> {
+    let Some(encoder) = env.encoder else { return Ok(None) };
+    let Some(classifier) = classify::Classifier::for_encoder(encoder.id()) else { return Ok(None) };
+    match crate::agent::ask::query_vector(Some(encoder), text).await {
+        Ok(Some(v)) => Ok(Some(classifier.log_probs(&v))),
+        Ok(None) => Ok(None),
+        Err(e) => Err(RouteError::BadInput(format!("the message could not be read: {e}"))),
+    }
+}
+
 /// Mean log-probability per token of each label as the model's reply to `text`.
 async fn score(session: &mut Session, title: &str, subjects: &[String], text: &str) -> Result<Vec<(Label, f64)>, SessionError> {
     let system = system(title, subjects);
@@ -298,16 +335,16 @@ pub(crate) fn course_words(bundle: &Bundle) -> impl Fn(&str) -> bool + '_ {
 
 /// The label the scores choose: the best, except that `off_topic` and `ambiguous` must beat the
 /// best course label by their margins, and after a clarification `ambiguous` is not an answer.
-pub fn choose(scores: &[(Label, f64)], cfg: &RouteConfig, clarified: bool) -> Label {
+pub fn choose(scores: &[(Label, f64)], margins: &Margins, clarified: bool) -> Label {
     let of = |l: Label| scores.iter().find(|(x, _)| *x == l).map_or(f64::NEG_INFINITY, |s| s.1);
     let best_course = [Label::Conceptual, Label::Quiz, Label::Code].into_iter().max_by(|&a, &b| of(a).total_cmp(&of(b))).unwrap_or(Label::Conceptual);
     let mut ranked: Vec<(Label, f64)> = scores.to_vec();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
     for (label, s) in ranked {
         let ok = match label {
-            Label::OffTopic => s - of(best_course) >= cfg.off_topic_margin,
-            Label::Harmful => s - of(best_course) >= cfg.harmful_margin,
-            Label::Ambiguous => !clarified && s - of(best_course) >= cfg.ambiguous_margin,
+            Label::OffTopic => s - of(best_course) >= margins.off_topic,
+            Label::Harmful => s - of(best_course) >= margins.harmful,
+            Label::Ambiguous => !clarified && s - of(best_course) >= margins.ambiguous,
             _ => true,
         };
         if ok {
@@ -378,7 +415,7 @@ mod tests {
 
     #[test]
     fn off_topic_and_ambiguous_need_a_margin_over_the_course() {
-        let cfg = RouteConfig { off_topic_margin: 0.3, ambiguous_margin: 0.5, ..Default::default() };
+        let cfg = Margins { off_topic: 0.3, ambiguous: 0.5, harmful: 1.0 };
         let s = scores(&[(Label::OffTopic, -0.5), (Label::Conceptual, -0.6), (Label::Code, -2.0)]);
         assert_eq!(choose(&s, &cfg, false), Label::Conceptual, "unsure between off_topic and the course: the course");
         let s = scores(&[(Label::OffTopic, -0.1), (Label::Conceptual, -0.6)]);

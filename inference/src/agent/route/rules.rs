@@ -167,6 +167,12 @@ pub fn off_topic(text: &str, course_word: &dyn Fn(&str) -> bool) -> bool {
     hit && !norm.split(' ').any(course_word)
 }
 
+/// Whether the message names something the course teaches (a word of its subjects, title or
+/// outline, as `course_word` says).
+pub fn names_course(text: &str, course_word: &dyn Fn(&str) -> bool) -> bool {
+    normalise(text).split(' ').any(course_word)
+}
+
 /// Asking to be tested: a quiz, MCQs, practice questions (English, Bangla, romanised Bangla).
 pub(crate) const QUIZ: &[&str] = &[
     "quiz", "quizzes", "mcq", "mcqs", "test me", "test my", "practice questions", "practise questions", "practice question", "ask me questions",

@@ -1,0 +1,181 @@
+//! A learned router: softmax regression over a multilingual encoder's message vectors, trained on
+//! labelled messages (our own routing sets `routing.jsonl` + `routing_more.jsonl`, 315 messages in
+//! English, Bangla and mixed; never the shared dev set or the blind set).
+//!
+//! The 0.5B chat model's label scores carry almost no signal about these classes
+//! (docs/EVALUATION.md "Router"); an encoder that reads Bengali separates them well. The weights
+//! depend only on the encoder and the labelled messages, not on a course, so they are trained
+//! once per encoder (`index-builder route-train`) and shipped in the crate
+//! (`router-<encoder>.json`); [`Classifier::for_encoder`] picks the one made with the bundle's
+//! encoder (same sha256), and a test checks that training again gives the same weights.
+
+use super::Label;
+use crate::embed::EncoderId;
+use serde::{Deserialize, Serialize};
+
+/// The labelled messages the classifier learns from (tuning data: our own sets, see
+/// tests/eval/data/own/README.md).
+const BANK: [&str; 2] = [include_str!("../../../../tests/eval/data/own/routing.jsonl"), include_str!("../../../../tests/eval/data/own/routing_more.jsonl")];
+
+/// The shipped classifiers, one per encoder.
+const SHIPPED: [&str; 1] = [include_str!("router-e5.json")];
+
+/// Labelled messages for training: `(text, label)`.
+pub fn bank() -> Vec<(String, Label)> {
+    #[derive(Deserialize)]
+    struct Line {
+        text: String,
+        label: String,
+    }
+    BANK.iter()
+        .flat_map(|f| f.lines().filter(|l| !l.trim().is_empty()))
+        .map(|l| {
+            let line: Line = serde_json::from_str(l).expect("the routing sets are JSON lines");
+            (line.text, Label::parse(&line.label).expect("a known label"))
+        })
+        .collect()
+}
+
+/// How the classifier is trained (chosen by 5-fold cross-validation on the bank; EVALUATION.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrainConfig {
+    /// Vectors are multiplied by this before the linear layer (unit vectors are small).
+    pub scale: f32,
+    /// L2 penalty on the weights.
+    pub l2: f32,
+    pub steps: usize,
+    pub learning_rate: f32,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig { scale: 10.0, l2: 1e-4, steps: 1000, learning_rate: 0.5 }
+    }
+}
+
+/// A trained classifier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Classifier {
+    /// The encoder whose vectors it reads.
+    pub encoder: EncoderId,
+    pub labels: Vec<Label>,
+    pub config: TrainConfig,
+    /// `dim × labels`, row-major.
+    pub weights: Vec<f32>,
+    pub bias: Vec<f32>,
+    /// Messages it was trained on.
+    pub examples: usize,
+}
+
+impl Classifier {
+    /// Full-batch gradient descent on the softmax cross-entropy (deterministic: same inputs,
+    /// same weights).
+    pub fn train(vectors: &[Vec<f32>], labels: &[Label], encoder: &EncoderId, config: &TrainConfig) -> Classifier {
+        let classes: Vec<Label> = Label::ALL.to_vec();
+        let (n, k, dim) = (vectors.len(), classes.len(), encoder.dim);
+        let target: Vec<usize> = labels.iter().map(|l| classes.iter().position(|c| c == l).expect("a label")).collect();
+        let (mut w, mut b) = (vec![0f32; dim * k], vec![0f32; k]);
+        let mut logits = vec![0f32; k];
+        for _ in 0..config.steps {
+            let (mut gw, mut gb) = (vec![0f32; dim * k], vec![0f32; k]);
+            for (x, &t) in vectors.iter().zip(&target) {
+                affine(x, config.scale, &w, &b, &mut logits);
+                softmax(&mut logits);
+                logits[t] -= 1.0;
+                for (c, g) in logits.iter().enumerate() {
+                    gb[c] += g / n as f32;
+                }
+                for (i, &xi) in x.iter().enumerate() {
+                    let xi = xi * config.scale / n as f32;
+                    for c in 0..k {
+                        gw[i * k + c] += xi * logits[c];
+                    }
+                }
+            }
+            for (wi, gi) in w.iter_mut().zip(&gw) {
+                *wi -= config.learning_rate * (gi + config.l2 * *wi);
+            }
+            for (bi, gi) in b.iter_mut().zip(&gb) {
+                *bi -= config.learning_rate * gi;
+            }
+        }
+        Classifier { encoder: encoder.clone(), labels: classes, config: config.clone(), weights: w, bias: b, examples: n }
+    }
+
+    /// The shipped classifier for this encoder, if one was trained with it.
+    pub fn for_encoder(id: &EncoderId) -> Option<Classifier> {
+        SHIPPED
+            .iter()
+            .filter_map(|s| serde_json::from_str::<Classifier>(s).ok())
+            .find(|c| c.encoder.sha256 == id.sha256 && c.encoder.dim == id.dim)
+    }
+
+    /// Log-probability of each label for a message's vector (the encoder's query vector).
+    pub fn log_probs(&self, v: &[f32]) -> Vec<(Label, f64)> {
+        let mut logits = vec![0f32; self.labels.len()];
+        affine(v, self.config.scale, &self.weights, &self.bias, &mut logits);
+        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let log_sum = logits.iter().map(|z| ((z - max) as f64).exp()).sum::<f64>().ln() + max as f64;
+        self.labels.iter().zip(&logits).map(|(&l, &z)| (l, z as f64 - log_sum)).collect()
+    }
+}
+
+fn affine(x: &[f32], scale: f32, w: &[f32], b: &[f32], out: &mut [f32]) {
+    let k = b.len();
+    out.copy_from_slice(b);
+    for (i, &xi) in x.iter().enumerate() {
+        let xi = xi * scale;
+        for c in 0..k {
+            out[c] += xi * w[i * k + c];
+        }
+    }
+}
+
+fn softmax(z: &mut [f32]) {
+    let max = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for v in z.iter_mut() {
+        *v = (*v - max).exp();
+        sum += *v;
+    }
+    for v in z.iter_mut() {
+        *v /= sum;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bank_has_every_label_and_no_evaluation_set() {
+        let bank = bank();
+        assert_eq!(bank.len(), 315);
+        for l in Label::ALL {
+            assert!(bank.iter().filter(|(_, x)| *x == l).count() >= 20, "{l:?}");
+        }
+    }
+
+    #[test]
+    fn training_separates_separable_points() {
+        let id = EncoderId { name: "toy".into(), sha256: "0".into(), dim: 3, max_tokens: 8 };
+        let xs = vec![vec![1.0, 0.0, 0.0], vec![0.9, 0.1, 0.0], vec![0.0, 1.0, 0.0], vec![0.0, 0.0, 1.0]];
+        let ys = vec![Label::Greeting, Label::Greeting, Label::Code, Label::Quiz];
+        let c = Classifier::train(&xs, &ys, &id, &TrainConfig { steps: 300, ..Default::default() });
+        let best = |v: &[f32]| c.log_probs(v).into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
+        assert_eq!(best(&[0.95, 0.05, 0.0]), Label::Greeting);
+        assert_eq!(best(&[0.0, 0.9, 0.1]), Label::Code);
+        assert_eq!(best(&[0.1, 0.0, 0.9]), Label::Quiz);
+        let p: f64 = c.log_probs(&[0.3, 0.3, 0.3]).iter().map(|(_, lp)| lp.exp()).sum();
+        assert!((p - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn the_shipped_classifier_parses() {
+        for s in SHIPPED {
+            let c: Classifier = serde_json::from_str(s).expect("shipped classifier is JSON");
+            assert_eq!(c.weights.len(), c.encoder.dim * c.labels.len());
+            assert_eq!(c.examples, 315);
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! The shipped router classifier is what training on the labelled bank with the real
+//! multilingual-e5-small gives (so nobody can edit the weights by hand), and it routes a few
+//! plain messages of each kind (written here, not from any evaluation set).
+
+mod common;
+
+use inference::agent::route::Label;
+use inference::agent::route::classify::{Classifier, TrainConfig, bank};
+use inference::embed::Role;
+
+#[test]
+fn shipped_weights_are_reproduced_by_training() {
+    let enc = common::e5_encoder();
+    let shipped = Classifier::for_encoder(enc.id()).expect("a classifier is shipped for multilingual-e5-small");
+    let bank = bank();
+    let texts: Vec<&str> = bank.iter().map(|(t, _)| t.as_str()).collect();
+    let vectors = enc.embed_many(&texts, Role::Query, 16, |_| {}).unwrap();
+    let labels: Vec<Label> = bank.iter().map(|(_, l)| *l).collect();
+    let trained = Classifier::train(&vectors, &labels, enc.id(), &TrainConfig::default());
+    assert_eq!(trained.labels, shipped.labels);
+    let diff = trained.weights.iter().zip(&shipped.weights).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    assert!(diff < 1e-3, "retrained weights differ from the shipped ones by {diff}: run `index-builder route-train --out inference/src/agent/route/router-e5.json`");
+
+    let best = |text: &str| {
+        let v = enc.embed(&[text], Role::Query).unwrap().remove(0);
+        shipped.log_probs(&v).into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0
+    };
+    assert_eq!(best("What does the print function do in Python?"), Label::Conceptual);
+    assert_eq!(best("Which film won the most awards this year?"), Label::OffTopic);
+    assert_eq!(best("Give me five practice questions on photosynthesis"), Label::Quiz);
+    assert_eq!(best("কেমন আছ বন্ধু?"), Label::Greeting);
+}
