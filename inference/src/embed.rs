@@ -337,6 +337,39 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// An encoder's cosines mapped onto one scale (MiniLM's), so thresholds and weights set for one
+/// encoder mean the same for another: `(cos - floor) * stretch`. e5 puts nearly every pair of
+/// texts between 0.75 and 0.95, MiniLM spreads them over 0–1.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Calibration {
+    pub floor: f32,
+    pub stretch: f32,
+    /// Whether the best cosine tells an answerable question from an unanswerable one (the
+    /// coverage gate's `min_dense` / `strong_dense`). e5's does not: on our tuning halves its best
+    /// cosine has the same median for in-course and out-of-course questions.
+    pub gates: bool,
+}
+
+impl Default for Calibration {
+    fn default() -> Self {
+        Calibration { floor: 0.0, stretch: 1.0, gates: true }
+    }
+}
+
+impl Calibration {
+    /// Chosen on the tuning halves of our English and Bangla retrieval sets (docs/EVALUATION.md).
+    pub fn for_encoder(name: &str) -> Calibration {
+        match name {
+            E5_NAME => Calibration { floor: 0.8, stretch: 4.0, gates: false },
+            _ => Calibration::default(),
+        }
+    }
+
+    pub fn apply(&self, cos: f32) -> f32 {
+        (cos - self.floor) * self.stretch
+    }
+}
+
 /// Dot product; the cosine similarity of unit vectors.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()

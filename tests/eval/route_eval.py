@@ -53,6 +53,7 @@ def main():
     ap.add_argument("--route-arg", action="append", default=[], help="passed on to `index-builder route` (tuning)")
     ap.add_argument("--out", default=None, help="JSONL: each message with its gold label and the route")
     ap.add_argument("--check", action="store_true", help="exit 1 unless every message was routed (the harness test)")
+    ap.add_argument("--min-accuracy", type=float, default=None, help="exit 1 if accuracy is lower (a regression check)")
     args = ap.parse_args()
     for path in (args.bundle, args.model, args.index_builder):
         if not os.path.exists(path):
@@ -94,6 +95,8 @@ def main():
         with open(args.out, "w", encoding="utf-8") as f:
             for r, o in pairs:
                 f.write(json.dumps({**r, "route": o}, ensure_ascii=False) + "\n")
+    if args.min_accuracy is not None and result["accuracy"] < args.min_accuracy:
+        sys.exit(f"FAIL: accuracy {result['accuracy']} < {args.min_accuracy}")
     if args.check and (result["errors"] or len(routed) != len(rows)):
         sys.exit(f"the harness did not route every message: {result['errors']} errors, {len(routed)} of {len(rows)} lines")
 

@@ -49,6 +49,9 @@ pub struct Args {
     /// Fail closed when the best dense cosine is below this.
     #[arg(long)]
     min_dense: Option<f32>,
+    /// Cosine calibration `FLOOR,STRETCH[,nogate]` (default: the encoder's; for tuning).
+    #[arg(long)]
+    calibration: Option<String>,
     /// Encoder (`minilm`, `e5-small`, a folder or file; default: the one the bundle records);
     /// must match the bundle's.
     #[arg(long)]
@@ -109,6 +112,11 @@ pub fn run(a: Args) -> Result<()> {
     }
     if let Some(d) = a.min_dense {
         cfg.min_dense = d;
+    }
+    if let Some(c) = &a.calibration {
+        let parts: Vec<&str> = c.split(',').map(str::trim).collect();
+        let [f, s, rest @ ..] = parts.as_slice() else { bail!("--calibration FLOOR,STRETCH[,nogate]") };
+        cfg.calibration = Some(inference::embed::Calibration { floor: f.parse()?, stretch: s.parse()?, gates: rest.first() != Some(&"nogate") });
     }
     let encoder: Option<SentenceEncoder> = if mode != Mode::Lexical && bundle.header.encoder.is_some() {
         let enc = match (&a.encoder, &bundle.header.encoder) {

@@ -52,6 +52,16 @@ pub struct RetrievalConfig {
     /// A best cosine at least this high overrides low coverage: the question is a paraphrase of
     /// a passage in words the book does not use.
     pub strong_dense: f32,
+    /// How raw cosines are put on the scale the thresholds and reranker weights were set on
+    /// (MiniLM's); `None`: the bundle's encoder's own ([`crate::embed::Calibration::for_encoder`]).
+    pub calibration: Option<crate::embed::Calibration>,
+}
+
+impl RetrievalConfig {
+    /// The cosine scale for `bundle`'s vectors.
+    pub fn calibration(&self, bundle: &Bundle) -> crate::embed::Calibration {
+        self.calibration.unwrap_or_else(|| bundle.header.encoder.as_ref().map(|e| crate::embed::Calibration::for_encoder(&e.name)).unwrap_or_default())
+    }
 }
 
 impl Default for RetrievalConfig {
@@ -72,6 +82,7 @@ impl Default for RetrievalConfig {
             min_coverage: 0.35,
             min_dense: 0.3,
             strong_dense: 0.5,
+            calibration: None,
         }
     }
 }
@@ -117,12 +128,13 @@ pub struct Query<'a> {
 /// Ranked candidates before CCR/CCI: fused lists, reranked when configured.
 pub fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reranker: Option<&dyn Reranker>) -> (Vec<(u32, f32)>, Option<f32>) {
     let terms = crate::text::query_terms(query.text);
+    let cal = cfg.calibration(bundle);
     let lexical = if cfg.mode != Mode::Dense { bundle.bm25.search(&terms, cfg.k) } else { Vec::new() };
     let dense = match (cfg.mode, query.vector, bundle.vectors.as_ref()) {
         (Mode::Lexical, _, _) | (_, None, _) | (_, _, None) => Vec::new(),
         (_, Some(q), Some(v)) => v.search(q, cfg.k),
     };
-    let best_dense = dense.first().map(|d| d.1);
+    let best_dense = dense.first().map(|d| cal.apply(d.1));
     let headings = match (cfg.mode, query.vector) {
         (Mode::Lexical, _) | (_, None) => Vec::new(),
         (_, Some(q)) => heading_search(bundle, q, cfg.k),
@@ -135,7 +147,7 @@ pub fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, rer
     };
     if let (true, Some(r)) = (cfg.rerank, reranker) {
         let cands: Vec<Candidate> = ranked.iter().map(|&(chunk, score)| Candidate { chunk, score }).collect();
-        let rq = RerankQuery { text: query.text, terms: &terms, vector: query.vector };
+        let rq = RerankQuery { text: query.text, terms: &terms, vector: query.vector, calibration: cal };
         let scores = r.score(bundle, &rq, &cands);
         ranked = cands.iter().zip(scores).map(|(c, s)| (c.chunk, s)).collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -177,8 +189,9 @@ pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reran
     let docs: Vec<String> = evidence.iter().map(|e| format!("{}\n{}", e.heading_path.join(" "), e.text)).collect();
     let doc_refs: Vec<&str> = docs.iter().map(String::as_str).collect();
     let coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, query.is_common_word);
-    let too_far = best_dense.is_some_and(|d| d < cfg.min_dense);
-    let paraphrase = best_dense.is_some_and(|d| d >= cfg.strong_dense);
+    let gates = cfg.calibration(bundle).gates;
+    let too_far = gates && best_dense.is_some_and(|d| d < cfg.min_dense);
+    let paraphrase = gates && best_dense.is_some_and(|d| d >= cfg.strong_dense);
     let uncovered = coverage.score < cfg.min_coverage && !paraphrase;
     let abstained = evidence.is_empty() || !coverage.jargon.is_empty() || uncovered || too_far;
     let mut nearest_sections = Vec::new();

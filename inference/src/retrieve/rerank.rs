@@ -25,6 +25,8 @@ pub struct RerankQuery<'a> {
     pub terms: &'a [String],
     /// Unit-length query embedding, when an encoder is loaded.
     pub vector: Option<&'a [f32]>,
+    /// The encoder's cosine scale.
+    pub calibration: crate::embed::Calibration,
 }
 
 pub trait Reranker {
@@ -77,11 +79,11 @@ impl Reranker for FeatureReranker {
                 let section = bundle.section_of(c.chunk);
                 let chunk = &bundle.chunks[c.chunk as usize];
                 let dense = match (query.vector, bundle.vectors.as_ref()) {
-                    (Some(q), Some(v)) => crate::embed::dot(q, v.vector(c.chunk)).max(0.0),
+                    (Some(q), Some(v)) => query.calibration.apply(crate::embed::dot(q, v.vector(c.chunk))).max(0.0),
                     _ => 0.0,
                 };
                 let heading_dense = match (query.vector, bundle.heading_vector(chunk.section)) {
-                    (Some(q), Some(h)) => crate::embed::dot(q, h).max(0.0),
+                    (Some(q), Some(h)) => query.calibration.apply(crate::embed::dot(q, h)).max(0.0),
                     _ => 0.0,
                 };
                 let lexical = bm25_all[c.chunk as usize] / bm25_max;
