@@ -22,6 +22,7 @@ export TUTOR_LLM="${TUTOR_LLM:-qwen2.5-coder-0.5b-instruct-q4_k_m.gguf}"
 [ -f models/cache/SmolLM2-135M-Instruct.Q4_1.gguf ] && [ -f "models/cache/$TUTOR_LLM" ] || models/fetch.sh llm
 scripts/install-web-tools.sh
 CARGO_TARGET_DIR="$WASM_TARGET_DIR" trunk build
+rm -rf dist/models/e5-small
 mkdir -p dist/models/all-MiniLM-L6-v2
 cp models/cache/all-MiniLM-L6-v2/{config.json,model.safetensors,tokenizer.json} dist/models/all-MiniLM-L6-v2/
 cp models/cache/SmolLM2-135M-Instruct.Q4_1.gguf "models/cache/$TUTOR_LLM" dist/models/
