@@ -107,11 +107,12 @@ impl Classifier {
         Classifier { encoder: encoder.clone(), labels: classes, config: config.clone(), weights: w, bias: b, examples: n }
     }
 
-    /// The shipped classifier for this encoder, if one was trained with it.
-    pub fn for_encoder(id: &EncoderId) -> Option<Classifier> {
-        SHIPPED
+    /// The shipped classifier for this encoder, if one was trained with it (parsed once).
+    pub fn for_encoder(id: &EncoderId) -> Option<&'static Classifier> {
+        static PARSED: std::sync::OnceLock<Vec<Classifier>> = std::sync::OnceLock::new();
+        PARSED
+            .get_or_init(|| SHIPPED.iter().map(|s| serde_json::from_str(s).expect("the shipped classifier is valid JSON")).collect())
             .iter()
-            .filter_map(|s| serde_json::from_str::<Classifier>(s).ok())
             .find(|c| c.encoder.sha256 == id.sha256 && c.encoder.dim == id.dim)
     }
 
