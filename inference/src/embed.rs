@@ -146,11 +146,12 @@ impl SentenceEncoder {
         let model = BertModel::load(&file.config, &file, false, device)?;
         let words = file.word_rows()?;
         let cfg = file.config.clone();
-        let vocab = file.vocab;
-        let model_pieces = Unigram::from(vocab.pieces.clone(), Some(vocab.unk as usize), false)
+        let mut vocab = file.vocab;
+        let pad = vocab.pieces.iter().position(|(p, _)| p == "<pad>").unwrap_or(1) as u32;
+        // The 250k pieces move into the unigram model (not kept twice).
+        let model_pieces = Unigram::from(std::mem::take(&mut vocab.pieces), Some(vocab.unk as usize), false)
             .map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
         let max_tokens = E5_MAX_TOKENS.min(cfg.max_position_embeddings);
-        let pad = vocab.pieces.iter().position(|(p, _)| p == "<pad>").unwrap_or(1) as u32;
         let id = EncoderId { name: E5_NAME.into(), sha256: hex(&Sha256::digest(bytes)), dim: cfg.hidden_size, max_tokens };
         let text = TextTokenizer::Pieces(Pieces { model: model_pieces, vocab, words, pad, max_tokens });
         Ok(SentenceEncoder { model, text, device: device.clone(), id })

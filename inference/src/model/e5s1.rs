@@ -28,6 +28,7 @@ pub enum E5s1Error {
 
 /// The vocabulary and normalisation of the SentencePiece-unigram tokenizer.
 pub struct UnigramVocab {
+    /// Pieces and scores (moved into the tokenizer once it is built).
     pub pieces: Vec<(String, f64)>,
     pub bos: u32,
     pub eos: u32,
