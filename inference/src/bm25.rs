@@ -90,6 +90,11 @@ impl Bm25Index {
         self.lookup.get(term).map_or(0, |&i| self.postings[i].1.len())
     }
 
+    /// Whether any term of the index satisfies `pred` (a scan of the vocabulary).
+    pub fn any_term(&self, pred: impl Fn(&str) -> bool) -> bool {
+        self.postings.iter().any(|(t, _)| pred(t))
+    }
+
     /// Lucene IDF of a term; a term that occurs nowhere gets the largest possible IDF.
     pub fn idf(&self, term: &str) -> f32 {
         let n = self.num_docs() as f32;

@@ -52,6 +52,9 @@ pub struct SentenceEncoder {
     text: TextTokenizer,
     device: Device,
     id: EncoderId,
+    /// The last query embedded through [`query_vector`] and its vector: the router and then Ask
+    /// (or the Find panel) embed the same message, which costs e5 tens of milliseconds in wasm.
+    last_query: std::sync::Mutex<Option<(String, Vec<f32>)>>,
 }
 
 /// How an encoder turns text into token ids (and, for the quantized table, word vectors).
@@ -136,7 +139,7 @@ impl SentenceEncoder {
             dim: cfg.hidden_size,
             max_tokens,
         };
-        Ok(SentenceEncoder { model, text: TextTokenizer::Json(tokenizer), device: device.clone(), id })
+        Ok(SentenceEncoder { model, text: TextTokenizer::Json(tokenizer), device: device.clone(), id, last_query: Default::default() })
     }
 
     /// multilingual-e5-small from its 4-bit E5S1 container (`e5-small-q4.bin`): matrices
@@ -154,7 +157,18 @@ impl SentenceEncoder {
         let max_tokens = E5_MAX_TOKENS.min(cfg.max_position_embeddings);
         let id = EncoderId { name: E5_NAME.into(), sha256: hex(&Sha256::digest(bytes)), dim: cfg.hidden_size, max_tokens };
         let text = TextTokenizer::Pieces(Pieces { model: model_pieces, vocab, words, pad, max_tokens });
-        Ok(SentenceEncoder { model, text, device: device.clone(), id })
+        Ok(SentenceEncoder { model, text, device: device.clone(), id, last_query: Default::default() })
+    }
+
+    /// The vector [`SentenceEncoder::remember_query`] kept, if `text` is that query's.
+    pub fn remembered_query(&self, text: &str) -> Option<Vec<f32>> {
+        let last = self.last_query.lock().unwrap_or_else(|e| e.into_inner());
+        last.as_ref().filter(|(t, _)| t == text).map(|(_, v)| v.clone())
+    }
+
+    /// Keeps `vector` as the query vector of `text` (one query: the last).
+    pub fn remember_query(&self, text: &str, vector: &[f32]) {
+        *self.last_query.lock().unwrap_or_else(|e| e.into_inner()) = Some((text.to_string(), vector.to_vec()));
     }
 
     /// Whether this encoder marks queries and passages (e5); such encoders read Bengali.

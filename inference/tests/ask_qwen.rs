@@ -3,7 +3,7 @@
 //! is reused; every shown sentence was checked.
 
 mod common;
-use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, PREFIX, judge_support};
+use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, PREFIX, Sufficiency, judge_support};
 use inference::bundle::Bundle;
 use inference::corpus::{Block, BlockKind, Document};
 use inference::llm::{LoadOptions, Session, now};
@@ -115,12 +115,22 @@ fn the_fixed_prefix_is_kept_and_later_questions_read_only_their_own_part() {
     let read = |question: &str| {
         let mut session = f.session.borrow_mut();
         let mut env = AskEnv { bundle: &f.bundle, encoder: None, session: &mut session };
-        let mut run = AskRun::new(question, AskSettings::default());
+        // The sufficiency check on (never refusing): it shares the prompt's reading.
+        let check = Sufficiency { enabled: true, min_margin: f64::NEG_INFINITY, min_margin_uncertain: f64::NEG_INFINITY };
+        let mut run = AskRun::new(question, AskSettings { sufficiency: check, ..AskSettings::default() });
+        let mut margin = None;
         let (mut start, mut total) = (0, 0);
         while let Some(e) = now(run.step(&mut env)).unwrap() {
             match e {
                 AskEvent::Sources { prompt_tokens, .. } => (start, total) = (env.session.evaluated(), prompt_tokens),
-                AskEvent::Token(_) => return (env.session.evaluated() - start, total),
+                AskEvent::Sufficiency { margin: m, sufficient, .. } => {
+                    assert!(sufficient, "no threshold");
+                    margin = Some(m);
+                }
+                AskEvent::Token(_) => {
+                    assert!(margin.is_some_and(f64::is_finite), "the check ran before the first token");
+                    return (env.session.evaluated() - start, total);
+                }
                 _ => {}
             }
         }
@@ -132,8 +142,11 @@ fn the_fixed_prefix_is_kept_and_later_questions_read_only_their_own_part() {
     let kept = session.kept();
     let (_, fixed, bytes) = *kept.iter().find(|(name, ..)| *name == PREFIX).expect("Ask's prefix is kept");
     assert!(fixed > 100 && bytes > 0, "{kept:?}");
-    // The prompt's own part, plus the first generated token's evaluation.
-    assert!(evaluated <= total - fixed + 1, "read {evaluated} of {total} tokens with {fixed} kept");
+    // The prompt's own part once, the sufficiency check's tail (its line, the labels) and the
+    // answer's turn end: the passages are not read twice.
+    let own = total - fixed;
+    assert!(evaluated <= own + 60, "read {evaluated} of {total} tokens with {fixed} kept");
+    assert!(own > 60, "a prompt with passages: {own} own tokens");
 }
 
 #[test]

@@ -31,6 +31,19 @@ fn embeddings_match_sentence_transformers() {
     }
 }
 
+/// The router and then Ask embed one message: the second asks the encoder again for nothing.
+#[test]
+fn a_repeated_query_reuses_its_vector() {
+    use inference::agent::ask::query_vector;
+    let enc = common::encoder();
+    assert_eq!(enc.remembered_query("What is a list?"), None);
+    let v = inference::llm::now(query_vector(Some(&enc), "What is a list?")).unwrap().unwrap();
+    assert_eq!(enc.remembered_query("What is a list?").as_ref(), Some(&v));
+    assert_eq!(enc.remembered_query("What is a tuple?"), None);
+    let fresh = enc.embed(&["What is a list?"], inference::embed::Role::Query).unwrap().remove(0);
+    assert_eq!(fresh, v, "the kept vector is the one a new embedding gives");
+}
+
 #[test]
 fn wrong_weights_give_a_clear_error() {
     let dir = common::encoder_dir();

@@ -46,6 +46,24 @@ def load_jsonl(path):
         return [json.loads(l) for l in f if l.strip()]
 
 
+SETS = ["dev", "own-tuning", "own-heldout", "own", "bn-tuning", "bn-heldout", "bn"]
+
+
+def load_set(name, dev):
+    """(in-corpus questions, out-of-corpus questions) of a set named as `--set` takes it."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if name == "dev":
+        qa = load_jsonl(os.path.join(dev, "qa_python_faq.jsonl")) + load_jsonl(os.path.join(dev, "qa_python_tutorial.jsonl"))
+        return qa, load_jsonl(os.path.join(dev, "out_of_corpus.jsonl"))
+    own = os.path.join(here, "data", "own")
+    keep = {"tuning": 1, "heldout": 0}.get(name.split("-")[-1])
+    pick = lambda rows: [r for r in rows if keep is None or int(re.search(r"(\d+)$", r["id"]).group(1)) % 2 == keep]
+    if name.startswith("bn"):
+        return pick(load_jsonl(os.path.join(own, "qa_bn.jsonl"))), pick(load_jsonl(os.path.join(own, "out_of_corpus_bn.jsonl")))
+    qa = pick(load_jsonl(os.path.join(own, "qa_tutorial_faq.jsonl")) + load_jsonl(os.path.join(own, "qa_reference_howto.jsonl")))
+    return qa, pick(load_jsonl(os.path.join(own, "out_of_corpus.jsonl")))
+
+
 def run_search(binary, bundle, queries, flags, top):
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as f:
         for q in queries:
@@ -73,7 +91,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bundle", required=True)
     ap.add_argument("--dev", default=os.path.join(repo, "tests", "eval", "data", "dev"))
-    ap.add_argument("--set", default="dev", choices=["dev", "own-tuning", "own-heldout", "own", "bn-tuning", "bn-heldout", "bn"])
+    ap.add_argument("--set", default="dev", choices=SETS)
     ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--top", type=int, default=5)
@@ -82,19 +100,7 @@ def main():
     ap.add_argument("--min-recall", type=float, default=None, help="exit 1 if the default configuration's recall is lower")
     args = ap.parse_args()
 
-    if args.set == "dev":
-        qa = load_jsonl(os.path.join(args.dev, "qa_python_faq.jsonl")) + load_jsonl(os.path.join(args.dev, "qa_python_tutorial.jsonl"))
-        ooc = load_jsonl(os.path.join(args.dev, "out_of_corpus.jsonl"))
-    else:
-        own = os.path.join(repo, "tests", "eval", "data", "own")
-        keep = {"tuning": 1, "heldout": 0}.get(args.set.split("-")[-1])
-        pick = lambda rows: [r for r in rows if keep is None or int(re.search(r"(\d+)$", r["id"]).group(1)) % 2 == keep]
-        if args.set.startswith("bn"):
-            qa = pick(load_jsonl(os.path.join(own, "qa_bn.jsonl")))
-            ooc = pick(load_jsonl(os.path.join(own, "out_of_corpus_bn.jsonl")))
-        else:
-            qa = pick(load_jsonl(os.path.join(own, "qa_tutorial_faq.jsonl")) + load_jsonl(os.path.join(own, "qa_reference_howto.jsonl")))
-            ooc = pick(load_jsonl(os.path.join(own, "out_of_corpus.jsonl")))
+    qa, ooc = load_set(args.set, args.dev)
     if not qa:
         sys.exit(f"error: no questions in set {args.set}")
     print(f"| configuration | recall@{args.top} | MRR | abstain in-corpus | abstain out-of-corpus |")

@@ -101,6 +101,8 @@ async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>, pos
                 post(Reply::AskSources { id, sources, quote, prompt_tokens: n });
             }
             AskEvent::Reading { done, total } => post(Reply::Reading { id, done, total }),
+            // A "no" is followed by the abstention, which says so.
+            AskEvent::Sufficiency { .. } => {}
             AskEvent::Token(text) => {
                 first_token_ms.get_or_insert_with(now_ms);
                 if !text.is_empty() {

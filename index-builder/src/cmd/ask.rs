@@ -50,6 +50,10 @@ pub struct Args {
     /// Answer without evidence (closed book): the same model and system turn, the question only.
     #[arg(long)]
     closed_book: bool,
+    /// Run the evidence-sufficiency check before answering (off by default: see
+    /// `agent::ask::Sufficiency`); a question the gate only doubted is then asked too.
+    #[arg(long)]
+    sufficiency: bool,
 }
 
 
@@ -91,6 +95,9 @@ struct AnswerLine<'a> {
     id: &'a serde_json::Value,
     abstained: bool,
     abstain_reason: Option<AbstainReason>,
+    /// The evidence-sufficiency check's verdict and yes-minus-no margin (`null`: it did not run).
+    sufficient: Option<bool>,
+    sufficiency_margin: Option<f64>,
     message: Option<&'a str>,
     answer: Option<&'a str>,
     raw_answer: Option<&'a str>,
@@ -116,6 +123,7 @@ struct Outcome {
     prompt_tokens: usize,
     answer: Option<Answer>,
     abstained: Option<(AbstainReason, String, Vec<u32>)>,
+    sufficiency: Option<(bool, f64)>,
     sources_ms: Option<f64>,
     first_token_ms: Option<f64>,
     answer_ms: Option<f64>,
@@ -139,6 +147,7 @@ pub fn run(a: Args) -> Result<()> {
     settings.verify.min_score = a.min_score.unwrap_or(settings.verify.min_score);
     settings.verify.min_lexical = a.min_lexical.unwrap_or(settings.verify.min_lexical);
     settings.closed_book = a.closed_book;
+    settings.sufficiency.enabled = a.sufficiency;
     let questions = super::questions(a.question.as_deref(), a.queries.as_deref())?;
     let stdout = std::io::stdout();
     for q in &questions {
@@ -175,6 +184,7 @@ fn answer(env: &mut AskEnv<'_>, question: &str, settings: AskSettings, stream: b
                 (o.sources, o.quote, o.prompt_tokens) = (sources, quote, prompt_tokens);
             }
             AskEvent::Reading { .. } => {}
+            AskEvent::Sufficiency { margin, sufficient, .. } => o.sufficiency = Some((sufficient, margin)),
             AskEvent::Token(text) => {
                 o.first_token_ms.get_or_insert_with(|| ms(t0));
                 if stream {
@@ -212,6 +222,8 @@ fn line<'a>(bundle: &'a Bundle, id: &'a serde_json::Value, o: &'a Outcome) -> An
         id,
         abstained,
         abstain_reason: o.abstained.as_ref().map(|(r, _, _)| *r),
+        sufficient: o.sufficiency.map(|s| s.0),
+        sufficiency_margin: o.sufficiency.map(|s| s.1),
         message: o.abstained.as_ref().map(|(_, m, _)| m.as_str()),
         answer: o.answer.as_ref().filter(|_| !abstained).map(|a| a.shown.as_str()),
         raw_answer: o.answer.as_ref().map(|a| a.raw.as_str()),

@@ -16,9 +16,10 @@ pub struct Args {
     /// The judge model (GGUF), e.g. models/cache/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf.
     #[arg(long)]
     model: PathBuf,
-    /// JSONL of `{"id", "kind": "fact"|"support", "text", "claim"}`: for `fact`, does the answer
-    /// `text` state the fact `claim`; for `support`, does the passage `text` support the
-    /// sentence `claim`.
+    /// JSONL of `{"id", "kind": "fact"|"support"|"answerable", "text", "claim"}`: for `fact`,
+    /// does the answer `text` state the fact `claim`; for `support`, does the passage `text`
+    /// support the sentence `claim`; for `answerable`, can the question `claim` be answered from
+    /// the passage `text`.
     #[arg(long)]
     pairs: PathBuf,
 }
@@ -54,7 +55,8 @@ pub fn run(a: Args) -> Result<()> {
         let kind = match p.kind.as_str() {
             "fact" => Judge::Fact,
             "support" => Judge::Support,
-            k => bail!("{}:{}: unknown judgement kind {k:?}; use fact or support", a.pairs.display(), n + 1),
+            "answerable" => Judge::Answerable,
+            k => bail!("{}:{}: unknown judgement kind {k:?}; use fact, support or answerable", a.pairs.display(), n + 1),
         };
         let q = judge_question(kind, &p.text, &p.claim);
         let (ids, fixed) = session.chat_ids(&system, &[ChatMessage { role: "user", content: &q }])?;

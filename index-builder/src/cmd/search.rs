@@ -56,13 +56,33 @@ pub struct Args {
     /// must match the bundle's.
     #[arg(long)]
     encoder: Option<String>,
+    /// The course LLM (GGUF): runs Ask's evidence-sufficiency check on every question the gate
+    /// lets through or only doubted, on the passages Ask would give the model.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Least yes-minus-no margin of the check for a question the gate let through (default: Ask's).
+    #[arg(long, requires = "model")]
+    min_margin: Option<f64>,
+    /// Least margin for a question the gate doubted (default: Ask's).
+    #[arg(long, requires = "model")]
+    min_margin_uncertain: Option<f64>,
 }
 
 
 #[derive(Serialize)]
 struct ResultLine<'a> {
     id: &'a serde_json::Value,
+    /// The bundle's encoder (`null`: BM25 only).
+    encoder: Option<&'a str>,
+    /// The coverage gate's decision (without the course LLM).
     abstained: bool,
+    /// The gate abstained only for low coverage: with the LLM, its check decides.
+    uncertain: bool,
+    /// The sufficiency check's verdict and margin (`null`: no `--model`, or the gate refused).
+    sufficient: Option<bool>,
+    sufficiency_margin: Option<f64>,
+    /// Time of the check, milliseconds (`null` when it did not run).
+    llm_ms: Option<f64>,
     coverage: f32,
     best_dense: Option<f32>,
     /// Wall time of this query (embedding + retrieval), milliseconds.
@@ -131,6 +151,11 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         None
     };
+    let mut session = a.model.as_deref().map(super::chat_session).transpose()?;
+    let mut sufficiency = inference::agent::ask::Sufficiency { enabled: true, ..Default::default() };
+    sufficiency.min_margin = a.min_margin.unwrap_or(sufficiency.min_margin);
+    sufficiency.min_margin_uncertain = a.min_margin_uncertain.unwrap_or(sufficiency.min_margin_uncertain);
+    let encoder_name = bundle.header.encoder.as_ref().map(|e| e.name.clone());
     let reranker = FeatureReranker::default();
     let questions = super::questions(a.question.as_deref(), a.queries.as_deref())?;
     let stdout = std::io::stdout();
@@ -149,10 +174,23 @@ pub fn run(a: Args) -> Result<()> {
         };
         let r = retrieve(&bundle, &cfg, &query, Some(&reranker as &dyn Reranker));
         let ms = t0.elapsed().as_secs_f64() * 1e3;
+        let (mut sufficient, mut margin, mut llm_ms) = (None, None, None);
+        if let Some(session) = session.as_mut() {
+            let t1 = std::time::Instant::now();
+            if let Some(m) = check(session, &bundle, &q.question, &r)? {
+                sufficient = Some(sufficiency.sufficient(m, r.abstained));
+                (margin, llm_ms) = (Some(m), Some(t1.elapsed().as_secs_f64() * 1e3));
+            }
+        }
         if a.json {
             let line = ResultLine {
                 id: &q.id,
+                encoder: encoder_name.as_deref(),
                 abstained: r.abstained,
+                uncertain: r.uncertain,
+                sufficient,
+                sufficiency_margin: margin,
+                llm_ms,
                 coverage: r.coverage.score,
                 best_dense: r.best_dense,
                 ms,
@@ -168,9 +206,21 @@ pub fn run(a: Args) -> Result<()> {
             writeln!(out, "{}", serde_json::to_string(&line)?)?;
         } else {
             print_text(&mut out, &bundle, &q.question, &r)?;
+            if let (Some(s), Some(m)) = (sufficient, margin) {
+                writeln!(out, "sufficiency check: {} (margin {m:+.2})\n", if s { "the passages answer it" } else { "they do not answer it" })?;
+            }
         }
     }
     Ok(())
+}
+
+/// Ask's sufficiency margin for `question`, on the passages Ask would give the model (`None`:
+/// the gate refused outright, so Ask would not ask the model).
+fn check(session: &mut inference::llm::Session, bundle: &Bundle, question: &str, r: &inference::retrieve::Retrieval) -> Result<Option<f64>> {
+    use inference::agent::ask::{AskConfig, AskPrompt, Plan, plan, sufficiency};
+    let count = |p: &AskPrompt| session.chat_ids(&p.messages()[..p.fixed()], &p.messages()[p.fixed()..]).map_or(usize::MAX, |(ids, _)| ids.len());
+    let Plan::Answer(prompt) = plan(&bundle.header.title, question, r, &AskConfig::default(), &count, true) else { return Ok(None) };
+    Ok(Some(inference::llm::now(sufficiency::check(session, &prompt))?))
 }
 
 fn print_text(out: &mut impl Write, bundle: &Bundle, question: &str, r: &inference::retrieve::Retrieval) -> Result<()> {

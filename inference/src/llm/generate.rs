@@ -14,7 +14,8 @@ use std::sync::Arc;
 /// Options of [`generate`] and [`generate_text`].
 #[derive(Clone, Debug)]
 pub struct GenerateOptions {
-    /// Most tokens generated (also capped by the context length).
+    /// Most tokens generated (also capped by the context length). 0: the prompt is only read
+    /// (the cache then holds it, for a [`crate::llm::Session::score`] or generation after it).
     pub max_new_tokens: usize,
     /// Generation stops at any of these ids (not included in the output): EOS, `<|im_end|>`.
     pub stop_ids: Vec<u32>,
@@ -150,7 +151,8 @@ impl<'a> Generator<'a> {
             Some(r) => r,
             None => {
                 self.budget = self.opts.max_new_tokens.min(m.context_length().saturating_sub(self.prompt.len()));
-                if self.budget == 0 || self.prompt.is_empty() {
+                let read_only = self.opts.max_new_tokens == 0 && self.prompt.len() <= m.context_length();
+                if (self.budget == 0 && !read_only) || self.prompt.is_empty() {
                     self.finish = Some(Finish::Length);
                     return Ok(self.flush());
                 }
@@ -338,6 +340,18 @@ mod tests {
         );
         // 9 prompt positions leave 3 in the context of 12.
         assert_eq!(generate(&mut lm, &[0; 9], &GenerateOptions::default(), |_| true).unwrap(), [1, 2, 3]);
+    }
+
+    #[test]
+    fn no_new_tokens_reads_the_prompt_only() {
+        let mut lm = Counter { cache: vec![] };
+        let opts = GenerateOptions { max_new_tokens: 0, ..Default::default() };
+        assert!(generate(&mut lm, &[1, 2, 3], &opts, |_| true).unwrap().is_empty());
+        assert_eq!(lm.cache, [1, 2, 3], "the cache holds the prompt");
+        // A prompt longer than the context is not read.
+        let mut lm = Counter { cache: vec![] };
+        assert!(generate(&mut lm, &[0; 13], &opts, |_| true).unwrap().is_empty());
+        assert!(lm.cache.is_empty());
     }
 
     #[test]

@@ -25,7 +25,8 @@ pub struct Coverage {
 }
 
 /// Coverage of `question`'s key terms by the evidence texts. `is_common_word` tells everyday
-/// words (e.g. a tokenizer's whole-word vocabulary) from jargon; without it there is no jargon.
+/// words (e.g. a tokenizer's whole-word vocabulary) from jargon; without it the only jargon is
+/// a dotted API name the course does not have ([`unknown_api`]).
 pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, is_common_word: Option<&dyn Fn(&str) -> bool>) -> Coverage {
     let question_terms = crate::text::query_terms(question);
     let surface: std::collections::HashMap<String, String> =
@@ -60,6 +61,9 @@ pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, is_common_w
                         out.jargon.push(t.clone());
                     }
                 }
+                if unknown_api(t, bm25) {
+                    out.jargon.push(t.clone());
+                }
             }
             out.missing.push(t.clone());
         }
@@ -68,6 +72,26 @@ pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, is_common_w
         out.score = covered / total;
     }
     out
+}
+
+/// A dotted name the course never writes (`str.reverse`, `itertools.batched`, `parser.add_flag`)
+/// is an API the course does not have: when the course writes other attributes of the same owner
+/// (`str.format`, `parser.add_argument`), or, for an owner it never writes (the learner's own
+/// variable, `mylist.remove_all`), when the attribute is nowhere in the course either. Attributes
+/// of `self` and `cls` are the learner's own; version numbers and abbreviations (`e.g`) are not
+/// names.
+fn unknown_api(term: &str, bm25: &Bm25Index) -> bool {
+    let parts: Vec<&str> = term.split('.').collect();
+    let [.., owner, attr] = parts.as_slice() else { return false };
+    let name = |s: &str| s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !name(owner) || !name(attr) || attr.len() < 2 || owner.len() < 2 || matches!(*owner, "self" | "cls") {
+        return false;
+    }
+    let (lead, inner) = (format!("{owner}."), format!(".{owner}."));
+    if bm25.any_term(|t| t.starts_with(&lead) || t.contains(&inner)) {
+        return true;
+    }
+    bm25.doc_freq(&crate::text::stem(attr)) == 0
 }
 
 /// For a Bengali term the evidence lacks: the largest share of it (by letters) made of one evidence
@@ -119,6 +143,20 @@ mod tests {
         let c = coverage("What does a dictionary map?", &["a dictionary maps keys to values"], &bm25, None);
         assert_eq!(c.score, 1.0, "{c:?}");
         assert!(c.jargon.is_empty());
+    }
+
+    #[test]
+    fn an_api_the_course_does_not_have_is_jargon() {
+        let book = ["Call str.format to fill a template.", "list.append adds an item; list.sort sorts it.", "parser.add_argument names an option.", "self.count = 0 in __init__"];
+        let docs: Vec<Vec<String>> = book.iter().map(|d| terms(d)).collect();
+        let bm25 = Bm25Index::build(&docs, Bm25Params::default());
+        let jargon = |q: &str| coverage(q, &book, &bm25, None).jargon;
+        assert_eq!(jargon("Does `str.reverse()` reverse a string in place?"), ["str.reverse"]);
+        assert_eq!(jargon("How do I use parser.add_flag('--debug')?"), ["parser.add_flag"]);
+        assert_eq!(jargon("Why does mylist.remove_all(3) fail?"), ["mylist.remove_all"]);
+        for q in ["What does list.append do?", "Why does mylist.sort() return None?", "Where do I set self.total?", "Is Python 3.12 out, e.g. in 2023?", "How does str.format work?"] {
+            assert!(jargon(q).is_empty(), "{q}: {:?}", jargon(q));
+        }
     }
 
     #[test]

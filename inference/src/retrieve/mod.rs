@@ -111,6 +111,11 @@ pub struct Retrieval {
     pub best_dense: Option<f32>,
     /// True when the course does not support an answer: show `nearest` instead of answering.
     pub abstained: bool,
+    /// The gate abstained only because few of the question's key terms are in the evidence
+    /// (no course-foreign name, no distant vector): words can miss a paraphrase, a romanised
+    /// or cross-language question, so a host with the course LLM lets its evidence-sufficiency
+    /// check decide ([`crate::agent::ask::Sufficiency`]); without one, this stays a refusal.
+    pub uncertain: bool,
     /// Sections of the best candidates, for "the nearest sections are …" when abstaining.
     pub nearest_sections: Vec<u32>,
 }
@@ -193,7 +198,9 @@ pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reran
     let too_far = gates && best_dense.is_some_and(|d| d < cfg.min_dense);
     let paraphrase = gates && best_dense.is_some_and(|d| d >= cfg.strong_dense);
     let uncovered = coverage.score < cfg.min_coverage && !paraphrase;
-    let abstained = evidence.is_empty() || !coverage.jargon.is_empty() || uncovered || too_far;
+    let refused = evidence.is_empty() || !coverage.jargon.is_empty() || too_far;
+    let abstained = refused || uncovered;
+    let uncertain = uncovered && !refused;
     let mut nearest_sections = Vec::new();
     for &(c, _) in &ranked {
         let s = bundle.chunks[c as usize].section;
@@ -204,7 +211,7 @@ pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reran
             break;
         }
     }
-    Retrieval { evidence, coverage, best_dense, abstained, nearest_sections }
+    Retrieval { evidence, coverage, best_dense, abstained, uncertain, nearest_sections }
 }
 
 /// Build the evidence record of one chunk, heading path restored.

@@ -8,7 +8,11 @@
 //!    the nearest sections instead) → [`AskEvent::Sources`] with the book's most relevant
 //!    sentence, verbatim ([`verify::quote`]), before the model reads anything;
 //! 2. the prompt is read ([`AskEvent::Reading`]): the fixed system turn comes from the session's
-//!    kept prefix `"ask"`, so only the passages and the question are new;
+//!    kept prefix `"ask"`, so only the passages and the question are new; then the
+//!    evidence-sufficiency check asks the model, in the same conversation, whether the passages
+//!    answer the question ([`sufficiency`], [`AskEvent::Sufficiency`]; a few more tokens): a
+//!    "no" is [`AbstainReason::Sufficiency`]. A question the gate doubted (few of its words in
+//!    the book, [`crate::retrieve::Retrieval::uncertain`]) is answered only on a sure "yes";
 //! 3. the answer streams ([`AskEvent::Token`]);
 //! 4. every sentence (and code block) is checked against the passage it cites, or, uncited,
 //!    against the passage that holds most of its words: the model's yes/no judgement of that
@@ -22,9 +26,11 @@
 //! show the same answer for the same bundle and question.
 
 pub mod prompt;
+pub mod sufficiency;
 pub mod verify;
 
 pub use prompt::{AskConfig, AskPrompt, Citation, Plan, Source, citations, plan};
+pub use sufficiency::Sufficiency;
 pub use verify::VerifyConfig;
 
 use crate::bundle::Bundle;
@@ -121,6 +127,9 @@ pub enum AskEvent {
     /// Retrieval is done: the passages the answer may cite, the book's sentence, and the
     /// prompt's length in tokens.
     Sources { sources: Vec<Source>, quote: Option<Quote>, prompt_tokens: usize },
+    /// The evidence-sufficiency check's yes-minus-no margin, whether the gate had doubted the
+    /// question, and the decision.
+    Sufficiency { margin: f64, uncertain: bool, sufficient: bool },
     /// The model read `done` of the prompt's `total` tokens (kept ones count).
     Reading { done: usize, total: usize },
     /// Text of the answer as it streams (may be empty).
@@ -152,12 +161,19 @@ pub struct AskSettings {
     /// No retrieval and no evidence: the model answers from what it knows (the baseline an
     /// evaluation compares grounded answers with). Nothing is checked.
     pub closed_book: bool,
+    pub sufficiency: Sufficiency,
 }
 
 enum State {
     Start,
+    /// The shared part of the answer's and the check's prompts is read, then the check runs.
+    Reading { prompt: AskPrompt, ids: Vec<u32>, fixed: usize, check: Vec<u32>, reader: Generator<'static>, kept: bool, uncertain: bool },
+    /// The check said yes: the answer's prompt (its shared part already read) is generated from.
+    Sufficient { prompt: AskPrompt, ids: Vec<u32>, fixed: usize },
     Answering { prompt: AskPrompt, ids: Vec<u32>, fixed: usize, generation: Generator<'static>, kept: bool },
     Checking { prompt: AskPrompt, raw: String, tokens: usize, truncated: bool, units: Vec<Unit>, checked: Vec<Checked> },
+    /// The check said no: the abstention is next.
+    Refused,
     Done,
 }
 
@@ -189,6 +205,34 @@ impl AskRun {
     pub async fn step(&mut self, env: &mut AskEnv<'_>) -> Result<Option<AskEvent>, AskError> {
         match std::mem::replace(&mut self.state, State::Done) {
             State::Start => self.start(env).await.map(Some),
+            State::Reading { prompt, ids, fixed, check, mut reader, kept, uncertain } => {
+                let total = ids.len();
+                if !kept {
+                    env.session.keep(PREFIX, &ids[..fixed]).await?;
+                    self.state = State::Reading { prompt, ids, fixed, check, reader, kept: true, uncertain };
+                    return Ok(Some(AskEvent::Reading { done: fixed, total }));
+                }
+                if !self.stopped {
+                    if let Event::Reading { done, .. } = reader.step(env.session).await? {
+                        self.state = State::Reading { prompt, ids, fixed, check, reader, kept, uncertain };
+                        return Ok(Some(AskEvent::Reading { done, total }));
+                    }
+                }
+                if self.stopped {
+                    // Stopped before the answer began: an empty, stopped answer.
+                    return Ok(Some(self.finish(String::new(), 0, false, Vec::new())));
+                }
+                let margin = sufficiency::margin(env.session, &check, fixed).await?;
+                let sufficient = self.settings.sufficiency.sufficient(margin, uncertain);
+                self.state = if sufficient { State::Sufficient { prompt, ids, fixed } } else { State::Refused };
+                Ok(Some(AskEvent::Sufficiency { margin, uncertain, sufficient }))
+            }
+            State::Sufficient { prompt, ids, fixed } => {
+                let generation = self.generator(env, &ids);
+                let n = ids.len();
+                self.state = State::Answering { prompt, ids, fixed, generation, kept: true };
+                Ok(Some(AskEvent::Reading { done: n.saturating_sub(1), total: n }))
+            }
             State::Answering { prompt, ids, fixed, mut generation, kept } => {
                 if !kept {
                     env.session.keep(PREFIX, &ids[..fixed]).await?;
@@ -236,6 +280,12 @@ impl AskRun {
                 }
                 Ok(Some(self.finish(raw, tokens, truncated, checked)))
             }
+            State::Refused => Ok(Some(AskEvent::Abstained {
+                reason: AbstainReason::Sufficiency,
+                message: "The course book does not cover this.".into(),
+                nearest: self.nearest.clone(),
+                answer: None,
+            })),
             State::Done => Ok(None),
         }
     }
@@ -248,14 +298,15 @@ impl AskRun {
             let system = prompt::system_closed_book(&env.bundle.header.title);
             let user = format!("Question: {}", self.question.trim());
             let p = AskPrompt { system, user, sources: Vec::new() };
-            return self.answering(env, p, None);
+            return self.answering(env, p, None, None);
         }
         let retrieval = search(env.bundle, env.encoder, &self.question, &self.settings.retrieval).await?;
         self.nearest = retrieval.nearest_sections.clone();
         let session = &*env.session;
         let title = &env.bundle.header.title;
         let count = |p: &AskPrompt| session.chat_ids(&p.messages()[..p.fixed()], &p.messages()[p.fixed()..]).map_or(usize::MAX, |(ids, _)| ids.len());
-        let prompt = match plan(title, &self.question, &retrieval, &self.settings.ask, &count) {
+        let check = self.settings.sufficiency.enabled;
+        let prompt = match plan(title, &self.question, &retrieval, &self.settings.ask, &count, check) {
             Plan::Abstain { nearest_sections } => {
                 return Ok(AskEvent::Abstained {
                     reason: AbstainReason::Gate,
@@ -269,22 +320,39 @@ impl AskRun {
         let idf = |t: &str| env.bundle.bm25.idf(t);
         let quote = verify::quote(&self.question, &prompt.sources, &idf)
             .map(|(s, text)| Quote { n: s.n, section: s.section, heading_path: s.heading_path.clone(), text });
-        self.answering(env, prompt, quote)
+        let uncertain = retrieval.abstained && retrieval.uncertain;
+        self.answering(env, prompt, quote, check.then_some(uncertain))
     }
 
-    /// The model is to answer `prompt`: the generation is set up and the sources go out.
-    fn answering(&mut self, env: &mut AskEnv<'_>, prompt: AskPrompt, quote: Option<Quote>) -> Result<AskEvent, AskError> {
-        let session = &*env.session;
+    /// The model is to answer `prompt`: the reading (and the sufficiency check when `check` is
+    /// `Some(uncertain)`) or the generation is set up, and the sources go out.
+    fn answering(&mut self, env: &mut AskEnv<'_>, prompt: AskPrompt, quote: Option<Quote>, check: Option<bool>) -> Result<AskEvent, AskError> {
         let messages = prompt.messages();
-        let (ids, fixed) = session.chat_ids(&messages[..prompt.fixed()], &messages[prompt.fixed()..])?;
-        let opts = GenerateOptions { max_new_tokens: self.settings.ask.max_new_tokens, ..Default::default() };
-        let mut generation = session.generator(&ids, opts);
-        if self.settings.prompt_chunk > 0 {
-            generation = generation.prompt_chunk(self.settings.prompt_chunk);
-        }
+        let (ids, fixed) = env.session.chat_ids(&messages[..prompt.fixed()], &messages[prompt.fixed()..])?;
         let event = AskEvent::Sources { sources: prompt.sources.clone(), quote, prompt_tokens: ids.len() };
-        self.state = State::Answering { prompt, ids, fixed, generation, kept: fixed == 0 };
+        self.state = match check {
+            Some(uncertain) => {
+                let (check, _, shared) = sufficiency::ids(env.session, &prompt, &ids)?;
+                let read = GenerateOptions { max_new_tokens: 0, ..Default::default() };
+                let reader = self.chunked(env.session.generator(&check[..shared.max(1)], read));
+                State::Reading { prompt, ids, fixed, check, reader, kept: fixed == 0, uncertain }
+            }
+            None => {
+                let generation = self.generator(env, &ids);
+                State::Answering { prompt, ids, fixed, generation, kept: fixed == 0 }
+            }
+        };
         Ok(event)
+    }
+
+    /// The answer's generation after `ids`.
+    fn generator(&self, env: &AskEnv<'_>, ids: &[u32]) -> Generator<'static> {
+        let opts = GenerateOptions { max_new_tokens: self.settings.ask.max_new_tokens, ..Default::default() };
+        self.chunked(env.session.generator(ids, opts))
+    }
+
+    fn chunked(&self, g: Generator<'static>) -> Generator<'static> {
+        if self.settings.prompt_chunk > 0 { g.prompt_chunk(self.settings.prompt_chunk) } else { g }
     }
 
     /// Checks one unit: against each passage it cites, else the one holding most of its words.
@@ -388,15 +456,23 @@ pub fn bad_input(question: &str) -> Option<String> {
     None
 }
 
-/// The question's vector, when the encoder reads its script (`None`: BM25 alone).
+/// The question's vector, when the encoder reads its script (`None`: BM25 alone). The same
+/// text as the last call reuses its vector (the router, then Ask, embed one message).
 pub async fn query_vector(encoder: Option<&SentenceEncoder>, text: &str) -> Result<Option<Vec<f32>>, AskError> {
     match encoder {
         Some(e) if e.can_read(text) => {
+            if let Some(v) = e.remembered_query(text) {
+                return Ok(Some(v));
+            }
             #[cfg(target_arch = "wasm32")]
             let v = e.embed_async(&[text], Role::Query).await?;
             #[cfg(not(target_arch = "wasm32"))]
             let v = e.embed(&[text], Role::Query)?;
-            Ok(v.into_iter().next())
+            let v = v.into_iter().next();
+            if let Some(v) = &v {
+                e.remember_query(text, v);
+            }
+            Ok(v)
         }
         _ => Ok(None),
     }

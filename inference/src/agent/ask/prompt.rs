@@ -66,9 +66,12 @@ pub enum Plan {
 }
 
 /// Decides between answering and abstaining, and builds the prompt, fitted to
-/// `cfg.max_prompt_tokens` as `count_tokens` counts a rendered prompt.
-pub fn plan(course_title: &str, question: &str, retrieval: &Retrieval, cfg: &AskConfig, count_tokens: &dyn Fn(&AskPrompt) -> usize) -> Plan {
-    if retrieval.abstained || retrieval.evidence.is_empty() {
+/// `cfg.max_prompt_tokens` as `count_tokens` counts a rendered prompt. With `check` (the
+/// evidence-sufficiency check follows), a question the gate only doubted
+/// ([`Retrieval::uncertain`]) gets a prompt too.
+pub fn plan(course_title: &str, question: &str, retrieval: &Retrieval, cfg: &AskConfig, count_tokens: &dyn Fn(&AskPrompt) -> usize, check: bool) -> Plan {
+    let doubted = retrieval.abstained && retrieval.uncertain && check;
+    if (retrieval.abstained && !doubted) || retrieval.evidence.is_empty() {
         return Plan::Abstain { nearest_sections: retrieval.nearest_sections.clone() };
     }
     let mut fit = cfg.clone();
@@ -251,6 +254,7 @@ mod tests {
             coverage: Coverage { score: 0.9, supported: vec![], missing: vec![], unknown: vec![], jargon: vec![] },
             best_dense: Some(0.6),
             abstained,
+            uncertain: false,
             nearest_sections: vec![3, 5],
         }
     }
@@ -308,11 +312,16 @@ mod tests {
         let cfg = AskConfig::default();
         // About four characters a token.
         let chars = |p: &AskPrompt| p.chatml().chars().count() / 4;
-        assert_eq!(plan("C", "q", &retrieval(true), &cfg, &chars), Plan::Abstain { nearest_sections: vec![3, 5] });
+        assert_eq!(plan("C", "q", &retrieval(true), &cfg, &chars, false), Plan::Abstain { nearest_sections: vec![3, 5] });
+        assert_eq!(plan("C", "q", &retrieval(true), &cfg, &chars, true), Plan::Abstain { nearest_sections: vec![3, 5] }, "a sure refusal");
         let mut empty = retrieval(false);
         empty.evidence.clear();
-        assert!(matches!(plan("C", "q", &empty, &cfg, &chars), Plan::Abstain { .. }));
-        assert!(matches!(plan("C", "q", &retrieval(false), &cfg, &chars), Plan::Answer(p) if p.sources.len() == 2));
+        assert!(matches!(plan("C", "q", &empty, &cfg, &chars, true), Plan::Abstain { .. }));
+        assert!(matches!(plan("C", "q", &retrieval(false), &cfg, &chars, false), Plan::Answer(p) if p.sources.len() == 2));
+        // A doubted question goes to the model only when the sufficiency check follows.
+        let doubted = Retrieval { uncertain: true, ..retrieval(true) };
+        assert!(matches!(plan("C", "q", &doubted, &cfg, &chars, false), Plan::Abstain { .. }));
+        assert!(matches!(plan("C", "q", &doubted, &cfg, &chars, true), Plan::Answer(_)));
     }
 
     #[test]
@@ -325,11 +334,11 @@ mod tests {
         let full = prompt("C", "q", &r, &AskConfig::default());
         let budget = chars(&full) - 200;
         let cfg = AskConfig { max_prompt_tokens: budget, ..AskConfig::default() };
-        let Plan::Answer(p) = plan("C", "q", &r, &cfg, &chars) else { panic!("abstained") };
+        let Plan::Answer(p) = plan("C", "q", &r, &cfg, &chars, false) else { panic!("abstained") };
         assert!(chars(&p) <= budget);
         assert_eq!(p.sources.len(), 2, "passages are shortened before any is dropped");
         let tiny = AskConfig { max_prompt_tokens: 10, ..AskConfig::default() };
-        let Plan::Answer(p) = plan("C", "q", &r, &tiny, &chars) else { panic!("abstained") };
+        let Plan::Answer(p) = plan("C", "q", &r, &tiny, &chars, false) else { panic!("abstained") };
         assert_eq!(p.sources.len(), 1, "at least one passage is kept");
     }
 
