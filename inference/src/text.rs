@@ -149,6 +149,16 @@ const STOPWORDS: &[&str] = &[
     "when", "where", "whether", "which", "while", "who", "whom", "why", "will", "with", "without",
     "would", "you", "your", "ও", "আমি", "আমাকে", "আর", "এই", "এক", "এবং", "একটি", "কী", "কি",
     "কে", "কেন", "কোন", "করে", "কিভাবে", "কীভাবে", "থেকে", "দিয়ে", "না", "বা", "যে", "সে", "হয়",
+    "এ", "এর", "তা", "টা", "টি", "মানে", "তাহলে", "যদি", "কিন্তু", "আমার", "তুমি", "তোমার", "আপনি",
+    "আপনার", "কত", "কখন", "কোথায়", "কেমন", "হবে", "হলে", "করা", "করতে", "করলে", "জন্য", "মধ্যে",
+    "সাথে", "একটু", "দাও", "বলো", "বলুন", "বোঝাও", "বুঝিয়ে",
+    // Bengali written in Latin letters (how many learners type): the same function words.
+    "ami", "amake", "amar", "amra", "tumi", "tomar", "apni", "apnar", "ki", "keno", "kivabe",
+    "kibhabe", "kemon", "kemne", "kon", "kono", "koto", "kothay", "kokhon", "ei", "oi", "er", "ar",
+    "hoy", "hoye", "hobe", "hoyeche", "kore", "kora", "korle", "korte", "kori", "theke", "diye",
+    "dao", "jonno", "moddhe", "sathe", "shathe", "ta", "ti", "gulo", "guli", "ekta", "ekti", "eta",
+    "ota", "seta", "achhe", "chilo", "jabe", "pari", "parbo", "bolo", "bujhiye", "ektu", "abar",
+    "tahole", "jodi", "kintu", "ebong", "nai", "na", "e", "mane",
 ];
 
 #[cfg(test)]
@@ -160,6 +170,7 @@ mod tests {
         assert!(is_stopword("the"));
         assert!(is_stopword(&nfc("দিয়ে")));
         assert!(query_terms("আমি কীভাবে খাদ্য তৈরি করে").iter().all(|t| t != "আমি" && t != "করে"));
+        assert_eq!(query_terms("chlorophyll er kaj ki?"), ["chlorophyl", "kaj"], "romanised Bengali function words too");
     }
 
     #[test]
