@@ -332,7 +332,9 @@ impl AskRun {
         let event = AskEvent::Sources { sources: prompt.sources.clone(), quote, prompt_tokens: ids.len() };
         self.state = match check {
             Some(uncertain) => {
-                let (check, _, shared) = sufficiency::ids(env.session, &prompt, &ids)?;
+                let (check, _) = sufficiency::ids(env.session, &prompt)?;
+                // The part the answer shares with the check is read once, for both.
+                let shared = check.iter().zip(&ids).take_while(|(a, b)| a == b).count();
                 let read = GenerateOptions { max_new_tokens: 0, ..Default::default() };
                 let reader = self.chunked(env.session.generator(&check[..shared.max(1)], read));
                 State::Reading { prompt, ids, fixed, check, reader, kept: fixed == 0, uncertain }

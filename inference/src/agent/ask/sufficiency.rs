@@ -45,15 +45,12 @@ impl Sufficiency {
     }
 }
 
-/// Ids of the check, how many of them are the kept system turn's, and how many it shares with
-/// the answer's `answer_ids` (the part read once for both).
-pub fn ids(session: &Session, prompt: &AskPrompt, answer_ids: &[u32]) -> Result<(Vec<u32>, usize, usize), AskError> {
+/// Ids of the check and how many of them are the kept system turn's.
+pub fn ids(session: &Session, prompt: &AskPrompt) -> Result<(Vec<u32>, usize), AskError> {
     let user = format!("{}\n\n{CHECK}", prompt.user);
     let mut messages = prompt.messages();
     *messages.last_mut().expect("a prompt has a user turn") = ChatMessage { role: "user", content: &user };
-    let (ids, kept) = session.chat_ids(&messages[..prompt.fixed()], &messages[prompt.fixed()..])?;
-    let shared = ids.iter().zip(answer_ids).take_while(|(a, b)| a == b).count();
-    Ok((ids, kept, shared))
+    Ok(session.chat_ids(&messages[..prompt.fixed()], &messages[prompt.fixed()..])?)
 }
 
 /// The check's yes-minus-no log-probability for `prompt`. Reads only what the session's cache
@@ -69,9 +66,7 @@ pub async fn margin(session: &mut Session, check_ids: &[u32], kept: usize) -> Re
 /// The check for `prompt` on its own (what `index-builder search --model` runs): reads what the
 /// session's cache does not hold of the check's prompt, then scores it.
 pub async fn check(session: &mut Session, prompt: &AskPrompt) -> Result<f64, AskError> {
-    let messages = prompt.messages();
-    let (answer, _) = session.chat_ids(&messages[..prompt.fixed()], &messages[prompt.fixed()..])?;
-    let (ids, kept, _) = ids(session, prompt, &answer)?;
+    let (ids, kept) = ids(session, prompt)?;
     margin(session, &ids, kept).await
 }
 
