@@ -217,8 +217,8 @@ pub fn run(a: Args) -> Result<()> {
 /// Ask's sufficiency margin for `question`, on the passages Ask would give the model (`None`:
 /// the gate refused outright, so Ask would not ask the model).
 fn check(session: &mut inference::llm::Session, bundle: &Bundle, question: &str, r: &inference::retrieve::Retrieval) -> Result<Option<f64>> {
-    use inference::agent::ask::{AskConfig, AskPrompt, Plan, plan, sufficiency};
-    let count = |p: &AskPrompt| session.chat_ids(&p.messages()[..p.fixed()], &p.messages()[p.fixed()..]).map_or(usize::MAX, |(ids, _)| ids.len());
+    use inference::agent::ask::{AskConfig, AskPrompt, Plan, plan, prompt_tokens, sufficiency};
+    let count = |p: &AskPrompt| prompt_tokens(session, p);
     let Plan::Answer(prompt) = plan(&bundle.header.title, question, r, &AskConfig::default(), &count, true) else { return Ok(None) };
     Ok(Some(inference::llm::now(sufficiency::check(session, &prompt))?))
 }

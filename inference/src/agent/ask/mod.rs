@@ -304,7 +304,7 @@ impl AskRun {
         self.nearest = retrieval.nearest_sections.clone();
         let session = &*env.session;
         let title = &env.bundle.header.title;
-        let count = |p: &AskPrompt| session.chat_ids(&p.messages()[..p.fixed()], &p.messages()[p.fixed()..]).map_or(usize::MAX, |(ids, _)| ids.len());
+        let count = |p: &AskPrompt| prompt_tokens(session, p);
         let check = self.settings.sufficiency.enabled;
         let prompt = match plan(title, &self.question, &retrieval, &self.settings.ask, &count, check) {
             Plan::Abstain { nearest_sections } => {
@@ -440,6 +440,13 @@ fn with_citation(text: &str, n: usize) -> String {
         Some((at, c)) if matches!(c, '.' | '!' | '?' | ':' | ';' | '।') => format!("{} [{n}]{}", body[..at].trim_end(), &body[at..]),
         _ => format!("{body} [{n}]"),
     }
+}
+
+/// Tokens of `prompt` in `session`'s chat template (`usize::MAX` when it cannot be rendered),
+/// as [`plan`] counts them.
+pub fn prompt_tokens(session: &Session, prompt: &AskPrompt) -> usize {
+    let m = prompt.messages();
+    session.chat_ids(&m[..prompt.fixed()], &m[prompt.fixed()..]).map_or(usize::MAX, |(ids, _)| ids.len())
 }
 
 /// The message for a question that cannot be searched, if it is one.
