@@ -8,13 +8,20 @@
 // Writes inference/tests/fixtures/llm/{smollm2,qwen}_greedy.json: for each chat prompt, the prompt
 // token ids from llama.cpp's tokenizer (special tokens parsed) and 32 greedy (argmax) continuation
 // ids. On an AVX512 x86 CPU node-llama-cpp loads libggml-cpu-zen4.so and uses flash attention
-// ("auto"); tests/reference/llama_dump reproduces these runs tensor by tensor.
+// ("auto"); tests/reference/llama_dump reproduces these runs tensor by tensor. On an Intel CPU
+// with AMX, node-llama-cpp picks libggml-cpu-sapphirerapids.so instead (AMX int8 tiles: other
+// numerics); move that file out of node_modules/@node-llama-cpp/linux-x64/bins/*/ first so the
+// zen4 variant runs (checked 2026-12-02: the three short cases then come out unchanged).
 import { createRequire } from "node:module";
-import { writeFileSync, mkdirSync } from "node:fs";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 
 const require = createRequire(path.join(process.env.NODE_PATH ?? "/tmp/nlc/node_modules", "x.js"));
 const { getLlama } = await import(require.resolve("node-llama-cpp"));
+
+// A long prompt (~650 tokens, a chapter of our demo course) so that the prompt is read in one
+// batch of 64+ rows: llama.cpp's tiled flash attention and its GEMM paths, as Ask's prompts are.
+const LONG = `${readFileSync("index-builder/demo-course/python/03-control-flow.md", "utf8").slice(0, 2600)}\n\nSummarise the text above in two sentences.`;
 
 const MODELS = {
   smollm2: {
@@ -24,6 +31,7 @@ const MODELS = {
       "What is the capital of France?",
       "Explain what a Python list comprehension is, with an example.",
       "Write a haiku about the number 42 and rain.",
+      LONG,
     ],
   },
   // Qwen2.5's template inserts this system message when the conversation has none, so each
@@ -35,6 +43,7 @@ const MODELS = {
       "Write a Python function that checks whether a number is prime.",
       "What is the difference between a list and a tuple in Python?",
       "Explain what a hash map is in two sentences.",
+      LONG,
     ],
   },
 };
@@ -56,7 +65,7 @@ const cases = [];
 for (const user of USERS) {
   const prompt = chatml(user);
   const promptIds = Array.from(model.tokenize(prompt, true));
-  const context = await model.createContext({ contextSize: 512, threads: 2, batchSize: 512 });
+  const context = await model.createContext({ contextSize: user === LONG ? 1024 : 512, threads: 2, batchSize: 512 });
   const seq = context.getSequence();
   const out = [];
   // temperature 0: llama.cpp's greedy sampler (argmax of the logits); no repeat penalty.
@@ -67,7 +76,7 @@ for (const user of USERS) {
   await context.dispose();
   // The five most likely first tokens with llama.cpp's probabilities (softmax at temperature 1),
   // to tell a near-tie (quantized activations) from a real divergence.
-  const ctx2 = await model.createContext({ contextSize: 512, threads: 2, batchSize: 512 });
+  const ctx2 = await model.createContext({ contextSize: user === LONG ? 1024 : 512, threads: 2, batchSize: 512 });
   let firstTop5 = [];
   for await (const { probabilities } of ctx2.getSequence().evaluateWithMetadata(promptIds, { probabilities: true }, { temperature: 1, topK: 0, topP: 1, seed: 1 })) {
     firstTop5 = [...probabilities.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([id, p]) => ({ id, p }));

@@ -149,6 +149,10 @@ fn for_row_chunks(out: &mut [f32], rows: usize, n: usize, f: impl Fn(usize, &mut
     }
 }
 
+/// Tokens whose activations one pass over a thread's rows reads: a multiple of 4, so that
+/// Q4_K's groups of four tokens (llama.cpp's GEMM) are the same as over the whole batch.
+const TOKEN_CHUNK: usize = 32;
+
 /// Rows `r0..` of `w` times all `n` activation rows into `out` (`rows × n`).
 fn rows(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
@@ -168,9 +172,15 @@ macro_rules! row_loop {
     ($w:expr, $acts:expr, $bpr:expr, $n:expr, $r0:expr, $out:expr, $k:ident) => {{
         let (w, acts, bpr, n, r0, out) = ($w, $acts, $bpr, $n, $r0, $out);
         macro_rules! each {
+            // Tokens in chunks of TOKEN_CHUNK, each chunk's activations read by every row
+            // while they are in cache (a whole prompt's do not fit in L2).
             ($a:expr, $per_row:expr, $dot:path) => {
-                for (i, o) in out.chunks_exact_mut(n).enumerate() {
-                    $dot(w.row_bytes(r0 + i), &$a[..], $per_row, o);
+                for t0 in (0..n).step_by(TOKEN_CHUNK) {
+                    let t1 = (t0 + TOKEN_CHUNK).min(n);
+                    let a = &$a[t0 * $per_row..t1 * $per_row];
+                    for (i, o) in out.chunks_exact_mut(n).enumerate() {
+                        $dot(w.row_bytes(r0 + i), a, $per_row, &mut o[t0..t1]);
+                    }
                 }
             };
         }

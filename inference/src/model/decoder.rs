@@ -52,6 +52,8 @@ pub const ARCHITECTURES: &[&str] = &["llama", "qwen2"];
 
 /// Below this many query rows llama.cpp attends with f16 queries and an f16 accumulator.
 const FA_TILE_ROWS: usize = 64;
+/// Keys per tile of the tiled path (64 or more query rows).
+const FA_KV: usize = 64;
 
 struct Layer {
     attn_norm: Vec<f32>,
@@ -419,7 +421,7 @@ fma_dispatch! {
 
 fma_dispatch! {
     /// See [`attend_tiled_body`].
-    fn attend_tiled<'a>(q: &[f32], k: &dyn Fn(usize) -> &'a [f32], v: &dyn Fn(usize) -> &'a [f32], visible: usize, scale: f32, o: &mut [f32]) => attend_tiled_body
+    fn attend_tiled(q: &[f32], kt: &[f32], stride: usize, v: &[f32], kvd: usize, voff: usize, visible: usize, scale: f32, o: &mut [f32]) => attend_tiled_body
 }
 
 /// ggml's `swiglu` on x86 (AVX512/AVX2 `ggml_vec_swiglu_f32`): `silu(g) · u` with
@@ -457,7 +459,8 @@ fn ggml_v_expf(x: f32) -> f32 {
         return if n <= 0.0 { 0.0 } else { f32::INFINITY };
     }
     // _mm512_scalef_ps: j · 2^n rounded once (exact in f64, then one rounding to f32).
-    (j as f64 * (n as f64).exp2()) as f32
+    // 2^n built from its bits (|n| ≤ 192 here, so an exact normal f64) rather than by `exp2`.
+    (j as f64 * f64::from_bits(((n as i64 + 1023) as u64) << 52)) as f32
 }
 
 fn add_rows(x: &mut [f32], b: &[f32]) {
@@ -482,6 +485,19 @@ fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, n: usize, nh: usize,
     let group = nh / nkv;
     let scale = 1.0 / (hd as f32).sqrt();
     let tiled = n >= FA_TILE_ROWS && hd.is_multiple_of(16);
+    // The tiled path reads keys transposed, once per layer call: `kt[kh][d][pos]`, positions
+    // padded to whole tiles, so one tile's scores are `FA_KV` independent FMA chains side by side.
+    let total = start + n;
+    let padded = total.div_ceil(FA_KV) * FA_KV;
+    let mut kt = Vec::new();
+    if tiled {
+        kt = vec![0.0f32; nkv * hd * padded];
+        for (pos, key) in k[..total * kvd].chunks_exact(kvd).enumerate() {
+            for (c, &x) in key.iter().enumerate() {
+                kt[c * padded + pos] = x;
+            }
+        }
+    }
     let (kf, vf) = (k, v);
     let row = |t: usize, o: &mut [f32]| {
         let visible = start + t + 1;
@@ -492,7 +508,7 @@ fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, n: usize, nh: usize,
             let vj = |j: usize| &vf[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
             let o = &mut o[h * hd..(h + 1) * hd];
             if tiled {
-                attend_tiled(qh, &kj, &vj, visible, scale, o);
+                attend_tiled(qh, &kt[kh * hd * padded..(kh + 1) * hd * padded], padded, vf, kvd, kh * hd, visible, scale, o);
             } else {
                 attend_f16(qh, &kj, &vj, visible, scale, o);
             }
@@ -608,24 +624,24 @@ fn to_f16_precision(x: f32) -> f32 {
 /// rescaled by `expf`; probabilities by [`ggml_v_expf`] summed per 16 ([`reduce16`]) into f64;
 /// values accumulated as one FMA chain over the tile's 64 keys (masked keys add exact zeros).
 #[inline(always)]
-fn attend_tiled_body<'a>(q: &[f32], k: &dyn Fn(usize) -> &'a [f32], v: &dyn Fn(usize) -> &'a [f32], visible: usize, scale: f32, o: &mut [f32]) {
-    const KV: usize = 64;
+#[allow(clippy::too_many_arguments)]
+fn attend_tiled_body(q: &[f32], kt: &[f32], stride: usize, v: &[f32], kvd: usize, voff: usize, visible: usize, scale: f32, o: &mut [f32]) {
+    const KV: usize = FA_KV;
+    let hd = o.len();
     let (mut m, mut s) = (f32::NEG_INFINITY, 0.0f32);
-    let mut acc = vec![0.0f32; o.len()];
-    let mut kq = [0.0f32; KV];
+    let mut acc = vec![0.0f32; hd];
     for ic in (0..visible).step_by(KV) {
         let tile = KV.min(visible - ic);
+        // Key `ic + j`'s score is lane j's chain `fma(k[d], q[d], ·)` over d (keys transposed).
+        let mut kq = [0.0f32; KV];
+        for (d, &qx) in q.iter().enumerate() {
+            let keys: &[f32; KV] = kt[d * stride + ic..][..KV].try_into().expect("positions padded to whole tiles");
+            for (sc, &kx) in kq.iter_mut().zip(keys) {
+                *sc = fma(kx, qx, *sc);
+            }
+        }
         for (tk, sc) in kq.iter_mut().enumerate() {
-            *sc = if tk < tile {
-                let kj = k(ic + tk);
-                let mut a = 0.0f32;
-                for (&kx, &qx) in kj.iter().zip(q) {
-                    a = fma(kx, qx, a);
-                }
-                a * scale
-            } else {
-                f32::NEG_INFINITY
-            };
+            *sc = if tk < tile { *sc * scale } else { f32::NEG_INFINITY };
         }
         let tile_max = kq.iter().fold(f32::NEG_INFINITY, |m, &x| if m > x { m } else { x });
         let new = m.max(tile_max);
@@ -645,7 +661,8 @@ fn attend_tiled_body<'a>(q: &[f32], k: &dyn Fn(usize) -> &'a [f32], v: &dyn Fn(u
         }
         s = (s as f64 + sum) as f32;
         for (tk, &p) in kq.iter().enumerate().take(tile) {
-            for (a, &x) in acc.iter_mut().zip(v(ic + tk)) {
+            let vj = &v[(ic + tk) * kvd + voff..][..hd];
+            for (a, &x) in acc.iter_mut().zip(vj) {
                 *a = fma(x, p, *a);
             }
         }
