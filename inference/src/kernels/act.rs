@@ -13,6 +13,14 @@ pub fn round_f16(x: f32) -> f32 {
     f16::from_f32(x).to_f32()
 }
 
+/// `x.round_ties_even()` for |x| < 2^22 (here |x| ≤ 127.5) by adding and removing 1.5·2^23, so
+/// no libm call (`rintf`) is needed where the baseline x86-64 target lacks SSE4.1's `roundss`.
+#[inline(always)]
+fn round_even_small(x: f32) -> f32 {
+    const MAGIC: f32 = 12_582_912.0; // 1.5 · 2^23
+    (x + MAGIC) - MAGIC
+}
+
 /// 32 activations as signed bytes with one scale (`block_q8_0`).
 #[derive(Clone, Copy, Debug)]
 pub struct BlockQ8_0 {
@@ -50,7 +58,7 @@ pub fn quantize_q8_0(x: &[f32], out: &mut Vec<BlockQ8_0>) {
         let id = if m != 0.0 { 127.0 / m } else { 0.0 };
         let mut qs = [0i8; QK];
         for (q, &v) in qs.iter_mut().zip(x) {
-            *q = (v * id).round_ties_even() as i8;
+            *q = round_even_small(v * id) as i8;
         }
         out.push(BlockQ8_0 { d: round_f16(m / 127.0), qs });
     }
@@ -66,7 +74,7 @@ pub fn quantize_q8_1(x: &[f32], out: &mut Vec<BlockQ8_1>) {
         let mut qs = [0i8; QK];
         let mut sum = 0i32;
         for (q, &v) in qs.iter_mut().zip(x) {
-            *q = (v * id).round_ties_even() as i8;
+            *q = round_even_small(v * id) as i8;
             sum += *q as i32;
         }
         out.push(BlockQ8_1 { d: round_f16(d), s: round_f16(d * sum as f32), qs });
@@ -100,7 +108,7 @@ fn quantize_q8_k_with(x: &[f32], out: &mut Vec<BlockQ8K>, positive_wins: bool) {
         if amax != 0.0 {
             let iscale = -127.0 / max;
             for (q, &v) in b.qs.iter_mut().zip(x) {
-                *q = ((iscale * v).round_ties_even() as i32).min(127) as i8;
+                *q = (round_even_small(iscale * v) as i32).min(127) as i8;
             }
             for (s, q) in b.bsums.iter_mut().zip(b.qs.chunks_exact(16)) {
                 *s = q.iter().map(|&v| v as i16).sum();
@@ -114,6 +122,17 @@ fn quantize_q8_k_with(x: &[f32], out: &mut Vec<BlockQ8K>, positive_wins: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_rounding_equals_ties_to_even() {
+        let mut x = -130.0f32;
+        while x <= 130.0 {
+            for v in [x, x + 0.5, x.next_up(), (x + 0.5).next_down()] {
+                assert_eq!(round_even_small(v), v.round_ties_even(), "{v}");
+            }
+            x += 0.25;
+        }
+    }
 
     #[test]
     fn q8_0_scales_by_the_largest_magnitude_and_rounds_ties_to_even() {

@@ -422,7 +422,9 @@ macro_rules! kernels {
         // the activation block (`m·s` for Q4_1/Q5_1), given as its two factors and accumulated
         // with FMA apart from the lanes (`summs` in ggml). `$A` is the accumulator type.
         macro_rules! tiled32 {
-            ($A:ident, $w:expr, $a:expr, $bpr:expr, $out:expr, $bytes:expr, |$b:ident| $unpack:block, $min:expr, |$m:ident, $y:ident| $extra:expr) => {{
+            ($A:ident, $w:expr, $a:expr, $bpr:expr, $out:expr, $bytes:expr, |$b:ident| $unpack:block, $min:expr, |$m:ident, $y:ident| $extra:expr, $with_min:literal) => {{
+                // Types without a min term skip its FMA and the final add (ggml's kernels have none).
+                let with_min: bool = $with_min;
                 let (w, a, bpr, out) = ($w, $a, $bpr, $out);
                 let blocks = w.as_chunks::<{ $bytes }>().0;
                 if out.len() == 1 {
@@ -433,10 +435,12 @@ macro_rules! kernels {
                         let x = $unpack;
                         let $m: f32 = $min;
                         acc.add(&x, &$y.qs, f16_at($b, 0) * $y.d);
-                        let (ea, eb): (f32, f32) = $extra;
-                        extra = fma(ea, eb, extra);
+                        if with_min {
+                            let (ea, eb): (f32, f32) = $extra;
+                            extra = fma(ea, eb, extra);
+                        }
                     }
-                    out[0] = acc.sum() + extra;
+                    out[0] = if with_min { acc.sum() + extra } else { acc.sum() };
                     return;
                 }
                 let mut chunks = out.chunks_exact_mut(TILE);
@@ -456,15 +460,17 @@ macro_rules! kernels {
                         a1.add(&x, &ys[1].qs, d * ys[1].d);
                         a2.add(&x, &ys[2].qs, d * ys[2].d);
                         a3.add(&x, &ys[3].qs, d * ys[3].d);
-                        for (e, $y) in extra.iter_mut().zip(ys) {
-                            let (ea, eb): (f32, f32) = $extra;
-                            *e = fma(ea, eb, *e);
+                        if with_min {
+                            for (e, $y) in extra.iter_mut().zip(ys) {
+                                let (ea, eb): (f32, f32) = $extra;
+                                *e = fma(ea, eb, *e);
+                            }
                         }
                     }
-                    out[0] = a0.sum() + extra[0];
-                    out[1] = a1.sum() + extra[1];
-                    out[2] = a2.sum() + extra[2];
-                    out[3] = a3.sum() + extra[3];
+                    let sums = [a0.sum(), a1.sum(), a2.sum(), a3.sum()];
+                    for ((o, s), e) in out.iter_mut().zip(sums).zip(extra) {
+                        *o = if with_min { s + e } else { s };
+                    }
                     t0 += TILE;
                 }
                 for (t, o) in chunks.into_remainder().iter_mut().enumerate() {
@@ -475,10 +481,12 @@ macro_rules! kernels {
                         let $y = &a[(t0 + t) * bpr + i];
                         let $m: f32 = $min;
                         acc.add(&x, &$y.qs, f16_at($b, 0) * $y.d);
-                        let (ea, eb): (f32, f32) = $extra;
-                        extra = fma(ea, eb, extra);
+                        if with_min {
+                            let (ea, eb): (f32, f32) = $extra;
+                            extra = fma(ea, eb, extra);
+                        }
                     }
-                    *o = acc.sum() + extra;
+                    *o = if with_min { acc.sum() + extra } else { acc.sum() };
                 }
             }};
         }
@@ -494,7 +502,7 @@ macro_rules! kernels {
                     x[j + QK / 2] = (b[2 + j] >> 4) as i8 - 8;
                 }
                 x
-            }, 0.0, |_m, _y| (0.0, 0.0))
+            }, 0.0, |_m, _y| (0.0, 0.0), false)
         }
 
         /// Q4_0 weights as llama.cpp multiplies them on x86 when the matrix has a multiple of 8
@@ -510,7 +518,7 @@ macro_rules! kernels {
                     x[j + QK / 2] = (b[2 + j] >> 4) as i8 - 8;
                 }
                 x
-            }, 0.0, |_m, _y| (0.0, 0.0))
+            }, 0.0, |_m, _y| (0.0, 0.0), false)
         }
 
         /// Q4_1 weights (`q·d + m`) with Q8_1 activations: `d·dy·Σq·qy + m·sy`.
@@ -524,7 +532,7 @@ macro_rules! kernels {
                     x[j + QK / 2] = (b[4 + j] >> 4) as i8;
                 }
                 x
-            }, f16_at(b, 2), |m, y| (m, y.s))
+            }, f16_at(b, 2), |m, y| (m, y.s), true)
         }
 
         $(#[target_feature(enable = $feat)])?
@@ -538,7 +546,7 @@ macro_rules! kernels {
         #[inline]
         pub fn q5_0(w: &[u8], a: &[BlockQ8_0], bpr: usize, out: &mut [f32]) {
             tiled32!($acc, w, a, bpr, out, Q5_0_BYTES, |b| { q5_values(u32::from_le_bytes([b[2], b[3], b[4], b[5]]), &b[6..], 16) },
-                0.0, |_m, _y| (0.0, 0.0))
+                0.0, |_m, _y| (0.0, 0.0), false)
         }
 
         /// Q5_1 weights (`q·d + m`) with Q8_1 activations.
@@ -546,14 +554,14 @@ macro_rules! kernels {
         #[inline]
         pub fn q5_1(w: &[u8], a: &[BlockQ8_1], bpr: usize, out: &mut [f32]) {
             tiled32!($acc, w, a, bpr, out, Q5_1_BYTES, |b| { q5_values(u32::from_le_bytes([b[4], b[5], b[6], b[7]]), &b[8..], 0) },
-                f16_at(b, 2), |m, y| (m, y.s))
+                f16_at(b, 2), |m, y| (m, y.s), true)
         }
 
         /// Q8_0 weights with Q8_0 activations.
         $(#[target_feature(enable = $feat)])?
         #[inline]
         pub fn q8_0(w: &[u8], a: &[BlockQ8_0], bpr: usize, out: &mut [f32]) {
-            tiled32!($acc, w, a, bpr, out, Q8_0_BYTES, |b| { *bytemuck_i8(&b[2..2 + QK]) }, 0.0, |_m, _y| (0.0, 0.0))
+            tiled32!($acc, w, a, bpr, out, Q8_0_BYTES, |b| { *bytemuck_i8(&b[2..2 + QK]) }, 0.0, |_m, _y| (0.0, 0.0), false)
         }
 
         $(#[target_feature(enable = $feat)])?
@@ -702,11 +710,21 @@ pub mod portable {
     kernels!(; PortableAcc, lanes_portable, lanes256_portable, q5_values_portable);
 }
 
-/// Kernels for x86-64 CPUs with AVX2 and FMA; call only after detecting them.
+/// Kernels for x86-64 CPUs with AVX2, FMA and F16C; call only after detecting them.
 #[cfg(target_arch = "x86_64")]
 pub mod avx2 {
     use super::*;
-    kernels!("avx2,fma"; Avx2Acc, lanes_avx2, lanes256_avx2, q5_values_avx2);
+
+    /// f16 at `b[i..i + 2]` by F16C's one instruction (shadows the portable one for these kernels).
+    #[target_feature(enable = "avx2,fma,f16c")]
+    #[inline]
+    fn f16_at(b: &[u8], i: usize) -> f32 {
+        use core::arch::x86_64::*;
+        let h = u16::from_le_bytes([b[i], b[i + 1]]);
+        _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h as i32)))
+    }
+
+    kernels!("avx2,fma,f16c"; Avx2Acc, lanes_avx2, lanes256_avx2, q5_values_avx2);
 }
 
 /// f32 weights with f32 activations.
@@ -812,7 +830,7 @@ mod tests {
 
     #[test]
     fn avx2_kernels_equal_portable_ones() {
-        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c")) {
             return;
         }
         let x: Vec<f32> = bytes(512, 7).iter().map(|&b| (b as f32 - 127.5) / 40.0).collect();

@@ -88,9 +88,15 @@ impl QMatrix {
         } else {
             let mut out_t = vec![0.0f32; n * self.rows];
             for_row_chunks(&mut out_t, self.rows, n, |r0, chunk| rows(self, &acts, bpr, n, r0, chunk));
-            for r in 0..self.rows {
-                for t in 0..n {
-                    out[t * self.rows + r] = out_t[r * n + t];
+            // Transposed in 16 × 16 tiles, so neither side is walked with a large stride.
+            const B: usize = 16;
+            for r0 in (0..self.rows).step_by(B) {
+                for t0 in (0..n).step_by(B) {
+                    for r in r0..(r0 + B).min(self.rows) {
+                        for t in t0..(t0 + B).min(n) {
+                            out[t * self.rows + r] = out_t[r * n + t];
+                        }
+                    }
                 }
             }
         }
@@ -159,8 +165,8 @@ fn rows(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, r0: usize, out: &mut [f3
     {
         use std::sync::OnceLock;
         static AVX2: OnceLock<bool> = OnceLock::new();
-        if *AVX2.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
-            // SAFETY: the CPU has AVX2 and FMA (checked just above).
+        if *AVX2.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c")) {
+            // SAFETY: the CPU has AVX2, FMA and F16C (checked just above).
             return unsafe { rows_avx2(w, acts, bpr, n, r0, out) };
         }
     }
@@ -204,7 +210,7 @@ macro_rules! row_loop {
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 fn rows_avx2(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
     row_loop!(w, acts, bpr, n, r0, out, avx2)
 }
