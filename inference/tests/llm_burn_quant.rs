@@ -1,6 +1,6 @@
 //! The Burn `Llama` with its matmul weights kept quantized by Burn (`WeightFormat::Q8`: symmetric
 //! 8-bit, one f32 scale per 32 values) against the same model in f32 and against llama.cpp
-//! (fixture `smollm2_greedy.json`, 32 greedy tokens for 3 chat prompts).
+//! (fixture `smollm2_greedy.json`: greedy tokens for its 3 short chat prompts).
 //!
 //! Q8 rounds every weight a second time (the GGUF is Q4_1; dequantized to f32, then requantized
 //! to 8 bits), so its tokens are not expected to equal f32's everywhere: the tests assert the
@@ -61,44 +61,38 @@ fn greedy_from(lm: &mut BurnLm, first_logits: &[f32], n: usize) -> (Vec<u32>, f6
     (out, t.elapsed().as_secs_f64())
 }
 
+/// Greedy tokens per prompt in [`q8_weights_are_a_quarter_of_f32_and_agree_with_it`]; `PS_TOKENS`
+/// overrides (the fixture has 32). Kept small: on flex, Burn 0.22 dequantizes every quantized
+/// weight on every matmul (`QTensorOps::q_matmul`), so a Q8 step costs seconds here.
+fn tokens(fixture_n: usize) -> usize {
+    std::env::var("PS_TOKENS").ok().and_then(|v| v.parse().ok()).unwrap_or(2).min(fixture_n)
+}
+
+/// Q8 weights take about a quarter of f32's, every matmul weight is Burn-quantized, and Q8
+/// agrees with f32 (both Burn on flex) and llama.cpp: free-running greedy tokens, and the logits
+/// of the first token after each prompt. One test, so each model is loaded once.
 #[test]
-fn q8_weights_take_a_quarter_of_f32() {
+fn q8_weights_are_a_quarter_of_f32_and_agree_with_it() {
     let Some(bytes) = model_bytes() else { return };
-    let f32_bytes = load(&bytes, WeightFormat::F32).model.weight_bytes();
-    let q8 = load(&bytes, WeightFormat::Q8);
-    let q8_bytes = q8.model.weight_bytes();
+    let mut f32lm = load(&bytes, WeightFormat::F32);
+    let mut q8lm = load(&bytes, WeightFormat::Q8);
+    let (f32_bytes, q8_bytes) = (f32lm.model.weight_bytes(), q8lm.model.weight_bytes());
     let ratio = f32_bytes as f64 / q8_bytes as f64;
     eprintln!("weights: f32 {:.1} MB, q8 {:.1} MB ({ratio:.2}× smaller)", f32_bytes as f64 / 1e6, q8_bytes as f64 / 1e6);
     // Packed Q8 with f32 scales is 1.125 bytes per weight; the norms stay f32.
     assert!(ratio > 3.5, "q8 weights are only {ratio:.2}× smaller than f32");
-    // Every matmul weight (attention, feed-forward, head) is Burn-quantized.
-    for e in q8.model.precision_report() {
+    for e in q8lm.model.precision_report() {
         if e.kind.contains("matmuls") || e.kind == "output head" {
             assert!(e.precision.starts_with("Q8S block 32"), "{} is {}", e.kind, e.precision);
         }
     }
-}
-
-/// Greedy tokens per prompt in [`q8_greedy_tokens_and_logits_agree_with_f32`]; `PS_TOKENS`
-/// overrides (the fixture has 32). Kept small: on flex, Burn 0.22 dequantizes every quantized
-/// weight on every matmul (`QTensorOps::q_matmul`), so a Q8 step costs seconds here.
-fn tokens(fixture_n: usize) -> usize {
-    std::env::var("PS_TOKENS").ok().and_then(|v| v.parse().ok()).unwrap_or(4).min(fixture_n)
-}
-
-/// Q8 against f32 (both Burn on flex) and llama.cpp: free-running greedy tokens, and the logits
-/// of the first token after each prompt.
-#[test]
-fn q8_greedy_tokens_and_logits_agree_with_f32() {
-    let Some(bytes) = model_bytes() else { return };
-    let mut f32lm = load(&bytes, WeightFormat::F32);
-    let mut q8lm = load(&bytes, WeightFormat::Q8);
     let fx = fixture();
     let n = tokens(fx["n_tokens"].as_u64().unwrap() as usize);
     let (mut same_f32, mut same_cpp, mut same_f32_cpp, mut total) = (0, 0, 0, 0);
     let mut prefixes = Vec::new();
     let (mut worst_diff, mut worst_rel, mut argmax_same, mut steps) = (0.0f32, 0.0f32, 0, 0);
-    for case in fx["cases"].as_array().unwrap() {
+    // The short chats only: a Q8 prefill of the fixture's ~800-token prompt costs minutes on flex.
+    for case in fx["cases"].as_array().unwrap().iter().filter(|c| c["prompt_ids"].as_array().unwrap().len() < 64) {
         let prompt = ids(&case["prompt_ids"]);
         let cpp: Vec<u32> = ids(&case["greedy_ids"]).into_iter().take(n).collect();
 
@@ -149,5 +143,6 @@ fn q8_greedy_tokens_and_logits_agree_with_f32() {
 /// (4.96 % of the f32 logit range; 0.745 and 0.634 on prompts 2 and 3).
 const MAX_LOGIT_DIFF: f32 = 2.5;
 /// Measured: q8 = f32 at 12/12 greedy tokens (4 per prompt; 23/23 with 8 per prompt, where
-/// prompt 1 stops after 7), so every token must agree.
+/// prompt 1 stops after 7), so every token must agree (CI runs 2 per prompt: each Q8 step costs
+/// ~13 s on flex).
 const MIN_SAME_F32_PCT: usize = 100;

@@ -1,5 +1,6 @@
 use anyhow::{Context, Result, bail};
 use inference::llm::{ChatMessage, GenerateOptions, Generator, JsonDecoder, LoadOptions, Runtime, Sampling, Schema, Session, now};
+use inference::kernels::timing;
 use inference::model::llama::WeightFormat;
 use std::io::Write;
 use std::path::PathBuf;
@@ -151,12 +152,15 @@ pub fn run(a: Args) -> Result<()> {
     let vocab = session.vocab();
     let mut ids: Vec<u32> = Vec::new();
     let mut first_token_s = None;
+    let mut prefill_split = None;
+    timing::enable(a.bench);
     let t1 = Instant::now();
     let stdout = std::io::stdout();
     // Text arrives whole: characters split across tokens and possible stop strings are held back.
     let on_text = |id: Option<u32>, piece: &str| {
         if let Some(id) = id {
             first_token_s.get_or_insert_with(|| t1.elapsed().as_secs_f64());
+            prefill_split.get_or_insert_with(timing::read);
             ids.push(id);
         }
         let mut out = stdout.lock();
@@ -181,13 +185,29 @@ pub fn run(a: Args) -> Result<()> {
         let prefill_s = first_token_s.unwrap_or(total_s);
         let decoded = ids.len().saturating_sub(1);
         let decode_s = (total_s - prefill_s).max(1e-9);
+        // Where the time went (quantized CPU runtime; other runtimes time nothing here): shares
+        // of the prefill (prompt → first token) and of the decode, the rest being norms, RoPE,
+        // sampling and everything else.
+        let prefill = prefill_split.unwrap_or_else(timing::read);
+        let decode = timing::read() - prefill;
+        let shares = |s: timing::Split, secs: f64| {
+            let secs = secs.max(1e-9);
+            format!(
+                "{{\"matmul\": {:.2}, \"attention\": {:.2}, \"other\": {:.2}}}",
+                s.matmul_s / secs,
+                s.attention_s / secs,
+                (1.0 - (s.matmul_s + s.attention_s) / secs).max(0.0)
+            )
+        };
         eprintln!(
-            "{{\"model\": {:?}, \"load_s\": {load_s:.2}, \"prompt_tokens\": {}, \"prefill_tok_s\": {:.1}, \"generated\": {}, \"decode_tok_s\": {:.1}, \"peak_rss_mb\": {}}}",
+            "{{\"model\": {:?}, \"load_s\": {load_s:.2}, \"prompt_tokens\": {}, \"prefill_tok_s\": {:.1}, \"generated\": {}, \"decode_tok_s\": {:.1}, \"prefill_time\": {}, \"decode_time\": {}, \"peak_rss_mb\": {}}}",
             a.model.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
             prompt_ids.len(),
             prompt_ids.len() as f64 / prefill_s,
             ids.len(),
             decoded as f64 / decode_s,
+            shares(prefill, prefill_s),
+            shares(decode, total_s - prefill_s),
             peak_rss_mb().map_or("null".into(), |m| m.to_string()),
         );
     }

@@ -3,11 +3,13 @@
 //!
 //! - [`act`]: activation quantizers (Q8_0, Q8_1, Q8_K), bit-exact with ggml's x86 backend.
 //! - [`dot`]: one weight row · one activation row, per weight type.
+//! - [`timing`]: wall time in matmuls and attention, for `--bench`.
 //! - [`QMatrix::matmul`]: all rows × a batch of tokens, over threads natively (rayon), on one
 //!   thread in wasm; compiled a second time with AVX2 and picked at run time on x86-64.
 
 pub mod act;
 pub mod dot;
+pub mod timing;
 
 use std::sync::Arc;
 
@@ -79,6 +81,10 @@ impl QMatrix {
     /// `out[t][r] = Σ_c W[r][c] · x[t][c]` for `n` rows of `x` (`n × cols`, row-major);
     /// `out` is `n × rows`.
     pub fn matmul(&self, x: &[f32], n: usize, out: &mut [f32]) {
+        timing::timed(timing::Part::Matmul, || self.matmul_untimed(x, n, out))
+    }
+
+    fn matmul_untimed(&self, x: &[f32], n: usize, out: &mut [f32]) {
         assert_eq!(x.len(), n * self.cols, "activations are n × cols");
         assert_eq!(out.len(), n * self.rows, "output is n × rows");
         let acts = self.quantize(x, n);

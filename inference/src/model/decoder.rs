@@ -392,10 +392,12 @@ fn has_fma() -> bool {
 macro_rules! fma_dispatch {
     ($(#[$doc:meta])* fn $name:ident $(<$lt:lifetime>)? ($($arg:ident: $ty:ty),*) => $body:ident) => {
         $(#[$doc])*
+        #[allow(clippy::too_many_arguments)]
         fn $name $(<$lt>)? ($($arg: $ty),*) {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "fma")]
+                #[allow(clippy::too_many_arguments)]
                 fn with_fma $(<$lt>)? ($($arg: $ty),*) {
                     $body($($arg),*)
                 }
@@ -416,7 +418,7 @@ fma_dispatch! {
 
 fma_dispatch! {
     /// See [`attend_f16_body`].
-    fn attend_f16<'a>(q: &[f32], k: &dyn Fn(usize) -> &'a [f32], v: &dyn Fn(usize) -> &'a [f32], visible: usize, scale: f32, o: &mut [f32]) => attend_f16_body
+    fn attend_f16(q: &[f32], k: &[f32], v: &[f32], kvd: usize, off: usize, visible: usize, scale: f32, o: &mut [f32]) => attend_f16_body
 }
 
 fma_dispatch! {
@@ -481,6 +483,11 @@ fn add_into(x: &mut [f32], y: &[f32]) {
 /// rows take its one-row path ([`attend_f16`]), 64 or more its tiled path ([`attend_tiled`]).
 #[allow(clippy::too_many_arguments)]
 fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, n: usize, nh: usize, nkv: usize, hd: usize, out: &mut [f32]) {
+    crate::kernels::timing::timed(crate::kernels::timing::Part::Attention, || attention_untimed(q, k, v, start, n, nh, nkv, hd, out))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn attention_untimed(q: &[f32], k: &[f32], v: &[f32], start: usize, n: usize, nh: usize, nkv: usize, hd: usize, out: &mut [f32]) {
     let (qd, kvd) = (nh * hd, nkv * hd);
     let group = nh / nkv;
     let scale = 1.0 / (hd as f32).sqrt();
@@ -499,28 +506,26 @@ fn attention(q: &[f32], k: &[f32], v: &[f32], start: usize, n: usize, nh: usize,
         }
     }
     let (kf, vf) = (k, v);
-    let row = |t: usize, o: &mut [f32]| {
+    // One (query row, head) pair per work item, so a single decoded token spreads its heads
+    // over the threads too.
+    let head = |i: usize, o: &mut [f32]| {
+        let (t, h) = (i / nh, i % nh);
         let visible = start + t + 1;
-        for h in 0..nh {
-            let kh = h / group;
-            let qh = &q[t * qd + h * hd..t * qd + (h + 1) * hd];
-            let kj = |j: usize| &kf[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
-            let vj = |j: usize| &vf[j * kvd + kh * hd..j * kvd + (kh + 1) * hd];
-            let o = &mut o[h * hd..(h + 1) * hd];
-            if tiled {
-                attend_tiled(qh, &kt[kh * hd * padded..(kh + 1) * hd * padded], padded, vf, kvd, kh * hd, visible, scale, o);
-            } else {
-                attend_f16(qh, &kj, &vj, visible, scale, o);
-            }
+        let kh = h / group;
+        let qh = &q[t * qd + h * hd..t * qd + (h + 1) * hd];
+        if tiled {
+            attend_tiled(qh, &kt[kh * hd * padded..(kh + 1) * hd * padded], padded, vf, kvd, kh * hd, visible, scale, o);
+        } else {
+            attend_f16(qh, kf, vf, kvd, kh * hd, visible, scale, o);
         }
     };
     #[cfg(not(target_arch = "wasm32"))]
     {
         use rayon::prelude::*;
-        out.par_chunks_mut(qd).enumerate().for_each(|(t, o)| row(t, o));
+        out.par_chunks_mut(hd).enumerate().for_each(|(i, o)| head(i, o));
     }
     #[cfg(target_arch = "wasm32")]
-    out.chunks_mut(qd).enumerate().for_each(|(t, o)| row(t, o));
+    out.chunks_mut(hd).enumerate().for_each(|(i, o)| head(i, o));
 }
 
 /// ggml's `_mm512_reduce_add_ps` as GCC expands it: halves added down to one lane.
@@ -565,8 +570,12 @@ fn dot_f16(x: &[f32], y: &[f32]) -> f32 {
 /// rounded to f16, scores by [`dot_f16`], online softmax with libm's `expf`, values accumulated
 /// in f16 (`ggml_vec_mad_f16`: f32 FMA, rounded to f16 per step), `S = S·ms + vs` not fused.
 #[inline(always)]
-fn attend_f16_body<'a>(q: &[f32], k: &dyn Fn(usize) -> &'a [f32], v: &dyn Fn(usize) -> &'a [f32], visible: usize, scale: f32, o: &mut [f32]) {
+#[allow(clippy::too_many_arguments)]
+fn attend_f16_body(q: &[f32], k: &[f32], v: &[f32], kvd: usize, off: usize, visible: usize, scale: f32, o: &mut [f32]) {
     let hd = o.len();
+    // Key/value `j` of this head: `hd` values at `j·kvd + off`.
+    let k = |j: usize| &k[j * kvd + off..][..hd];
+    let v = |j: usize| &v[j * kvd + off..][..hd];
     let qh: Vec<f32> = q.iter().map(|&x| to_f16_precision(x)).collect();
     let (mut m, mut s) = (f32::NEG_INFINITY, 0.0f32);
     // f16 values held as f32, rounded through f16 after every update
