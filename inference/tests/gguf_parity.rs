@@ -4,6 +4,8 @@
 //! The model files live in `models/cache/`; each test prints a note and passes when its
 //! file is missing (`tests/reference/gguf_fetch.sh` fetches them).
 
+mod common;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use inference::gguf::{Gguf, GgufError, dequantize_row};
@@ -12,12 +14,12 @@ use serde_json::Value as Json;
 const SMOLLM2: (&str, &str) = ("SmolLM2-135M-Instruct.Q4_1.gguf", "smollm2-135m-q4_1.json");
 const QWEN: (&str, &str) = ("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "qwen2.5-coder-0.5b-q4_k_m.json");
 
-/// The model file and its fixture, or `None` (with a note) when the file is not fetched.
+/// The model file and its fixture; a missing file fails (or is skipped on request, `None`).
 fn load((file, fixture): (&str, &str)) -> Option<(Vec<u8>, Json)> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let path = format!("{root}/models/cache/{file}");
     let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("note: {path} is missing; skipping (run tests/reference/gguf_fetch.sh)");
+        common::missing(std::path::Path::new(&path), "models/fetch.sh llm");
         return None;
     };
     let json = std::fs::read_to_string(format!("{root}/inference/tests/fixtures/gguf/{fixture}")).expect("fixture");

@@ -3,6 +3,8 @@
 //! rule, the ChatML fallback and the Jinja features templates use.
 //! Tests that need a model print a note and pass when it is missing (`models/fetch.sh`).
 
+mod common;
+
 use std::path::PathBuf;
 
 use inference::gguf::Gguf;
@@ -23,7 +25,7 @@ fn load(file: &str) -> Option<Vec<u8>> {
     let path = models_dir().join(file);
     let bytes = std::fs::read(&path).ok();
     if bytes.is_none() {
-        eprintln!("note: {} is missing; skipping (run models/fetch.sh)", path.display());
+        common::missing(&path, "models/fetch.sh all");
     }
     bytes
 }

@@ -5,8 +5,10 @@
 //! 2 threads). The model reads llama.cpp's own prompt ids, so tokenizer differences cannot mix
 //! into the comparison. `CpuLm` reproduces that backend's arithmetic bit for bit (every tensor of
 //! a forward pass equals llama.cpp's; `tests/reference/llama_dump` compares them), so no
-//! tolerance is allowed. A test prints a note and passes when its model file is missing
-//! (`models/fetch.sh llm` fetches them; CI always does).
+//! tolerance is allowed. A missing model file fails the test (`models/fetch.sh llm` fetches
+//! them) unless `PATHSHALA_SKIP_MISSING_MODELS=1` asks to skip.
+
+mod common;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,14 +23,8 @@ fn root() -> &'static str {
 }
 
 fn load(file: &str) -> Option<Arc<QuantDecoder>> {
-    let path = if file.starts_with('/') { file.to_string() } else { format!("{}/models/cache/{file}", root()) };
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(_) => {
-            eprintln!("note: {path} is missing; skipping (run models/fetch.sh llm)");
-            return None;
-        }
-    };
+    // A missing model fails the test unless PATHSHALA_SKIP_MISSING_MODELS=1 (tests/common).
+    let bytes = if file.starts_with('/') { std::fs::read(file).unwrap_or_else(|e| panic!("{file}: {e}")) } else { common::model_bytes(file)? };
     let t = Instant::now();
     let model = QuantDecoder::load(Arc::new(bytes)).unwrap();
     eprintln!("{file}: loaded in {:.2?}; {:?}", t.elapsed(), model.precision_report());

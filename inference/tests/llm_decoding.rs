@@ -1,25 +1,29 @@
 //! Decoding with SmolLM2-135M-Instruct (Q4_1): label scoring, seeded sampling, stop strings and
-//! JSON-schema constrained generation, all through the `LanguageModel` trait.
+//! JSON-schema constrained generation, all through the `LanguageModel` trait, on the quantized
+//! CPU runtime the app uses by default (`CpuLm`).
 //!
-//! Each test prints a note and passes when the model file is missing (`models/fetch.sh llm`).
+//! A missing model file fails the tests (`models/fetch.sh llm`), unless
+//! `PATHSHALA_SKIP_MISSING_MODELS=1` asks to skip.
+
+mod common;
 
 use std::time::{Duration, Instant};
 
-use inference::device::default_device;
+use std::sync::Arc;
+
 use inference::gguf::Gguf;
 use inference::llm::constrain::JsonState;
 use inference::llm::score::log_softmax;
 use inference::llm::{
-    BurnLm, ChatMessage, Finish, GenerateOptions, GgufTokenizer, JsonDecoder, LanguageModel, Sampling, Schema, TokenBytes, TokenConstraint,
-    chatml_prompt, choose_label, choose_label_calibrated, generate_text, score_labels,
+    ChatMessage, CpuLm, Finish, GenerateOptions, GgufTokenizer, JsonDecoder, LanguageModel, Sampling, Schema, TokenBytes, TokenConstraint,
+    QuantDecoder, chatml_prompt, choose_label, choose_label_calibrated, generate_text, score_labels,
 };
-use inference::model::llama::{Llama, LlamaConfig};
 use serde_json::Value;
 
 const MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 struct Loaded {
-    lm: BurnLm,
+    lm: CpuLm,
     tok: GgufTokenizer,
     vocab: TokenBytes,
 }
@@ -52,20 +56,11 @@ impl Loaded {
 }
 
 fn load() -> Option<Loaded> {
-    let path = format!("{}/../models/cache/{MODEL}", env!("CARGO_MANIFEST_DIR"));
-    let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("note: {path} is missing; skipping (run models/fetch.sh llm)");
-        return None;
-    };
-    let device = default_device();
+    let bytes = common::model_bytes(MODEL)?;
     let g = Gguf::parse(&bytes).unwrap();
-    let cfg = LlamaConfig::from_gguf(&g).unwrap();
-    let model = Llama::from_gguf(&cfg, &g, &device).unwrap();
-    Some(Loaded {
-        tok: GgufTokenizer::from_gguf(&g).unwrap(),
-        vocab: TokenBytes::from_gguf(&g).unwrap(),
-        lm: BurnLm::new(model, cfg, device),
-    })
+    let (tok, vocab) = (GgufTokenizer::from_gguf(&g).unwrap(), TokenBytes::from_gguf(&g).unwrap());
+    let model = QuantDecoder::load(Arc::new(bytes)).unwrap();
+    Some(Loaded { tok, vocab, lm: CpuLm::new(Arc::new(model), 2048) })
 }
 
 #[test]

@@ -8,6 +8,8 @@
 //! Vocabularies we do not support must say so with a clear error.
 //! Each test prints a note and passes when its files are missing.
 
+mod common;
+
 use std::path::PathBuf;
 
 use inference::gguf::Gguf;
@@ -54,7 +56,7 @@ fn read_vectors(inp: &str, out: &str) -> Vec<(String, Vec<u32>)> {
 fn llama_cpp_vectors() {
     let dir = models_dir().join("llama-vocab");
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("note: {} is missing; skipping (run tests/reference/tokenizer_vectors_fetch.sh)", dir.display());
+        common::missing(&dir, "models/fetch.sh tokenizer-vectors");
         return;
     };
     let mut names: Vec<String> = entries
@@ -104,7 +106,7 @@ fn llama_cpp_vectors() {
 fn unsupported_pre_is_a_clear_error() {
     let dir = models_dir().join("llama-vocab");
     let Ok(bytes) = std::fs::read(dir.join("ggml-vocab-deepseek-llm.gguf")) else {
-        eprintln!("note: {} is missing; skipping", dir.display());
+        common::missing(&dir.join("ggml-vocab-deepseek-llm.gguf"), "models/fetch.sh tokenizer-vectors");
         return;
     };
     let err = GgufTokenizer::from_gguf(&Gguf::parse(&bytes).unwrap()).err().expect("deepseek-llm is not supported");
@@ -120,7 +122,7 @@ fn unsupported_pre_is_a_clear_error() {
 fn plain_text_cannot_forge_control_tokens() {
     let dir = models_dir().join("llama-vocab");
     let Ok(bytes) = std::fs::read(dir.join("ggml-vocab-qwen2.gguf")) else {
-        eprintln!("note: {} is missing; skipping", dir.display());
+        common::missing(&dir.join("ggml-vocab-deepseek-llm.gguf"), "models/fetch.sh tokenizer-vectors");
         return;
     };
     let tok = GgufTokenizer::from_gguf(&Gguf::parse(&bytes).unwrap()).unwrap();

@@ -30,6 +30,16 @@ pub fn model_bytes(file: &str) -> Option<Vec<u8>> {
     }
 }
 
+/// A missing input file or folder (`what`): fails the test, naming the script that fetches it,
+/// unless `PATHSHALA_SKIP_MISSING_MODELS=1` asks to skip (then a note; the caller returns).
+pub fn missing(what: &std::path::Path, fetch: &str) {
+    if std::env::var_os("PATHSHALA_SKIP_MISSING_MODELS").is_some_and(|v| v == "1") {
+        eprintln!("note: {} is missing; skipping as PATHSHALA_SKIP_MISSING_MODELS=1 asks", what.display());
+    } else {
+        panic!("{} is missing; fetch it with `{fetch}` (or set PATHSHALA_SKIP_MISSING_MODELS=1 to skip)", what.display());
+    }
+}
+
 /// A bundle of `docs` without vectors (BM25 only), read back from its bytes as the app reads it.
 pub fn lexical_bundle(title: &str, docs: &[inference::corpus::Document], course: inference::bundle::CourseInfo) -> inference::bundle::Bundle {
     use inference::index::build::{BuildOptions, EmbedMode, build};
