@@ -15,7 +15,9 @@ const model = await llama.loadModel({ modelPath, gpuLayers: 0 });
 const loadS = (performance.now() - t0) / 1000;
 const prompt = `<|im_start|>user\n${user}<|im_end|>\n<|im_start|>assistant\n`;
 const ids = Array.from(model.tokenize(prompt, true));
-const ctx = await model.createContext({ contextSize: 1024, threads: 2, batchSize: 512 });
+// Room for the prompt and the answer (long-prompt runs need more than 1,024 cells).
+const contextSize = Math.max(1024, Math.ceil((ids.length + Number(maxTokens) + 8) / 256) * 256);
+const ctx = await model.createContext({ contextSize, threads: 2, batchSize: 512 });
 const seq = ctx.getSequence();
 const stop = new Set([model.tokens.eos, ...Array.from(model.tokenize("<|im_end|>", true))]);
 const out = [];

@@ -544,14 +544,14 @@ fn reduce16(x: &[f32; 16]) -> f32 {
 /// values added in f64.
 #[inline(always)]
 fn dot_f16(x: &[f32], y: &[f32]) -> f32 {
-    let n = x.len();
-    let np = n / 64 * 64;
+    let (xs, x_tail) = x.as_chunks::<64>();
+    let (ys, y_tail) = y.as_chunks::<64>();
     let mut acc = [[0.0f32; 16]; 4];
-    for i in (0..np).step_by(64) {
+    // Whole steps of 64 with fixed bounds, so the four accumulators vectorize.
+    for (xb, yb) in xs.iter().zip(ys) {
         for (j, a) in acc.iter_mut().enumerate() {
             for (l, a) in a.iter_mut().enumerate() {
-                let at = i + 16 * j + l;
-                *a = fma(x[at], y[at], *a);
+                *a = fma(xb[16 * j + l], yb[16 * j + l], *a);
             }
         }
     }
@@ -560,8 +560,8 @@ fn dot_f16(x: &[f32], y: &[f32]) -> f32 {
         s[l] = (acc[0][l] + acc[2][l]) + (acc[1][l] + acc[3][l]);
     }
     let mut sum = reduce16(&s) as f64;
-    for i in np..n {
-        sum += (x[i] * y[i]) as f64;
+    for (&a, &b) in x_tail.iter().zip(y_tail) {
+        sum += (a * b) as f64;
     }
     sum as f32
 }
