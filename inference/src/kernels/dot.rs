@@ -5,9 +5,9 @@
 //! FMA (`fma(d·dy, lane, acc)`), then summed in ggml's `hsum_float_8` order; Q4_1/Q5_1 add the
 //! `m·s` terms apart (fused, as GCC compiles ggml); Q4_0 (rows in eights) and Q4_K follow
 //! llama.cpp's repacked GEMV/GEMM, Q5_K and Q6_K its AVX2 kernels. [`super::matmul`] compiles
-//! the kernels once more with AVX2 and FMA; the portable build computes the same values natively
-//! (FMA by libm). In wasm, which has no FMA, speed comes first: four f32 lanes (SIMD128) and
-//! unfused multiply-adds, equal to llama.cpp's results only to f32 rounding.
+//! the kernels once more with AVX2, FMA and F16C (block scales); the portable build computes the
+//! same values natively (FMA by libm). In wasm, which has no FMA, speed comes first: four f32
+//! lanes (SIMD128) and unfused multiply-adds, equal to llama.cpp's results only to f32 rounding.
 
 use super::act::{BlockQ8_0, BlockQ8_1, BlockQ8K};
 use crate::gguf::quant::{
