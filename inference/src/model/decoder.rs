@@ -423,7 +423,7 @@ fma_dispatch! {
 
 fma_dispatch! {
     /// See [`attend_tiled_body`].
-    fn attend_tiled(q: &[f32], kt: &[f32], stride: usize, v: &[f32], kvd: usize, voff: usize, visible: usize, scale: f32, o: &mut [f32]) => attend_tiled_body
+    fn attend_tiled(q: &[f32], kt: &[f32], stride: usize, v: &[f32], kvd: usize, off: usize, visible: usize, scale: f32, o: &mut [f32]) => attend_tiled_body
 }
 
 /// ggml's `swiglu` on x86 (AVX512/AVX2 `ggml_vec_swiglu_f32`): `silu(g) · u` with
@@ -634,17 +634,16 @@ fn to_f16_precision(x: f32) -> f32 {
 /// values accumulated as one FMA chain over the tile's 64 keys (masked keys add exact zeros).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn attend_tiled_body(q: &[f32], kt: &[f32], stride: usize, v: &[f32], kvd: usize, voff: usize, visible: usize, scale: f32, o: &mut [f32]) {
-    const KV: usize = FA_KV;
+fn attend_tiled_body(q: &[f32], kt: &[f32], stride: usize, v: &[f32], kvd: usize, off: usize, visible: usize, scale: f32, o: &mut [f32]) {
     let hd = o.len();
     let (mut m, mut s) = (f32::NEG_INFINITY, 0.0f32);
     let mut acc = vec![0.0f32; hd];
-    for ic in (0..visible).step_by(KV) {
-        let tile = KV.min(visible - ic);
+    for ic in (0..visible).step_by(FA_KV) {
+        let tile = FA_KV.min(visible - ic);
         // Key `ic + j`'s score is lane j's chain `fma(k[d], q[d], ·)` over d (keys transposed).
-        let mut kq = [0.0f32; KV];
+        let mut kq = [0.0f32; FA_KV];
         for (d, &qx) in q.iter().enumerate() {
-            let keys: &[f32; KV] = kt[d * stride + ic..][..KV].try_into().expect("positions padded to whole tiles");
+            let keys: &[f32; FA_KV] = kt[d * stride + ic..][..FA_KV].try_into().expect("positions padded to whole tiles");
             for (sc, &kx) in kq.iter_mut().zip(keys) {
                 *sc = fma(kx, qx, *sc);
             }
@@ -670,7 +669,7 @@ fn attend_tiled_body(q: &[f32], kt: &[f32], stride: usize, v: &[f32], kvd: usize
         }
         s = (s as f64 + sum) as f32;
         for (tk, &p) in kq.iter().enumerate().take(tile) {
-            let vj = &v[(ic + tk) * kvd + voff..][..hd];
+            let vj = &v[(ic + tk) * kvd + off..][..hd];
             for (a, &x) in acc.iter_mut().zip(vj) {
                 *a = fma(x, p, *a);
             }
