@@ -9,3 +9,9 @@ fi
 if ! wasm-bindgen --version 2>/dev/null | grep -q "$bindgen_version"; then
   cargo install wasm-bindgen-cli --version "$bindgen_version"
 fi
+# The threaded worker build (scripts/build-threaded.sh): a nightly pinned by date, with rust-src
+# for `-Z build-std` (std rebuilt with shared memory).
+nightly=nightly-2026-05-20
+if ! rustc "+$nightly" -V >/dev/null 2>&1 || [ ! -d "$(rustc "+$nightly" --print sysroot)/lib/rustlib/src/rust/library" ]; then
+  rustup toolchain install "$nightly" --profile minimal --component rust-src
+fi

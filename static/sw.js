@@ -4,6 +4,11 @@
 // and SHELL (their paths, Trunk's hashed names included) below. All URLs are relative to this
 // file, so the site works under any sub-path. The course bundle and models are not cached here:
 // the app keeps them in IndexedDB.
+//
+// Cross-origin isolation: the page and its workers get COOP/COEP headers from here, so any static
+// host works. Isolated, the page may start the threaded build of the inference worker (`mt/`, a
+// pool of Web Workers sharing one wasm memory); that build is not precached (a first visit is
+// never isolated and downloads only the single-threaded one), but kept once fetched.
 const VERSION = 'dev';
 const SHELL = ['./index.html'];
 const PREFIX = 'pathshala-shell-';
@@ -12,6 +17,17 @@ const SCOPE = new URL('./', self.location).pathname;
 const SHELL_PATHS = new Set(SHELL.map((u) => new URL(u, self.location).pathname));
 const INDEX = new URL('./index.html', self.location).href;
 const ASSETS = new URL('./assets.json', self.location).pathname;
+const THREADED = SCOPE + 'mt/';
+
+// The response, with the headers that make a document or worker cross-origin isolated.
+function isolated(response) {
+  if (!response || response.status === 0 || response.type === 'opaque') return response;
+  const headers = new Headers(response.headers);
+  headers.set('Cross-Origin-Opener-Policy', 'same-origin');
+  headers.set('Cross-Origin-Embedder-Policy', 'require-corp');
+  headers.set('Cross-Origin-Resource-Policy', 'same-origin');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
 
 self.addEventListener('install', (event) => {
   // Bypass the HTTP cache so a new version never precaches an old file.
@@ -61,11 +77,12 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin || !url.pathname.startsWith(SCOPE)) return;
   if (request.mode === 'navigate' || url.pathname === SCOPE || url.pathname === SCOPE + 'index.html') {
-    event.respondWith(networkFirst(request, INDEX));
+    event.respondWith(networkFirst(request, INDEX).then(isolated));
   } else if (url.pathname === ASSETS) {
     event.respondWith(networkFirst(request, ASSETS));
-  } else if (SHELL_PATHS.has(url.pathname)) {
-    event.respondWith(cacheFirst(request));
+  } else if (SHELL_PATHS.has(url.pathname) || url.pathname.startsWith(THREADED)) {
+    // Worker scripts need the headers too: a worker is isolated only by its own response's.
+    event.respondWith(cacheFirst(request).then(isolated));
   }
   // Anything else (course.bundle, models/) goes to the network untouched.
 });

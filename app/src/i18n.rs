@@ -159,6 +159,8 @@ texts! {
     ready_cached: "ready offline from this device's copy", "এই ডিভাইসের কপি থেকে অফলাইনে প্রস্তুত";
     ready_downloaded: "downloaded and saved for offline use", "ডাউনলোড করে অফলাইনের জন্য রাখা হয়েছে";
     sections: "sections", "অংশ";
+    cpu_threads: "CPU threads for the models:", "মডেলের জন্য সিপিইউ থ্রেড:";
+    one_core: "The models use one CPU core: this page is not cross-origin isolated yet (a first visit, or the browser does not allow it). Reload to use all cores.", "মডেল একটি সিপিইউ কোর ব্যবহার করছে: পেজটি এখনো ক্রস-অরিজিন আইসোলেটেড নয় (প্রথমবার খোলা, বা ব্রাউজার অনুমতি দেয় না)। সব কোর ব্যবহার করতে পেজটি রিলোড করো।";
     cpu_only: "WebGPU is not available here, so the models run on the CPU (slower).", "এখানে WebGPU নেই, তাই মডেল সিপিইউ-তে চলছে (ধীরে)।";
     gpu_found: "WebGPU is available: the language model runs on the GPU.", "WebGPU আছে: ভাষা-মডেল জিপিইউ-তে চলছে।";
     gpu_software: "WebGPU here is a software renderer, slower than the CPU, so the models run on the CPU.", "এখানে WebGPU একটি সফটওয়্যার রেন্ডারার, সিপিইউ-র চেয়ে ধীর, তাই মডেল সিপিইউ-তে চলছে।";

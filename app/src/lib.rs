@@ -10,10 +10,17 @@
 
 pub mod fetch;
 pub mod i18n;
-pub mod markdown;
 pub mod protocol;
-pub mod sandbox;
-pub mod sandbox_protocol;
 pub mod storage;
-pub mod ui;
 pub mod worker;
+
+// The threaded worker build (`+atomics`, app/threaded) is the inference worker alone: the page,
+// the sandbox and their dependencies (Yew, RustPython) are not compiled into it.
+#[cfg(not(target_feature = "atomics"))]
+pub mod markdown;
+#[cfg(not(target_feature = "atomics"))]
+pub mod sandbox;
+#[cfg(not(target_feature = "atomics"))]
+pub mod sandbox_protocol;
+#[cfg(not(target_feature = "atomics"))]
+pub mod ui;

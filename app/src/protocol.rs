@@ -274,6 +274,8 @@ pub struct ReadyInfo {
     pub load_ms: f64,
     pub encoder: Option<String>,
     pub llm: String,
+    /// Threads the CPU runtime's matmuls run on (1 in the single-threaded worker build).
+    pub threads: u32,
     /// Milliseconds per loading step (reading or downloading each file, building each model).
     pub timings: Vec<(String, f64)>,
 }

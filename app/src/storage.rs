@@ -101,37 +101,29 @@ impl Store {
     /// Stores a verified file and its entry together: both or neither.
     pub async fn put(&self, entry: &StoredEntry, data: &[u8]) -> Result<(), StoreError> {
         let tx = self.db.transaction(&[FILES, ENTRIES], TransactionMode::ReadWrite).map_err(other)?;
-        let files = tx.object_store(FILES).map_err(other)?;
-        let raw: web_sys::IdbTransaction = files.transaction().into();
         let key = JsValue::from_str(&entry.name);
         let bytes = js_sys::Uint8Array::from(data);
         let json = JsValue::from_str(&serde_json::to_string(entry).expect("entries serialise"));
-        let written = async {
-            files.put(&bytes, Some(&key)).map_err(other)?.await.map_err(other)?;
-            tx.object_store(ENTRIES).map_err(other)?.put(&json, Some(&key)).map_err(other)?.await.map_err(other)?;
-            Ok::<_, StoreError>(())
-        }
-        .await;
-        if let Err(e) = written {
-            let _ = raw.abort();
-            return Err(if raw.error().is_some() { from_dom(raw.error()) } else { e });
-        }
-        match tx.await {
-            Ok(TransactionResult::Committed) => Ok(()),
-            Ok(TransactionResult::Aborted) | Err(_) => Err(from_dom(raw.error())),
-        }
+        let issued = (|| {
+            tx.object_store(FILES)?.put(&bytes, Some(&key))?;
+            tx.object_store(ENTRIES)?.put(&json, Some(&key))?;
+            Ok::<_, idb::Error>(())
+        })();
+        commit(tx, issued).await
     }
 
     /// Removes a file and its entry.
     pub async fn delete(&self, name: &str) -> Result<(), StoreError> {
         let tx = self.db.transaction(&[FILES, ENTRIES, META], TransactionMode::ReadWrite).map_err(other)?;
         let key = JsValue::from_str(name);
-        tx.object_store(FILES).map_err(other)?.delete(key.clone()).map_err(other)?.await.map_err(other)?;
-        tx.object_store(ENTRIES).map_err(other)?.delete(key).map_err(other)?.await.map_err(other)?;
-        // The set is no longer complete.
-        tx.object_store(META).map_err(other)?.delete(JsValue::from_str(COMPLETE)).map_err(other)?.await.map_err(other)?;
-        tx.await.map_err(other)?;
-        Ok(())
+        let issued = (|| {
+            tx.object_store(FILES)?.delete(key.clone())?;
+            tx.object_store(ENTRIES)?.delete(key)?;
+            // The set is no longer complete.
+            tx.object_store(META)?.delete(JsValue::from_str(COMPLETE))?;
+            Ok::<_, idb::Error>(())
+        })();
+        commit(tx, issued).await
     }
 
     /// The asset list whose every file is stored, if any.
@@ -141,13 +133,9 @@ impl Store {
 
     pub async fn set_complete(&self, list: &AssetList) -> Result<(), StoreError> {
         let tx = self.db.transaction(&[META], TransactionMode::ReadWrite).map_err(other)?;
-        let raw: web_sys::IdbTransaction = tx.object_store(META).map_err(other)?.transaction().into();
         let json = JsValue::from_str(&serde_json::to_string(list).expect("lists serialise"));
-        tx.object_store(META).map_err(other)?.put(&json, Some(&JsValue::from_str(COMPLETE))).map_err(other)?.await.map_err(other)?;
-        match tx.await {
-            Ok(TransactionResult::Committed) => Ok(()),
-            _ => Err(from_dom(raw.error())),
-        }
+        let issued = tx.object_store(META).and_then(|s| s.put(&json, Some(&JsValue::from_str(COMPLETE)))).map(drop);
+        commit(tx, issued).await
     }
 
     /// Deletes files that `list` does not name (older versions).
@@ -163,11 +151,26 @@ impl Store {
     /// Deletes everything.
     pub async fn clear(&self) -> Result<(), StoreError> {
         let tx = self.db.transaction(&[FILES, ENTRIES, META], TransactionMode::ReadWrite).map_err(other)?;
-        for s in [FILES, ENTRIES, META] {
-            tx.object_store(s).map_err(other)?.clear().map_err(other)?.await.map_err(other)?;
-        }
-        tx.await.map_err(other)?;
-        Ok(())
+        let issued = [FILES, ENTRIES, META].into_iter().try_for_each(|s| tx.object_store(s)?.clear().map(drop));
+        commit(tx, issued).await
+    }
+}
+
+/// Waits for a read-write transaction whose requests were all `issued` without awaiting any of
+/// them (IndexedDB runs a transaction's requests in order): a transaction commits once the event
+/// loop finds none pending, and the threaded worker resumes a future one task later than the
+/// single-threaded one, too late to add the next request ("the transaction has finished").
+/// Both or none: a failed request (a full quota) aborts the whole transaction.
+async fn commit(tx: idb::Transaction, issued: Result<(), idb::Error>) -> Result<(), StoreError> {
+    let raw: web_sys::IdbTransaction = tx.into();
+    let tx = idb::Transaction::from(raw.clone());
+    if let Err(e) = issued {
+        let _ = raw.abort();
+        return Err(if raw.error().is_some() { from_dom(raw.error()) } else { other(e) });
+    }
+    match tx.await {
+        Ok(TransactionResult::Committed) => Ok(()),
+        Ok(TransactionResult::Aborted) | Err(_) => Err(from_dom(raw.error())),
     }
 }
 
@@ -247,18 +250,18 @@ pub mod records {
     pub async fn clear(kind: Kind) -> Result<(), StoreError> {
         let db = open(kind).await?;
         let tx = db.transaction(&[kind.store], TransactionMode::ReadWrite).map_err(other)?;
-        tx.object_store(kind.store).map_err(other)?.clear().map_err(other)?.await.map_err(other)?;
-        tx.await.map_err(other)?;
+        let issued = tx.object_store(kind.store).and_then(|s| s.clear()).map(drop);
+        let done = super::commit(tx, issued).await;
         db.close();
-        Ok(())
+        done
     }
 
     pub async fn save(kind: Kind, key: &str, json: &str) -> Result<(), StoreError> {
         let db = open(kind).await?;
         let tx = db.transaction(&[kind.store], TransactionMode::ReadWrite).map_err(other)?;
-        tx.object_store(kind.store).map_err(other)?.put(&JsValue::from_str(json), Some(&JsValue::from_str(key))).map_err(other)?.await.map_err(other)?;
-        tx.await.map_err(other)?;
+        let issued = tx.object_store(kind.store).and_then(|s| s.put(&JsValue::from_str(json), Some(&JsValue::from_str(key)))).map(drop);
+        let done = super::commit(tx, issued).await;
         db.close();
-        Ok(())
+        done
     }
 }

@@ -1,5 +1,6 @@
 // End-to-end: the Pathshala PWA in headless Chromium, on its own origin (a server this file
-// starts and stops): first load with progress, installability, Ask with a streamed cited answer,
+// starts and stops): first load with progress, installability, cross-origin isolation and the
+// threaded worker after a reload, Ask with a streamed cited answer,
 // abstention, Stop, the book, safe Markdown, the language switch, warm start from IndexedDB, a
 // corrupted cached file, a service worker update, an interrupted download and a full quota with
 // Retry, and a reload with the server gone.
@@ -90,6 +91,13 @@ test('first visit: download progress, then ready', async () => {
   assert.match(gpu, /^(available|software|missing)$/);
   const llm = await page.getAttribute('[data-testid=status] [data-llm]', 'data-llm');
   assert.match(llm, gpu === 'available' ? /\(WebGpu\)$/ : /\(Quantized\)$/, `runtime with a ${gpu} adapter: ${llm}`);
+  // A first visit is not cross-origin isolated (no service worker yet): one thread, and the
+  // status line says why and what a reload does.
+  assert.equal(await page.evaluate(() => crossOriginIsolated), false);
+  assert.equal(await page.getAttribute('[data-testid=threads]', 'data-threads'), '1');
+  if (await page.evaluate(() => navigator.hardwareConcurrency) > 1) {
+    assert.match(await page.textContent('[data-testid=threads]'), /Reload to use all cores/);
+  }
 });
 
 test('installable: manifest, icons and a service worker that controls the page', async () => {
@@ -103,25 +111,47 @@ test('installable: manifest, icons and a service worker that controls the page',
   assert.deepEqual(installabilityErrors.map((e) => e.errorId), []);
 });
 
+test('a reload is cross-origin isolated (the service worker\'s headers): the CPU runtime runs on a pool of workers, one per core but one', async () => {
+  await page.reload();
+  await waitReady();
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const llm = await page.getAttribute('[data-testid=status] [data-llm]', 'data-llm');
+  const threads = Number(await page.getAttribute('[data-testid=threads]', 'data-threads'));
+  // The threaded build has no WebGPU: the page starts it only for the CPU runtime, with a pool
+  // of a thread per core but one (one core left to the page), at least one.
+  const cpu = /\(Quantized\)$/.test(llm);
+  assert.equal(threads, cpu ? Math.max(1, cores - 1) : 1, `${llm}: ${threads} threads on ${cores} cores`);
+  if (cpu) {
+    assert.ok(requests.some((u) => u.endsWith('/mt/worker_bg.wasm')), 'the threaded build was fetched');
+    assert.match(await page.textContent('[data-testid=threads]'), new RegExp(`CPU threads for the models: ${threads}`));
+  }
+  // The tests below (Ask, Stop, the router, the quiz, authoring, offline) run on this worker.
+});
+
 test('asks a dev-set question: the book quote first, a streamed answer, then only checked sentences', { skip: !hasDocs && 'python3.11-doc is not installed' }, async () => {
   // Watch the main thread while the worker generates.
   await page.evaluate(() => {
     window.__longest = 0;
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longest = Math.max(window.__longest, e.duration); })
       .observe({ type: 'longtask', buffered: false });
+    // The check's progress line, however briefly shown (on the threaded worker it can come and go
+    // between two polls).
+    window.__checking = false;
+    new MutationObserver(() => { window.__checking ||= document.querySelector('[data-testid=checking]') !== null; })
+      .observe(document.body, { childList: true, subtree: true });
   });
   await ask(dev.question);
   // The book's own sentence comes with the sources, before the model's first token.
   const quote = await page.waitForSelector('[data-testid=quote]', { timeout: 60_000 });
   assert.equal(await quote.getAttribute('data-heading'), dev.gold_heading);
   const partials = new Set();
-  let checking = false;
   while ((await page.getAttribute('[data-testid=answer]', 'data-state')) === 'streaming') {
     const body = await page.textContent('[data-testid=answer-body]');
     if (body) partials.add(body);
-    checking ||= (await page.$('[data-testid=checking]')) !== null;
     await page.waitForTimeout(100);
   }
+  const checking = await page.evaluate(() => window.__checking);
   assert.ok(partials.size >= 3, `tokens arrived one by one (${partials.size} partial texts seen)`);
   assert.ok(checking, 'the answer was checked against the book');
   // The test model (SmolLM2-135M) is weak: its answer is shown only where the book supports it,

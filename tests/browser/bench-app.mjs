@@ -5,6 +5,8 @@
 //   node tests/browser/bench-app.mjs BASE_URL DIST_DIR [rounds]
 //   e.g. node tests/browser/bench-app.mjs http://127.0.0.1:8080/ dist 3
 //   LLM=quantized node tests/browser/bench-app.mjs …   (the LLM runtime: burn, the default, or quantized)
+//   THREADS=0 node tests/browser/bench-app.mjs …       (the single-threaded worker after the reload;
+//                                                       by default the threaded one, one thread per core)
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +14,10 @@ import { gzipSync } from 'node:zlib';
 import { launchProfile, percentile } from './chromium.mjs';
 
 const [site, dist, roundsArg = '3'] = process.argv.slice(2);
-const base = process.env.LLM ? `${site}?llm=${process.env.LLM}` : site;
+const params = new URLSearchParams();
+if (process.env.LLM) params.set('llm', process.env.LLM);
+if (process.env.THREADS) params.set('threads', process.env.THREADS);
+const base = params.size ? `${site}?${params}` : site;
 const rounds = Number(roundsArg);
 const questions = [
   'Does the interactive prompt support pressing Tab to complete names, and is my command history saved between sessions?',
@@ -75,6 +80,9 @@ for (let r = 0; r < rounds; r++) {
   await page.reload();
   info = await ready(page);
   result.warm.push({ page_ms: Date.now() - t0, ...info });
+  // The questions are asked on this reloaded page: cross-origin isolated, so the threaded worker.
+  result.threads = Number(await page.getAttribute('[data-testid=threads]', 'data-threads'));
+  result.isolated = await page.evaluate(() => crossOriginIsolated);
   if (r === 0) {
     // The observer works: a 120 ms busy loop on the main thread must show up.
     await page.evaluate(() => setTimeout(() => { const end = performance.now() + 120; while (performance.now() < end); }, 0));

@@ -164,12 +164,12 @@ impl Engine {
 }
 
 /// The browser's WebGPU device for Burn, acquired asynchronously (before any tensor is made).
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 async fn webgpu_device() -> Result<inference::device::Device, String> {
     inference::device::Device::wgpu_options().init_async().await.map_err(|e| format!("{e:?}"))
 }
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", not(target_feature = "atomics"))))]
 async fn webgpu_device() -> Result<inference::device::Device, String> {
-    Err("WebGPU exists only in the browser build".into())
+    Err("WebGPU is only in the single-threaded browser build".into())
 }

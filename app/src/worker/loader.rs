@@ -216,7 +216,7 @@ impl<'a> Fetcher<'a> {
                 js_text(&e)
             ))
         };
-        let resp = JsFuture::from(scope.fetch_with_str_and_init(&asset.url, &init)).await.map_err(unreachable)?;
+        let resp = JsFuture::from(scope.fetch_with_str_and_init(&site_url(&asset.url), &init)).await.map_err(unreachable)?;
         let resp: web_sys::Response = resp.dyn_into().map_err(unreachable)?;
         if !resp.ok() {
             return Err(Failure::new(format!(
@@ -282,4 +282,16 @@ fn damaged(asset: &Asset, why: &str) -> Failure {
         "{} arrived damaged: it {why}. Nothing was saved; press Retry. If it happens again, the site's files and assets.json are out of step (rebuild the site).",
         asset.url
     ))
+}
+
+/// `url` (relative to the site, as assets.json lists it) for this worker's `fetch`, which resolves
+/// against the worker's script: the threaded build's loader sits in `mt/` and sets
+/// `PATHSHALA_SITE` to the site's root; the single-threaded worker's script is at the root.
+fn site_url(url: &str) -> String {
+    js_sys::Reflect::get(&js_sys::global(), &"PATHSHALA_SITE".into())
+        .ok()
+        .and_then(|site| site.as_string())
+        .and_then(|site| web_sys::Url::new_with_base(url, &site).ok())
+        .map(|u| u.href())
+        .unwrap_or_else(|| url.to_string())
 }

@@ -242,6 +242,7 @@ async fn load(assets: Option<protocol::AssetList>, runtime: protocol::Runtime, a
             None => format!("{llm} ({:?})", engine.runtime),
             Some(note) => format!("{llm} ({:?}; {note})", engine.runtime),
         },
+        threads: inference::kernels::threads() as u32,
         timings: fetcher.timings.clone(),
     };
     Ok((engine, info))

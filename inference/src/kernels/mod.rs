@@ -4,14 +4,29 @@
 //! - [`act`]: activation quantizers (Q8_0, Q8_1, Q8_K), bit-exact with ggml's x86 backend.
 //! - [`dot`]: one weight row · one activation row, per weight type.
 //! - [`timing`]: wall time in matmuls and attention, for `--bench`.
-//! - [`QMatrix::matmul`]: all rows × a batch of tokens, over threads natively (rayon), on one
-//!   thread in wasm; compiled a second time with AVX2 and picked at run time on x86-64.
+//! - [`QMatrix::matmul`]: all rows × a batch of tokens, over rayon's threads natively and in the
+//!   threaded wasm build (built with `+atomics`: a pool of Web Workers, `init_thread_pool`), on
+//!   one thread in the single-threaded wasm build; compiled a second time with AVX2 and picked at run
+//!   time on x86-64.
 
 pub mod act;
 pub mod dot;
 pub mod timing;
 
 use std::sync::Arc;
+
+/// `initThreadPool(n)` for the page's JavaScript: starts `n` Web Workers sharing this module's
+/// memory; call it once, before the first matmul (rayon cannot spawn threads itself in wasm).
+#[cfg(all(target_arch = "wasm32", target_feature = "atomics"))]
+pub use wasm_bindgen_rayon::init_thread_pool;
+
+/// How many threads the matmuls and attention run on.
+pub fn threads() -> usize {
+    #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
+    return rayon::current_num_threads().max(1);
+    #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+    1
+}
 
 use act::{BlockQ8_0, BlockQ8_1, BlockQ8K, quantize_q8_0, quantize_q8_1, quantize_q8_k, quantize_q8_k_4x8, round_f16};
 
@@ -90,10 +105,10 @@ impl QMatrix {
         let acts = self.quantize(x, n);
         let bpr = self.cols / self.ty.block_size();
         if n == 1 {
-            for_row_chunks(out, self.rows, 1, |r0, chunk| rows(self, &acts, bpr, 1, r0, chunk));
+            for_row_chunks(out, self.rows, 1, self.rows * self.cols, |r0, chunk| rows(self, &acts, bpr, 1, r0, chunk));
         } else {
             let mut out_t = vec![0.0f32; n * self.rows];
-            for_row_chunks(&mut out_t, self.rows, n, |r0, chunk| rows(self, &acts, bpr, n, r0, chunk));
+            for_row_chunks(&mut out_t, self.rows, n, self.rows * self.cols * n, |r0, chunk| rows(self, &acts, bpr, n, r0, chunk));
             // Transposed in 16 × 16 tiles, so neither side is walked with a large stride.
             const B: usize = 16;
             for r0 in (0..self.rows).step_by(B) {
@@ -144,21 +159,35 @@ impl QMatrix {
     }
 }
 
-/// Splits `out` (`rows × n`) into chunks of whole rows and runs `f(first_row, chunk)` on each,
-/// over rayon's pool natively.
-fn for_row_chunks(out: &mut [f32], rows: usize, n: usize, f: impl Fn(usize, &mut [f32]) + Sync + Send) {
+/// Whether `work` multiply-adds are worth handing to the thread pool. In the browser a parked
+/// Web Worker takes ~0.1 ms to wake (Atomics.wait/notify), as long as a small matmul takes on one
+/// thread: measured, SmolLM2's decode on 2 workers ran at 11 tok/s against 19 on one thread when
+/// every matmul went to the pool. Natively waking a thread costs microseconds: always.
+#[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
+pub(crate) fn worth_threads(work: usize) -> bool {
+    #[cfg(target_arch = "wasm32")]
+    return work >= 4 << 20;
     #[cfg(not(target_arch = "wasm32"))]
     {
+        let _ = work;
+        true
+    }
+}
+
+/// Splits `out` (`rows × n`) into chunks of whole rows and runs `f(first_row, chunk)` on each,
+/// over rayon's pool (natively, and in wasm built with shared memory) when the `work`
+/// (multiply-adds) is [`worth_threads`].
+fn for_row_chunks(out: &mut [f32], rows: usize, n: usize, work: usize, f: impl Fn(usize, &mut [f32]) + Sync + Send) {
+    #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
+    if worth_threads(work) {
         use rayon::prelude::*;
         let threads = rayon::current_num_threads().max(1);
         let per = rows.div_ceil(threads * 4).max(16);
         out.par_chunks_mut(per * n).enumerate().for_each(|(i, chunk)| f(i * per, chunk));
+        return;
     }
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = (rows, n);
-        f(0, out)
-    }
+    let _ = (rows, n, work);
+    f(0, out)
 }
 
 /// Tokens whose activations one pass over a thread's rows reads: a multiple of 4, so that

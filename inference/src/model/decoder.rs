@@ -519,12 +519,12 @@ fn attention_untimed(q: &[f32], k: &[f32], v: &[f32], start: usize, n: usize, nh
             attend_f16(qh, kf, vf, kvd, kh * hd, visible, scale, o);
         }
     };
-    #[cfg(not(target_arch = "wasm32"))]
-    {
+    #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
+    if crate::kernels::worth_threads(2 * n * nh * hd * total) {
         use rayon::prelude::*;
         out.par_chunks_mut(hd).enumerate().for_each(|(i, o)| head(i, o));
+        return;
     }
-    #[cfg(target_arch = "wasm32")]
     out.chunks_mut(hd).enumerate().for_each(|(i, o)| head(i, o));
 }
 

@@ -2,12 +2,14 @@
 //! prompt ids, this module generates greedy tokens with asynchronous readbacks only and returns
 //! them with timings as JSON. Driven by `tests/browser/webgpu-llm.test.mjs`.
 
-use inference::device::Device;
 use inference::gguf::Gguf;
-use inference::llm::{BurnLm, GenerateOptions, Generator};
-use inference::model::llama::{Llama, LlamaConfig, WeightFormat};
+use inference::llm::GenerateOptions;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
+
+/// `initThreadPool(n)` in the threaded build (`+atomics`; no WebGPU in it).
+#[cfg(target_feature = "atomics")]
+pub use inference::kernels::init_thread_pool;
 
 fn now_ms() -> f64 {
     js_sys::Date::now()
@@ -20,8 +22,12 @@ fn err(e: impl std::fmt::Display) -> JsValue {
 /// Greedy continuations of `prompts` (JSON `[[ids…], …]`), `n` tokens each, stopping at
 /// `stop_ids` (JSON), with the matmul weights held as `weights` (`f32`, `q8` or `q4`; see
 /// `WeightFormat`). Returns JSON `{load_ms, weights, weight_bytes, cases: [{ids, ms}]}`.
+#[cfg(not(target_feature = "atomics"))]
 #[wasm_bindgen]
 pub async fn greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize, weights: String) -> Result<String, JsValue> {
+    use inference::device::Device;
+    use inference::llm::{BurnLm, Generator};
+    use inference::model::llama::{Llama, LlamaConfig, WeightFormat};
     let format = WeightFormat::parse(&weights).ok_or_else(|| err(format!("unknown weight format {weights:?} (f32, q8 or q4)")))?;
     let prompts: Vec<Vec<u32>> = serde_json::from_str(&prompts).map_err(err)?;
     let stop_ids: Vec<u32> = serde_json::from_str(&stop_ids).map_err(err)?;
@@ -49,14 +55,31 @@ pub async fn greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize,
 }
 
 
-/// The same greedy runs on the quantized CPU runtime (`CpuLm`, wasm SIMD128, one thread), for
-/// comparing speed and tokens with WebGPU and native. Returns the same JSON shape.
+/// The same greedy runs on the quantized CPU runtime (`CpuLm`, wasm SIMD128; on one thread, or on
+/// the pool in the threaded build), for comparing speed and tokens with WebGPU and native.
+/// Returns the same JSON shape plus `threads`.
 #[wasm_bindgen]
 pub async fn cpu_greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize) -> Result<String, JsValue> {
-    use inference::llm::{CpuLm, QuantDecoder, generate};
-    use std::sync::Arc;
     let prompts: Vec<Vec<u32>> = serde_json::from_str(&prompts).map_err(err)?;
     let stop_ids: Vec<u32> = serde_json::from_str(&stop_ids).map_err(err)?;
+    cpu_runs(model, prompts, stop_ids, n)
+}
+
+/// Speed at Ask's prompt sizes (`tests/reference/llm_bench_browser.sh`): each of `texts` (JSON
+/// `["<|im_start|>user…", …]`, a rendered chat prompt) tokenized with the model's tokenizer, then
+/// `n` greedy tokens without stopping early. Per prompt: `prompt_tokens`, `prefill_ms` (prompt read
+/// and first token), `decode_tok_s` (the other tokens).
+#[wasm_bindgen]
+pub async fn cpu_bench(model: Vec<u8>, texts: String, n: usize) -> Result<String, JsValue> {
+    let texts: Vec<String> = serde_json::from_str(&texts).map_err(err)?;
+    let tok = inference::llm::GgufTokenizer::from_gguf(&Gguf::parse(&model).map_err(err)?).map_err(err)?;
+    let prompts = texts.iter().map(|t| tok.encode(t)).collect::<Result<Vec<_>, _>>().map_err(err)?;
+    cpu_runs(model, prompts, Vec::new(), n)
+}
+
+fn cpu_runs(model: Vec<u8>, prompts: Vec<Vec<u32>>, stop_ids: Vec<u32>, n: usize) -> Result<String, JsValue> {
+    use inference::llm::{CpuLm, QuantDecoder, generate};
+    use std::sync::Arc;
     let t0 = now_ms();
     let model = Arc::new(QuantDecoder::load(Arc::new(model)).map_err(err)?);
     let mut lm = CpuLm::new(model, 2048);
@@ -73,7 +96,7 @@ pub async fn cpu_greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: us
         .map_err(err)?;
         let end = now_ms();
         let first = first.unwrap_or(end);
-        cases.push(json!({"ids": ids, "ms": end - t, "prefill_ms": first - t, "decode_tok_s": (ids.len().saturating_sub(1)) as f64 / ((end - first) / 1000.0)}));
+        cases.push(json!({"ids": ids, "prompt_tokens": p.len(), "ms": end - t, "prefill_ms": first - t, "decode_tok_s": (ids.len().saturating_sub(1)) as f64 / ((end - first) / 1000.0)}));
     }
-    Ok(Value::to_string(&json!({"load_ms": load_ms, "cases": cases})))
+    Ok(Value::to_string(&json!({"load_ms": load_ms, "threads": inference::kernels::threads(), "cases": cases})))
 }

@@ -85,11 +85,20 @@ pub fn StatusLine(p: &Props) -> Html {
         Gpu::Available { name, software: true } => html! { <span data-testid="gpu" data-state="software" title={name.clone()}>{ t.gpu_software() }</span> },
         Gpu::Missing(why) => html! { <span data-testid="gpu" data-state="missing" title={why.clone()}>{ t.cpu_only() }</span> },
     };
+    // The CPU runtime's threads (the threaded worker build runs only on a cross-origin isolated page).
+    let threads = match &p.load {
+        Load::Ready(info) => {
+            let cores = crate::ui::bridge::cores();
+            let text = if info.threads <= 1 && cores > 1 && !crate::ui::bridge::isolated() { t.one_core().to_string() } else { format!("{} {}", t.cpu_threads(), info.threads) };
+            html! { <span data-testid="threads" data-threads={info.threads.to_string()} data-cores={cores.to_string()}>{ format!(" {text}") }</span> }
+        }
+        _ => html! {},
+    };
     html! {
         <section class="status">
             <div data-testid="status" data-state={state} role="status">{ body }</div>
             if let Some(note) = &p.note { <p class="note" data-testid="load-note">{ note.clone() }</p> }
-            <p class="gpu">{ gpu }</p>
+            <p class="gpu">{ gpu }{ threads }</p>
         </section>
     }
 }
