@@ -2,8 +2,8 @@
 // cross-origin isolated): instantiate the wasm with shared memory, start the rayon pool of Web
 // Workers, then install the message handler. `?threads=N` (from the page) sets the pool's size;
 // by default one thread per logical core but one, left to the page (the worker itself waits
-// while the pool works): with every core busy, the page's main thread had 0.6-0.7 s long tasks
-// during an answer on a 2-core machine.
+// while the pool works): with a worker per core, the page's longest task during an answer went
+// from 0.52 s (single-threaded worker) to 0.93 s on a 2-core machine (docs/BENCHMARKS.md).
 import init, { initThreadPool, start } from './worker.js';
 
 await init({ module_or_path: new URL('./worker_bg.wasm', import.meta.url) });
