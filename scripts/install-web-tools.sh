@@ -11,7 +11,11 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q "$bindgen_version"; then
 fi
 # The threaded worker build (scripts/build-threaded.sh): a nightly pinned by date, with rust-src
 # for `-Z build-std` (std rebuilt with shared memory).
+# Where the download is refused, a plain `nightly` that is the same build gets rust-src instead
+# (scripts/threaded-env.sh accepts it).
 nightly=nightly-2026-05-20
 if ! rustc "+$nightly" -V >/dev/null 2>&1 || [ ! -d "$(rustc "+$nightly" --print sysroot)/lib/rustlib/src/rust/library" ]; then
-  rustup toolchain install "$nightly" --profile minimal --component rust-src
+  if ! rustup toolchain install "$nightly" --profile minimal --component rust-src; then
+    rustc +nightly -V 2>/dev/null | grep -q "(e50aa6fba 2026-05-19)" && rustup component add rust-src --toolchain nightly
+  fi
 fi
