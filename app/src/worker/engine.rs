@@ -169,7 +169,7 @@ async fn webgpu_device() -> Result<inference::device::Device, String> {
     inference::device::Device::wgpu_options().init_async().await.map_err(|e| format!("{e:?}"))
 }
 
-#[cfg(not(all(target_arch = "wasm32", not(target_feature = "atomics"))))]
+#[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
 async fn webgpu_device() -> Result<inference::device::Device, String> {
     Err("WebGPU is only in the single-threaded browser build".into())
 }
