@@ -1,9 +1,12 @@
 // Pathshala's service worker: serves the app shell offline and updates cleanly.
 //
-// scripts/pwa-precache.sh (a Trunk post_build hook) writes VERSION (a hash of every shell file)
-// and SHELL (their paths, Trunk's hashed names included) below. All URLs are relative to this
-// file, so the site works under any sub-path. The course bundle and models are not cached here:
-// the app keeps them in IndexedDB.
+// scripts/pwa-precache.sh (a Trunk post_build hook) writes VERSION (a hash of every shell file),
+// SHELL (their paths, Trunk's hashed names included; precached on install) and LAZY (the sandbox
+// worker's wasm: not precached, so a first visit downloads only what asking needs; the page
+// fetches it when the Code view needs it or once the course is ready, and it is kept from then
+// on, carried into a new version's cache when its sha256 is unchanged) below. All URLs are
+// relative to this file, so the site works under any sub-path. The course bundle and models are
+// not cached here: the app keeps them in IndexedDB.
 //
 // Cross-origin isolation: the page and its workers get COOP/COEP headers from here, so any static
 // host works. Isolated, the page may start the threaded build of the inference worker (`mt/`, a
@@ -11,10 +14,17 @@
 // never isolated and downloads only the single-threaded one), but kept once fetched.
 const VERSION = 'dev';
 const SHELL = ['./index.html'];
+const LAZY = [];
 const PREFIX = 'pathshala-shell-';
 const CACHE = PREFIX + VERSION;
 const SCOPE = new URL('./', self.location).pathname;
 const SHELL_PATHS = new Set(SHELL.map((u) => new URL(u, self.location).pathname));
+const LAZY_SHA256 = new Map(LAZY.map((f) => [new URL(f.path, self.location).pathname, f.sha256]));
+
+async function sha256(buffer) {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', buffer));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
 const INDEX = new URL('./index.html', self.location).href;
 const ASSETS = new URL('./assets.json', self.location).pathname;
 const THREADED = SCOPE + 'mt/';
@@ -41,8 +51,20 @@ self.addEventListener('message', (event) => {
 
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
     for (const key of await caches.keys()) {
-      if (key.startsWith(PREFIX) && key !== CACHE) await caches.delete(key);
+      if (!key.startsWith(PREFIX) || key === CACHE) continue;
+      // A lazy file whose bytes the new version still has (same sha256) is kept, not fetched again.
+      const old = await caches.open(key);
+      for (const request of await old.keys()) {
+        const want = LAZY_SHA256.get(new URL(request.url).pathname);
+        if (!want || (await cache.match(request))) continue;
+        const response = await old.match(request);
+        if (!response) continue;
+        const body = await response.arrayBuffer();
+        if ((await sha256(body)) === want) await cache.put(request, new Response(body, { headers: response.headers }));
+      }
+      await caches.delete(key);
     }
     await self.clients.claim();
   })());
@@ -62,12 +84,15 @@ async function networkFirst(request, key) {
   }
 }
 
-async function cacheFirst(request) {
+// The cached copy, else the network's (revalidated: worker files keep their names from one
+// version to the next, so the HTTP cache may hold an old one), stored as it streams to the page
+// (whose download progress then moves as the bytes arrive, not all at once at the end).
+async function cacheFirst(event, request) {
   const cache = await caches.open(CACHE);
   const cached = await cache.match(request, { ignoreSearch: true });
   if (cached) return cached;
-  const response = await fetch(request);
-  if (response.ok) await cache.put(request, response.clone());
+  const response = await fetch(request, { cache: 'no-cache' });
+  if (response.ok) event.waitUntil(cache.put(request, response.clone()));
   return response;
 }
 
@@ -80,9 +105,9 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(networkFirst(request, INDEX).then(isolated));
   } else if (url.pathname === ASSETS) {
     event.respondWith(networkFirst(request, ASSETS));
-  } else if (SHELL_PATHS.has(url.pathname) || url.pathname.startsWith(THREADED)) {
+  } else if (SHELL_PATHS.has(url.pathname) || LAZY_SHA256.has(url.pathname) || url.pathname.startsWith(THREADED)) {
     // Worker scripts need the headers too: a worker is isolated only by its own response's.
-    event.respondWith(cacheFirst(request).then(isolated));
+    event.respondWith(cacheFirst(event, request).then(isolated));
   }
   // Anything else (course.bundle, models/) goes to the network untouched.
 });

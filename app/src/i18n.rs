@@ -116,6 +116,9 @@ texts! {
     code_steps_done: "Steps done:", "সম্পন্ন ধাপ:";
     code_so_far: "Your program so far", "এখন পর্যন্ত তোমার প্রোগ্রাম";
     code_editor: "Python editor", "পাইথন এডিটর";
+    code_save_failed: "Your code could not be saved on this device (storage may be full); it stays on this page until you close it. Copy it somewhere safe:", "তোমার কোড এই ডিভাইসে রাখা গেল না (জায়গা ফুরিয়ে থাকতে পারে); পাতা বন্ধ না করা পর্যন্ত এখানে থাকবে। অন্য কোথাও কপি করে রাখো:";
+    python_fetching: "Downloading Python for the Code view:", "কোড অংশের জন্য পাইথন নামানো হচ্ছে:";
+    python_failed: "Python for the Code view could not be downloaded:", "কোড অংশের জন্য পাইথন নামানো গেল না:";
     editor_keys: "Tab indents, Shift+Tab removes indentation, Ctrl+Enter runs.", "Tab দিলে ইন্ডেন্ট হয়, Shift+Tab দিলে সরে, Ctrl+Enter দিলে চলে।";
     run: "Run", "চালাও";
     check_step: "Check step", "ধাপ যাচাই করো";

@@ -3,13 +3,16 @@
 // neither). Hostile programs each end with a clear status and are followed by a clean run; a
 // one-line `while True: pass` ends as `timeout` while the page stays responsive; a syntax error
 // is reported before any run; a problem is practised step by step (right, alternative and wrong
-// lines), its progress survives a reload, and the view works offline.
+// lines), its progress and whatever was typed survive a reload (a failed save is shown), and the
+// view works offline. The first visit's precache holds the app shell without the sandbox's wasm,
+// which the Code view fetches when first opened and the service worker then keeps.
 //
 //   DIST=dist node --test tests/browser/code.test.mjs     (scripts/browser-test.sh runs it)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +26,19 @@ const RUN_MS = 5000;
 const GRACE_MS = 2000;
 
 let server, profile, context, page;
+// What the service worker had cached once installed, before the Code view was opened.
+let precached = [];
+
+// Paths (relative to the site) of everything in the service worker's caches.
+async function cached() {
+  return page.evaluate(async () => {
+    const out = [];
+    for (const key of await caches.keys()) {
+      for (const r of await (await caches.open(key)).keys()) out.push(new URL(r.url).pathname.replace(/^\//, ''));
+    }
+    return out.sort();
+  });
+}
 
 before(async () => {
   server = spawn('python3', ['-m', 'http.server', '--bind', '127.0.0.1', '--directory', dist, String(port)], { stdio: 'ignore' });
@@ -37,6 +53,8 @@ before(async () => {
   page = context.pages()[0] || await context.newPage();
   page.on('pageerror', (e) => console.error('[pageerror]', e.message));
   await page.goto(base);
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  precached = await cached();
   await page.click('[data-testid=tab-code]');
 });
 after(async () => {
@@ -60,6 +78,29 @@ async function clean() {
   assert.equal(r.status, 'ok', r.text);
   assert.match(await page.textContent('[data-testid=code-stdout]'), /^2\s*$/);
 }
+
+test('a lean first visit: the precache has the page and the inference worker (<= 8 MB gzipped) but not the sandbox wasm, fetched when the Code view opens and then kept', async () => {
+  const lazy = JSON.parse(readFileSync(join(dist, 'lazy.json'), 'utf8'));
+  assert.equal(lazy.sandbox.length, 1, JSON.stringify(lazy));
+  const wasm = lazy.sandbox[0].path;
+  assert.match(wasm, /^sandbox.*_bg\.wasm$/);
+  assert.equal(lazy.sandbox[0].bytes, readFileSync(join(dist, wasm)).length);
+  assert.ok(precached.some((p) => /^worker.*_bg\.wasm$/.test(p)), precached.join(' '));
+  assert.ok(precached.some((p) => /^app-.*_bg\.wasm$/.test(p)), precached.join(' '));
+  assert.ok(!precached.includes(wasm), `the sandbox wasm was precached: ${precached.join(' ')}`);
+  // The shell a first visit downloads before the learner can ask: its wasm, JS and CSS.
+  const shell = precached.filter((p) => /\.(wasm|js|css)$/.test(p));
+  const gz = shell.reduce((n, p) => n + gzipSync(readFileSync(join(dist, p)), { level: 9 }).length, 0);
+  console.log(`first-visit shell: ${shell.length} files, ${(gz / 1e6).toFixed(2)} MB gzip -9; sandbox wasm ${(gzipSync(readFileSync(join(dist, wasm)), { level: 9 }).length / 1e6).toFixed(2)} MB later`);
+  assert.ok(gz <= 8e6, `first-visit shell ${gz} bytes gzipped > 8 MB`);
+  // Opened: the sandbox's wasm arrives (the progress line goes away), then is in the cache.
+  await page.waitForSelector('[data-testid=code-run]:not([disabled])', { timeout: 60_000 });
+  assert.equal(await page.$('[data-testid=python-progress]'), null);
+  await page.waitForFunction((w) => caches.keys().then(async (keys) => {
+    for (const k of keys) if (await (await caches.open(k)).match(w)) return true;
+    return false;
+  }), wasm);
+});
 
 test('sandbox: a first program runs (cold start), then a warm one', async () => {
   const cold = await run('print("hello from the sandbox")', 120_000);
@@ -208,6 +249,37 @@ test('a problem from the list, step by step: right lines, a wrong line gets a hi
   await page.waitForSelector('[data-testid=code-output]:not([data-status=running])');
   assert.equal(await page.getAttribute('[data-testid=code-output]', 'data-status'), 'ok');
   assert.match(await page.textContent('[data-testid=code-stdout]'), /^6\s*$/);
+});
+
+test('typing is saved as it happens: a reload keeps the editor and the task box, even right after the last key', async () => {
+  await page.selectOption('[data-testid=code-problem]', '');
+  await page.fill('[data-testid=code-task-input]', 'print the sum of two numbers');
+  await page.fill('[data-testid=code-editor]', 'x = 41\nprint(x + 1)  # typed, never run');
+  await page.waitForSelector('[data-testid=code-view][data-saved=true]');
+  await page.reload();
+  await page.click('[data-testid=tab-code]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=code-editor]')?.value.includes('never run'));
+  assert.equal(await page.inputValue('[data-testid=code-task-input]'), 'print the sum of two numbers');
+  // Within the save's quiet time: the page going away writes it at once.
+  await page.fill('[data-testid=code-editor]', 'print("last words")');
+  await page.reload();
+  await page.click('[data-testid=tab-code]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=code-editor]')?.value === 'print("last words")');
+});
+
+test('a save that fails (storage full) is shown, and goes away once a save succeeds', async () => {
+  await page.evaluate(() => {
+    window.__put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function () { throw new DOMException('The quota has been exceeded.', 'QuotaExceededError'); };
+  });
+  await page.fill('[data-testid=code-editor]', 'print("not saved")');
+  await page.waitForSelector('[data-testid=code-save-error]');
+  assert.match(await page.textContent('[data-testid=code-save-error]'), /could not be saved/);
+  assert.equal(await page.getAttribute('[data-testid=code-view]', 'data-saved'), 'false');
+  await page.evaluate(() => { IDBObjectStore.prototype.put = window.__put; });
+  await page.fill('[data-testid=code-editor]', 'print("saved again")');
+  await page.waitForSelector('[data-testid=code-view][data-saved=true]');
+  assert.equal(await page.$('[data-testid=code-save-error]'), null);
 });
 
 test('the answer is offered only after three wrong tries', async () => {

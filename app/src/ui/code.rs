@@ -39,6 +39,9 @@ pub struct Saved {
     pub editor: String,
     #[serde(default)]
     pub tests: Option<TestRun>,
+    /// The task box, as typed.
+    #[serde(default)]
+    pub task_text: String,
 }
 
 /// How the last run ended, for `code-output`.
@@ -163,6 +166,8 @@ pub struct CodeState {
     pub revision: u32,
     /// The last revision written to IndexedDB.
     pub saved_revision: u32,
+    /// Why the last save failed (a full quota); cleared by the next save that succeeds.
+    pub save_error: Option<String>,
     /// A model request (plan or step) that failed, timed out or was killed: the Retry button
     /// sends it again.
     pub failed: Option<Kind>,
@@ -192,6 +197,8 @@ pub enum CodeAction {
     Reveal,
     /// Revision `n` is in IndexedDB.
     Saved(u32),
+    /// Saving failed: why.
+    SaveFailed(String),
 }
 
 impl CodeState {
@@ -205,7 +212,13 @@ impl CodeState {
     }
 
     pub fn saved(&self) -> Saved {
-        Saved { problem: self.problem.clone(), session: self.session().cloned(), editor: self.editor.clone(), tests: self.tests.clone() }
+        Saved {
+            problem: self.problem.clone(),
+            session: self.session().cloned(),
+            editor: self.editor.clone(),
+            tests: self.tests.clone(),
+            task_text: self.task_text.clone(),
+        }
     }
 
     /// The code above the editor (read-only): the steps done so far and the current step's comment.
@@ -316,6 +329,7 @@ impl Reducible for CodeState {
                     s.set_session(saved.session);
                     s.editor = saved.editor;
                     s.tests = saved.tests;
+                    s.task_text = saved.task_text;
                 }
                 s.restored = true;
             }
@@ -331,8 +345,15 @@ impl Reducible for CodeState {
                 s.failed = None;
                 s.revision += 1;
             }
-            CodeAction::Edit(text) => s.editor = text,
-            CodeAction::TaskText(text) => s.task_text = text,
+            // Typing is saved too (debounced by the view), so a reload or a crashed tab keeps it.
+            CodeAction::Edit(text) => {
+                s.editor = text;
+                s.revision += 1;
+            }
+            CodeAction::TaskText(text) => {
+                s.task_text = text;
+                s.revision += 1;
+            }
             CodeAction::Sent { id, kind } => {
                 s.last_id = s.last_id.max(id);
                 s.busy = Some((id, kind));
@@ -346,7 +367,11 @@ impl Reducible for CodeState {
                 s.revision += 1;
             }
             CodeAction::Event(e) => s.apply(e),
-            CodeAction::Saved(n) => s.saved_revision = s.saved_revision.max(n),
+            CodeAction::Saved(n) => {
+                s.saved_revision = s.saved_revision.max(n);
+                s.save_error = None;
+            }
+            CodeAction::SaveFailed(why) => s.save_error = Some(why),
             CodeAction::Reveal => {
                 if let Some(mut session) = s.session().cloned() {
                     if session.reveal().is_ok() {

@@ -7,6 +7,7 @@ pub mod bridge;
 pub mod code;
 pub mod components;
 pub mod gpu;
+pub mod lazy;
 pub mod pwa;
 pub mod quiz;
 pub mod sandbox;
@@ -107,6 +108,19 @@ pub fn App() -> Html {
                         send.emit(Request::Bench { questions });
                     }
                 });
+            }
+        });
+    }
+
+    // The sandbox's files: when the Code view first needs them, or once the course is ready.
+    let python = use_state(lazy::Python::default);
+    {
+        let (python, started) = (python.clone(), use_mut_ref(|| false));
+        let wanted = state.ready().is_some() || state.view == View::Code;
+        use_effect_with(wanted, move |wanted| {
+            if *wanted && !std::mem::replace(&mut *started.borrow_mut(), true) {
+                let setter = python.setter();
+                lazy::fetch_python(Callback::from(move |p| setter.set(p)));
             }
         });
     }
@@ -279,12 +293,12 @@ pub fn App() -> Html {
                     <button data-testid="update-reload" onclick={on_update}>{ t.reload() }</button>
                 </div>
             }
-            <StatusLine load={state.load.clone()} gpu={state.gpu.clone()} note={state.load_note.clone()} lang={state.lang} {on_retry} />
+            <StatusLine load={state.load.clone()} gpu={state.gpu.clone()} note={state.load_note.clone()} python={(*python).clone()} lang={state.lang} {on_retry} />
             if let Some(n) = &state.notice {
                 <p class="notice" data-testid="notice">{ n.clone() }{ " " }<button onclick={on_dismiss}>{ "×" }</button></p>
             }
             { for md_preview }
-            <main>{ view }<CodeView lang={state.lang} visible={state.view == View::Code} task={state.code_task.clone()} /></main>
+            <main>{ view }<CodeView lang={state.lang} visible={state.view == View::Code} task={state.code_task.clone()} python={(*python).clone()} /></main>
             if let Some(b) = &state.bench { <pre data-testid="bench">{ b.clone() }</pre> }
         </div>
     }

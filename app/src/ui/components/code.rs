@@ -6,21 +6,90 @@
 //! (`code-feedback`, `data-verdict`). Steps are `code-step` (`data-state` done|current|todo).
 //!
 //! The view owns its state ([`CodeState`]) and the sandbox worker's client, and stays mounted
-//! while hidden so the worker stays warm and a run survives a tab switch. Progress is saved in
-//! IndexedDB (`storage::records::CODE`) after every change worth keeping and read back on start.
+//! while hidden so the worker stays warm and a run survives a tab switch. Progress and typing are
+//! saved in IndexedDB (`storage::records::CODE`): [`SAVE_QUIET_MS`] after the last change, at
+//! once when the tab is hidden or closed (with a synchronous `localStorage` backup, [`BACKUP_KEY`]),
+//! and read back on start; a failed save (a full quota) shows `code-save-error`.
 
 use crate::fetch;
 use crate::i18n::{Lang, Texts};
 use crate::sandbox_protocol::RUN_TIMEOUT_MS;
 use crate::storage::records;
+use crate::ui::lazy::Python;
 use crate::ui::code::{CodeAction, CodeState, Kind, Output, Problem, Said, Saved};
 use crate::ui::sandbox::SandboxClient;
 use inference::agent::tutor::Verdict;
 use inference::sandbox::RunStatus;
+use gloo::events::EventListener;
+use gloo::timers::callback::Timeout;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+/// How long typing must pause before the Code view is written to IndexedDB.
+const SAVE_QUIET_MS: u32 = 400;
+
+/// The newest progress not yet handed to IndexedDB, and the timer that will hand it over.
+#[derive(Default)]
+struct PendingSave {
+    dirty: bool,
+    revision: u32,
+    json: String,
+    /// Replacing it cancels the previous timer (typing goes on).
+    timer: Option<Timeout>,
+}
+
+/// Where the progress goes synchronously when the page is hidden or closing: an IndexedDB write
+/// started then may not finish before the page is gone, a `localStorage` write always does. It
+/// is removed once IndexedDB holds the same progress, and wins on the next start when it is left.
+const BACKUP_KEY: &str = "pathshala-code-unsaved";
+
+fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+/// Writes the pending progress now, if any: when the quiet time ends, or (`leaving`) when the
+/// tab is hidden or closing, then with the synchronous backup first.
+fn flush_save(pending: &RefCell<PendingSave>, dispatch: &UseReducerDispatcher<CodeState>, leaving: bool) {
+    let (revision, json) = {
+        let mut p = pending.borrow_mut();
+        if !std::mem::take(&mut p.dirty) {
+            return;
+        }
+        (p.revision, std::mem::take(&mut p.json))
+    };
+    let backup = leaving && local_storage().is_some_and(|ls| ls.set_item(BACKUP_KEY, &json).is_ok());
+    let dispatch = dispatch.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        match records::save(records::CODE, "current", &json).await {
+            Ok(()) => {
+                if backup && let Some(ls) = local_storage() && ls.get_item(BACKUP_KEY).ok().flatten().as_deref() == Some(json.as_str()) {
+                    let _ = ls.remove_item(BACKUP_KEY);
+                }
+                dispatch.dispatch(CodeAction::Saved(revision));
+            }
+            Err(e) => dispatch.dispatch(CodeAction::SaveFailed(e.to_string())),
+        }
+    });
+}
+
+/// The saved progress: a backup left by a page that closed before IndexedDB finished (moved
+/// into IndexedDB now), else IndexedDB's.
+async fn load_saved() -> Option<Saved> {
+    let backup = local_storage().and_then(|ls| ls.get_item(BACKUP_KEY).ok().flatten());
+    if let Some(json) = backup
+        && let Ok(saved) = serde_json::from_str::<Saved>(&json)
+    {
+        if records::save(records::CODE, "current", &json).await.is_ok()
+            && let Some(ls) = local_storage()
+        {
+            let _ = ls.remove_item(BACKUP_KEY);
+        }
+        return Some(saved);
+    }
+    records::load(records::CODE, "current").await.ok().flatten().and_then(|j| serde_json::from_str::<Saved>(&j).ok())
+}
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -29,6 +98,8 @@ pub struct Props {
     /// A task sent here from the front door (the message's id, its text): it fills the task box.
     #[prop_or_default]
     pub task: Option<(u32, String)>,
+    /// The sandbox's files: its worker starts once they are here.
+    pub python: Python,
 }
 
 /// Inserts or removes indentation in a textarea as the keyboard asks; returns the new text when
@@ -88,6 +159,9 @@ pub fn CodeView(p: &Props) -> Html {
     let client: Rc<RefCell<Option<SandboxClient>>> = use_mut_ref(|| None);
     let next_id = use_mut_ref(|| 0u32);
     let editor = use_node_ref();
+    let pending: Rc<RefCell<PendingSave>> = use_mut_ref(PendingSave::default);
+    // The sandbox worker exists (requests sent before are dropped, so the effects below wait).
+    let started = use_state(|| false);
 
     {
         // Problems and saved progress, once.
@@ -99,8 +173,7 @@ pub fn CodeView(p: &Props) -> Html {
                 d.dispatch(CodeAction::Problems(problems));
             });
             wasm_bindgen_futures::spawn_local(async move {
-                let saved = records::load(records::CODE, "current").await.ok().flatten().and_then(|j| serde_json::from_str::<Saved>(&j).ok());
-                dispatch.dispatch(CodeAction::Restore(saved));
+                dispatch.dispatch(CodeAction::Restore(load_saved().await));
             });
         });
     }
@@ -113,10 +186,12 @@ pub fn CodeView(p: &Props) -> Html {
         });
     }
     {
-        // The sandbox worker starts the first time the view is shown (not on every page load).
-        let (client, dispatch) = (client.clone(), state.dispatcher());
-        use_effect_with(p.visible, move |visible| {
-            if *visible && client.borrow().is_none() {
+        // The sandbox worker starts the first time the view is shown (not on every page load),
+        // once its files are here.
+        let (client, dispatch, started) = (client.clone(), state.dispatcher(), started.clone());
+        use_effect_with((p.visible, p.python.settled()), move |&(visible, settled)| {
+            if visible && settled && client.borrow().is_none() {
+                started.set(true);
                 let cfg = crate::sandbox::tutor_config();
                 let c = SandboxClient::new(Callback::from(move |e| dispatch.dispatch(CodeAction::Event(e))), cfg.check.timeout_ms, cfg.test.timeout_ms);
                 *client.borrow_mut() = Some(c);
@@ -124,19 +199,34 @@ pub fn CodeView(p: &Props) -> Html {
         });
     }
     {
-        // Save after every change worth keeping.
-        let (restored, saved, dispatch) = (state.restored, state.saved(), state.dispatcher());
+        // Save every change (typing included) once it pauses for SAVE_QUIET_MS.
+        let (restored, saved, dispatch, pending) = (state.restored, state.saved(), state.dispatcher(), pending.clone());
         use_effect_with(state.revision, move |revision| {
-            let revision = *revision;
-            if restored {
-                if let Ok(json) = serde_json::to_string(&saved) {
-                    wasm_bindgen_futures::spawn_local(async move {
-                        if records::save(records::CODE, "current", &json).await.is_ok() {
-                            dispatch.dispatch(CodeAction::Saved(revision));
-                        }
-                    });
-                }
+            if restored && let Ok(json) = serde_json::to_string(&saved) {
+                let p2 = pending.clone();
+                let timer = Timeout::new(SAVE_QUIET_MS, move || flush_save(&p2, &dispatch, false));
+                let mut p = pending.borrow_mut();
+                (p.dirty, p.revision, p.json, p.timer) = (true, *revision, json, Some(timer));
             }
+        });
+    }
+    {
+        // Hidden or closing (a tab switch, a reload, the phone locking): write at once.
+        let (dispatch, pending) = (state.dispatcher(), pending.clone());
+        use_effect_with((), move |_| {
+            let listeners = web_sys::window().and_then(|w| w.document().map(|d| (w, d))).map(|(window, document)| {
+                let (d1, p1) = (dispatch.clone(), pending.clone());
+                let hidden_doc = document.clone();
+                [
+                    EventListener::new(&window, "pagehide", move |_| flush_save(&p1, &d1, true)),
+                    EventListener::new(&document, "visibilitychange", move |_| {
+                        if hidden_doc.hidden() {
+                            flush_save(&pending, &dispatch, true);
+                        }
+                    }),
+                ]
+            });
+            move || drop(listeners)
         });
     }
 
@@ -160,8 +250,8 @@ pub fn CodeView(p: &Props) -> Html {
     {
         // Every step done: run the tests once.
         let (send, s, new_id) = (send.clone(), state.clone(), new_id.clone());
-        use_effect_with((state.finished(), state.tests.is_none(), state.busy.is_none(), state.problem.clone()), move |(finished, untested, idle, _)| {
-            if *finished && *untested && *idle {
+        use_effect_with((state.finished(), state.tests.is_none(), state.busy.is_none(), state.problem.clone(), *started), move |(finished, untested, idle, _, started)| {
+            if *finished && *untested && *idle && *started {
                 if let Some(req) = s.test_request(new_id()) {
                     send(req, Kind::Test);
                 }
@@ -172,8 +262,8 @@ pub fn CodeView(p: &Props) -> Html {
     {
         // A model session: the model writes each step when it comes up.
         let (send, s, new_id) = (send.clone(), state.clone(), new_id.clone());
-        use_effect_with((state.needs_prepare(), state.busy.is_none(), state.revision), move |(needed, idle, _)| {
-            if *needed && *idle {
+        use_effect_with((state.needs_prepare(), state.busy.is_none(), state.revision, *started), move |(needed, idle, _, started)| {
+            if *needed && *idle && *started {
                 if let Some(req) = s.prepare_request(new_id()) {
                     send(req, Kind::Prepare);
                 }
@@ -241,7 +331,8 @@ pub fn CodeView(p: &Props) -> Html {
         Callback::from(move |_: MouseEvent| dispatch.dispatch(CodeAction::Reveal))
     };
 
-    let busy = state.busy.is_some();
+    // Nothing can run before the sandbox worker has started.
+    let busy = state.busy.is_some() || !*started;
     let offset = state.offset();
     let session = state.session();
     let steps = session.map(|s| {
@@ -410,6 +501,7 @@ pub fn CodeView(p: &Props) -> Html {
             </div>
             { for output }
             { for feedback }
+            if let Some(e) = &state.save_error { <p class="error" role="alert" data-testid="code-save-error">{ format!("{} {e}", t.code_save_failed()) }</p> }
         </section>
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::i18n::{Lang, Texts, mb};
 use crate::protocol::{Phase as LoadPhase, Progress};
+use crate::ui::lazy::Python;
 use crate::ui::state::{Gpu, Load};
 use yew::prelude::*;
 
@@ -11,6 +12,8 @@ pub struct Props {
     pub load: Load,
     pub gpu: Gpu,
     pub note: Option<String>,
+    /// The sandbox's files, fetched in the background after the first visit.
+    pub python: Python,
     pub lang: Lang,
     pub on_retry: Callback<()>,
 }
@@ -39,6 +42,20 @@ pub fn progress_line(t: Texts, pr: &Progress) -> String {
         }
     }
     line
+}
+
+/// The sandbox's download (`python-progress`, `data-state` fetching | failed); nothing once done.
+pub fn python_line(t: Texts, python: &Python) -> Html {
+    match python {
+        Python::Fetching { done, total } => html! {
+            <p class="note" data-testid="python-progress" data-state="fetching">
+                { format!("{} {} / {}", t.python_fetching(), mb(*done as f64), mb(*total as f64)) }{ " " }
+                <progress value={done.to_string()} max={(*total).max(1).to_string()}></progress>
+            </p>
+        },
+        Python::Failed(why) => html! { <p class="note" data-testid="python-progress" data-state="failed">{ format!("{} {why}", t.python_failed()) }</p> },
+        Python::Idle | Python::Ready => html! {},
+    }
 }
 
 #[function_component]
@@ -98,6 +115,7 @@ pub fn StatusLine(p: &Props) -> Html {
         <section class="status">
             <div data-testid="status" data-state={state} role="status">{ body }</div>
             if let Some(note) = &p.note { <p class="note" data-testid="load-note">{ note.clone() }</p> }
+            { python_line(t, &p.python) }
             <p class="gpu">{ gpu }{ threads }</p>
         </section>
     }
