@@ -14,6 +14,23 @@ impl instant_distance::Point for Embedding {
     }
 }
 
+/// instant-distance 0.6's `HnswMap<Embedding, u32>` as it serializes (fields in order: the
+/// graph's `ef_search`, points, base layer of 2·M neighbours per point, upper layers of M, then
+/// the values), for [`VectorIndex::validate_graph`]. A neighbour is a point id or [`NO_POINT`].
+#[derive(Deserialize, Serialize)]
+struct GraphLayout {
+    ef_search: usize,
+    points: Vec<Embedding>,
+    zero: Vec<([u32; GRAPH_M], [u32; GRAPH_M])>,
+    layers: Vec<Vec<[u32; GRAPH_M]>>,
+    values: Vec<u32>,
+}
+
+/// instant-distance's M (neighbours per node in the upper layers; twice that in the base layer).
+const GRAPH_M: usize = 32;
+/// instant-distance's empty neighbour slot.
+const NO_POINT: u32 = u32::MAX;
+
 /// HNSW over chunk embeddings. Values are chunk ids.
 #[derive(Serialize, Deserialize)]
 pub struct VectorIndex {
@@ -80,6 +97,32 @@ impl VectorIndex {
         if self.by_chunk.iter().any(|v| !v.is_finite()) {
             return Err("a chunk has no vector, or a vector is not finite".into());
         }
+        self.validate_graph()
+    }
+
+    /// Checks every point id the search will follow: instant-distance indexes its points and
+    /// layers with them unchecked, so a graph damaged on disk (past the checksum: a bug, a bad
+    /// write before the crc was taken) would panic in the middle of a search instead of failing
+    /// to load. The crate keeps the graph private, so it is read back through its serde form.
+    fn validate_graph(&self) -> Result<(), String> {
+        let bytes = bincode::serde::encode_to_vec(&self.hnsw, bincode::config::standard()).map_err(|e| e.to_string())?;
+        let (g, _): (GraphLayout, usize) = bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).map_err(|e| format!("the vector graph: {e}"))?;
+        let n = g.points.len();
+        if g.zero.len() != n || g.values.len() != n {
+            return Err(format!("the vector graph has {n} points, {} base nodes and {} values", g.zero.len(), g.values.len()));
+        }
+        let ok = |ids: &[u32], len: usize| ids.iter().all(|&id| id == NO_POINT || (id as usize) < len);
+        if !g.zero.iter().all(|(a, b)| ok(a, n) && ok(b, n)) {
+            return Err("the vector graph links to a point it does not have".into());
+        }
+        // Layer `l` holds the first `len` points; each layer is no larger than the one below.
+        let mut below = n;
+        for layer in &g.layers {
+            if layer.len() > below || layer.is_empty() || !layer.iter().all(|node| ok(node, layer.len())) {
+                return Err("the vector graph's upper layers are inconsistent".into());
+            }
+            below = layer.len();
+        }
         Ok(())
     }
 
@@ -105,5 +148,41 @@ impl VectorIndex {
         let mut order: Vec<u32> = (0..scores.len() as u32).collect();
         order.sort_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]).then(a.cmp(&b)));
         order.into_iter().take(k).map(|c| (c, scores[c as usize])).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index() -> VectorIndex {
+        let vectors: Vec<Vec<f32>> = (0..40)
+            .map(|i| {
+                let v: Vec<f32> = (0..8).map(|j| ((i * 7 + j * 3) % 11) as f32 - 5.0).collect();
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+                v.into_iter().map(|x| x / norm).collect()
+            })
+            .collect();
+        VectorIndex::build(vectors, 8)
+    }
+
+    /// The graph round-trips through the layout (so the layout matches the crate's), and a
+    /// neighbour id past the points fails validation instead of panicking in a later search.
+    #[test]
+    fn a_damaged_graph_fails_validation() {
+        let good = index();
+        good.validate(40).unwrap();
+        assert!(!good.search(good.vector(3), 5).is_empty());
+        let cfg = bincode::config::standard();
+        let layout_bytes = bincode::serde::encode_to_vec(&good.hnsw, cfg).unwrap();
+        let (mut layout, _): (GraphLayout, usize) = bincode::serde::decode_from_slice(&layout_bytes, cfg).unwrap();
+        assert_eq!(bincode::serde::encode_to_vec(&layout, cfg).unwrap(), layout_bytes, "layout differs from instant-distance's");
+        layout.zero[5].0[0] = 40;
+        let damaged = bincode::serde::encode_to_vec(&layout, cfg).unwrap();
+        let (hnsw, _): (HnswMap<Embedding, u32>, usize) = bincode::serde::decode_from_slice(&damaged, cfg).unwrap();
+        let mut bad = VectorIndex { dim: 8, hnsw, by_chunk: Vec::new() };
+        bad.rebuild_lookup();
+        let err = bad.validate(40).unwrap_err();
+        assert!(err.contains("links to a point"), "{err}");
     }
 }

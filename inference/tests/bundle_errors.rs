@@ -128,6 +128,51 @@ fn mutated_bundles_never_panic() {
     assert!(errors > 1000, "most mutations should be caught: {errors}");
 }
 
+/// The small bundle with 8-dimensional unit vectors for its chunks and headings.
+fn bundle_with_vectors() -> Bundle {
+    let mut b = small_bundle();
+    let unit = |seed: usize| {
+        let v: Vec<f32> = (0..8).map(|j| ((seed * 5 + j * 3) % 7) as f32 - 3.0 + 0.5).collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.into_iter().map(|x| x / n).collect::<Vec<f32>>()
+    };
+    b.vectors = Some(inference::vector::VectorIndex::build((0..b.chunks.len()).map(unit).collect(), 8));
+    b.heading_vectors = Some((0..b.sections.len()).flat_map(|s| unit(s + 100)).collect());
+    b
+}
+
+/// Damage behind the checksum reaches the vector graph too; a bundle that loads must search
+/// without a panic (instant-distance indexes with the graph's ids unchecked).
+#[test]
+fn mutated_bundles_with_vectors_never_panic_in_search() {
+    let bytes = bundle_with_vectors().to_bytes().unwrap();
+    let query = bundle_with_vectors().vectors.unwrap().vector(0).to_vec();
+    let mut rng = common::Rng(0x2545_F491_4F6C_DD1D);
+    let (mut loaded, mut errors) = (0, 0);
+    for _ in 0..3000 {
+        let mut m = bytes.clone();
+        // Mostly in the payload's tail, where the vectors and the graph are.
+        for _ in 0..1 + rng.below(3) {
+            let i = m.len() / 2 + rng.below(m.len() / 2);
+            m[i] = match rng.below(3) {
+                0 => m[i] ^ (1 << rng.below(8)),
+                1 => rng.next_u64() as u8,
+                _ => m[i].wrapping_add(1),
+            };
+        }
+        refresh_crc(&mut m);
+        let outcome = std::panic::catch_unwind(|| {
+            Bundle::from_bytes(&m).map(|b| b.vectors.as_ref().map(|v| (v.search(&query, 5).len(), v.search_exact(&query, 5).len())))
+        });
+        match outcome {
+            Ok(Ok(_)) => loaded += 1,
+            Ok(Err(_)) => errors += 1,
+            Err(_) => panic!("a mutated bundle with vectors loaded and then panicked in search"),
+        }
+    }
+    assert!(errors > 1000 && loaded > 50, "loaded {loaded}, refused {errors}");
+}
+
 #[test]
 fn lexical_bundle_refuses_dense_search() {
     let b = small_bundle();

@@ -197,3 +197,33 @@ fn cold_run_benchmark() {
     assert_eq!(r0.status, RunStatus::Ok);
     eprintln!("BENCH cold run(print(sum(range(10**6)))) = {ms} ms; empty program = {start_ms} ms");
 }
+
+/// Exploring the object model: every class's name can be read, including RustPython's internal
+/// static types (reading `async_generator_wrapped_value`'s name used to panic inside the VM and
+/// end the run as an internal error with a Rust backtrace), before and after stdlib imports.
+#[test]
+fn every_subclass_of_object_has_a_readable_name() {
+    let src = "\
+def walk():
+    seen, stack, names = set(), [object], []
+    while stack:
+        c = stack.pop()
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        names.append(c.__name__ + c.__qualname__)
+        try:
+            stack.extend(type.__subclasses__(c))
+        except TypeError:
+            pass
+    return names
+before = walk()
+print(len([c.__name__ for c in ().__class__.__base__.__subclasses__()]) > 50)
+import collections, itertools, functools, re, json, math, random, string, datetime, io, decimal, fractions, heapq, bisect, array, statistics, textwrap, operator, enum, dataclasses, typing
+after = walk()
+print(len(before) > 100, len(after) > len(before), 'async_generator_wrapped_value' in ''.join(before))
+";
+    let r = run(src, &RunOptions { timeout_ms: 30_000, ..opts() });
+    assert_eq!(r.status, RunStatus::Ok, "{r:?}");
+    assert_eq!(r.stdout, "True\nTrue True True\n", "{r:?}");
+}

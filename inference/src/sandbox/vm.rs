@@ -4,7 +4,7 @@
 
 use super::syntax::hint_for;
 use super::{PROGRAM_NAME, PyError, RunOptions, RunResult, RunStatus};
-use rustpython_vm::builtins::{PyBaseExceptionRef, PyStrRef};
+use rustpython_vm::builtins::{PyBaseExceptionRef, PyStrRef, PyType};
 use rustpython_vm::compiler::Mode;
 use rustpython_vm::function::FuncArgs;
 use rustpython_vm::signal::UserSignalReceiver;
@@ -225,6 +225,28 @@ fn new_interpreter(opts: &RunOptions, signals: Option<UserSignalReceiver>) -> In
             vm.recursion_limit.set(limit);
         })
         .build()
+}
+
+/// Interns the name of every static type reachable from `object`.
+///
+/// RustPython 0.5's `type.__name__` expects a static type's name in the interpreter's string
+/// pool and panics when it is not (`async_generator_wrapped_value` is not), so a learner
+/// walking `object.__subclasses__()` crashed the run. The types the interpreter makes at start
+/// are the ones affected: a module's classes, made on import, intern their names themselves.
+/// Heap types (classes the program defines) keep their own names and are skipped.
+fn intern_static_type_names(vm: &VirtualMachine) {
+    let mut stack = vec![vm.ctx.types.object_type.to_owned()];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(t) = stack.pop() {
+        if !seen.insert(t.get_id()) {
+            continue;
+        }
+        if t.heaptype_ext.is_none() {
+            let name = t.name();
+            vm.ctx.intern_str(&*name);
+        }
+        stack.extend(t.subclasses.read().iter().filter_map(|w| w.upgrade()).filter_map(|o| o.downcast::<PyType>().ok()));
+    }
 }
 
 /// Runs the program; returns the exception that ended it (if any). Output and flags go to `control`.
@@ -515,6 +537,7 @@ fn install_sandbox(
     opts: &RunOptions,
     control: &std::sync::Arc<Control>,
 ) -> PyResult<()> {
+    intern_static_type_names(vm);
     let scope = vm.new_scope_with_builtins();
     let g = &scope.globals;
 
