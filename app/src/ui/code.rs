@@ -512,6 +512,27 @@ mod tests {
         assert!(r.finished() && r.restored);
     }
 
+    /// Typing is a change worth saving: the editor and the task box are in what is saved and
+    /// come back on restore; a failed save is kept until a save succeeds.
+    #[test]
+    fn typing_is_saved_and_restored_and_a_failed_save_is_kept_until_one_succeeds() {
+        let mut s = Rc::new(CodeState::default());
+        s = s.reduce(CodeAction::Edit("x = 1".into()));
+        assert_eq!(s.revision, 1);
+        s = s.reduce(CodeAction::TaskText("add two numbers".into()));
+        assert_eq!(s.revision, 2);
+        s = s.reduce(CodeAction::SaveFailed("the browser's storage for this site is full (QuotaExceededError)".into()));
+        assert!(s.save_error.is_some() && s.saved_revision < s.revision);
+        s = s.reduce(CodeAction::Saved(2));
+        assert!(s.save_error.is_none() && s.saved_revision == s.revision);
+        let json = serde_json::to_string(&s.saved()).unwrap();
+        let r = Rc::new(CodeState::default()).reduce(CodeAction::Restore(Some(serde_json::from_str(&json).unwrap())));
+        assert_eq!((r.editor.as_str(), r.task_text.as_str()), ("x = 1", "add two numbers"));
+        // Progress saved before the task box was kept still loads.
+        let old: Saved = serde_json::from_str(r#"{"problem":null,"session":null,"editor":"print(1)"}"#).unwrap();
+        assert_eq!((old.editor.as_str(), old.task_text.as_str()), ("print(1)", ""));
+    }
+
     /// Every problem can be completed by typing the teacher's lines, and the finished program
     /// passes its tests (the native sandbox, with the browser's limits).
     #[test]
