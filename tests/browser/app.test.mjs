@@ -510,8 +510,13 @@ test('storage panel lists the cached files; a corrupted entry is detected and do
   assert.ok(!requests.some((u) => u.includes('/models/')), 'intact files were not');
 });
 
-test('a new version installs in the background and takes over on "reload"', async () => {
+// Whether the service worker's cache `key` holds the sandbox's wasm (fetched once the course is ready).
+const hasSandbox = (key) => page.evaluate((k) => caches.open(k).then((c) => c.match('sandbox_bg.wasm')).then(Boolean), key);
+
+test('a new version installs in the background and takes over on "reload", keeping the unchanged sandbox wasm', async () => {
   const old = await page.evaluate(() => caches.keys());
+  // Fetched in the background once the course was ready.
+  await page.waitForFunction((k) => caches.open(k).then((c) => c.match('sandbox_bg.wasm')).then(Boolean), old[0], { timeout: 120_000 });
   const sw = join(site, 'sw.js');
   writeFileSync(sw, readFileSync(sw, 'utf8').replace(/^const VERSION = '([^']*)';/m, "const VERSION = '$1-next';"));
   await page.evaluate(() => navigator.serviceWorker.getRegistration().then((r) => r.update()));
@@ -521,6 +526,7 @@ test('a new version installs in the background and takes over on "reload"', asyn
   const now = await page.evaluate(() => caches.keys());
   assert.equal(now.length, 1, JSON.stringify(now));
   assert.ok(now[0].endsWith('-next') && !old.includes(now[0]), `old ${old}, now ${now}`);
+  assert.ok(await hasSandbox(now[0]), 'the sandbox wasm (same sha256) was carried into the new cache');
 });
 
 test('an interrupted download says so, keeps nothing, and Retry recovers', async () => {
