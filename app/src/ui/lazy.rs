@@ -2,10 +2,10 @@
 //!
 //! The service worker precaches the app shell a learner needs to ask (the page and the inference
 //! worker); the sandbox worker's wasm (RustPython, the largest file of the site) is listed apart in
-//! `lazy.json` (written by `scripts/pwa-precache.sh`: each file's path and size) and fetched here
+//! `lazy.json` (written by `scripts/pwa-precache.sh`: each file's path, size and sha256) and fetched here
 //! when the Code view first needs it, or in the background once the course is ready, whichever
 //! comes first. The request goes through the service worker, which keeps the file (cache first,
-//! across app updates when its hashed name is unchanged), so the Code view works offline after.
+//! across app updates while its sha256 is unchanged), so the Code view works offline after.
 
 use crate::fetch;
 use serde::Deserialize;
@@ -40,9 +40,6 @@ pub enum Python {
 }
 
 impl Python {
-    pub fn started(&self) -> bool {
-        !matches!(self, Python::Idle)
-    }
     /// The worker may start: nothing left to wait for.
     pub fn settled(&self) -> bool {
         matches!(self, Python::Ready | Python::Failed(_))
