@@ -21,13 +21,14 @@ const SCOPE = new URL('./', self.location).pathname;
 const SHELL_PATHS = new Set(SHELL.map((u) => new URL(u, self.location).pathname));
 const LAZY_SHA256 = new Map(LAZY.map((f) => [new URL(f.path, self.location).pathname, f.sha256]));
 
+const INDEX = new URL('./index.html', self.location).href;
+const ASSETS = new URL('./assets.json', self.location).pathname;
+const THREADED = SCOPE + 'mt/';
+
 async function sha256(buffer) {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', buffer));
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
-const INDEX = new URL('./index.html', self.location).href;
-const ASSETS = new URL('./assets.json', self.location).pathname;
-const THREADED = SCOPE + 'mt/';
 
 // The response, with the headers that make a document or worker cross-origin isolated.
 function isolated(response) {
