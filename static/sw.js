@@ -20,7 +20,6 @@ const CACHE = PREFIX + VERSION;
 const SCOPE = new URL('./', self.location).pathname;
 const SHELL_PATHS = new Set(SHELL.map((u) => new URL(u, self.location).pathname));
 const LAZY_SHA256 = new Map(LAZY.map((f) => [new URL(f.path, self.location).pathname, f.sha256]));
-
 const INDEX = new URL('./index.html', self.location).href;
 const ASSETS = new URL('./assets.json', self.location).pathname;
 const THREADED = SCOPE + 'mt/';
