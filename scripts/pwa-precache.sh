@@ -19,14 +19,20 @@ cd "$dir"
 lazy="$(find . -maxdepth 1 -type f -name 'sandbox*_bg.wasm' | sed 's|^\./||' | LC_ALL=C sort)"
 [ -n "$lazy" ] || { echo "pwa-precache: no sandbox*_bg.wasm in $dir (index.html must build the sandbox worker)" >&2; exit 1; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
-printf '{"sandbox": [%s]}\n' "$(for f in $lazy; do printf '{"path": "%s", "bytes": %s, "sha256": "%s"}, ' "$f" "$(stat -c %s "$f")" "$(sha "$f")"; done | sed 's/, $//')" > lazy.json
+# Each lazy file hashed once, for lazy.json (the page) and LAZY (the service worker).
+lazy_json="" lazy_js=""
+for f in $lazy; do
+  h="$(sha "$f")"
+  lazy_json+="{\"path\": \"$f\", \"bytes\": $(stat -c %s "$f"), \"sha256\": \"$h\"}, "
+  lazy_js+="{ path: './$f', sha256: '$h' }, "
+done
+printf '{"sandbox": [%s]}\n' "${lazy_json%, }" > lazy.json
+lazy_js="[${lazy_js%, }]"
 files="$(find . -type f ! -name sw.js ! -name assets.json ! -path './models/*' ! -name '*.bundle' | sed 's|^\./||' | LC_ALL=C sort)"
 version="$(for f in $files; do printf '%s %s ' "$f" "$(sha "$f")"; done | sha256sum | cut -c1-16)"
 is_lazy() { case " $(echo $lazy) " in *" $1 "*) return 0 ;; esac; return 1; }
 shell="$(for f in $files; do case "$f" in mt/*) ;; *) is_lazy "$f" || printf "'./%s', " "$f" ;; esac; done)"
 shell="[${shell%, }]"
-lazy_js="$(for f in $lazy; do printf "{ path: './%s', sha256: '%s' }, " "$f" "$(sha "$f")"; done)"
-lazy_js="[${lazy_js%, }]"
 tmp="$(mktemp)"
 sed -e "s|^const VERSION = .*|const VERSION = '$version';|" -e "s|^const SHELL = .*|const SHELL = $shell;|" \
   -e "s|^const LAZY = .*|const LAZY = $lazy_js;|" sw.js > "$tmp"
