@@ -34,7 +34,10 @@ CONFIGS = {
 
 
 def norm_heading(h):
-    h = re.sub(r":[\w:+-]+:`([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", h)  # :role:`text <target>` → text
+    # :role:`text <target>` → text; the `!` (no link) and `~` (short form) of :role:`!name` and
+    # :role:`~a.b` are markup too (the builder keeps `a.b` whole, as index-builder's rst.rs).
+    h = re.sub(r":[\w:+-]+:`[!~]?([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", h)
+    h = re.sub(r"\\(.)", r"\1", h)  # backslash escapes: `Importing \* From a Package`
     h = h.replace("``", "")
     h = re.sub(r"`([^`]*)`_*", r"\1", h)
     h = re.sub(r"\*\*?([^*]+)\*\*?", r"\1", h)
