@@ -81,9 +81,19 @@ pub struct Bundle {
     pub vectors: Option<VectorIndex>,
     /// One unit vector per section heading (flattened, sections × dim), when embedded.
     pub heading_vectors: Option<Vec<f32>>,
+    /// The newest software release the course documents (derived from its text, not stored):
+    /// a question about a later one is not covered.
+    pub newest_version: Option<crate::retrieve::coverage::Version>,
 }
 
 impl Bundle {
+    /// A bundle from its parts, with what is derived from them.
+    pub fn new(header: BundleHeader, body: BundleBody) -> Bundle {
+        let newest_version = crate::retrieve::coverage::newest_documented_version(body.sections.iter().map(|s| s.text.as_str()));
+        let BundleBody { sections, chunks, bm25, vectors, heading_vectors } = body;
+        Bundle { header, sections, chunks, bm25, vectors, heading_vectors, newest_version }
+    }
+
     /// Serialise to the on-disk form.
     pub fn to_bytes(&self) -> Result<Vec<u8>, BundleError> {
         format::write(&self.header, &BodyRef {
@@ -98,14 +108,7 @@ impl Bundle {
     /// Parse and validate a bundle. Never panics on bad input.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, BundleError> {
         let (header, body) = format::read(bytes)?;
-        let mut bundle = Bundle {
-            header,
-            sections: body.sections,
-            chunks: body.chunks,
-            bm25: body.bm25,
-            vectors: body.vectors,
-            heading_vectors: body.heading_vectors,
-        };
+        let mut bundle = Bundle::new(header, body);
         bundle.bm25.rebuild_lookup();
         if let Some(v) = bundle.vectors.as_mut() {
             v.rebuild_lookup();

@@ -3,7 +3,7 @@
 use super::chunk::{ChunkConfig, chunk_sections};
 use super::outline::{Section, outline};
 use crate::bm25::{Bm25Index, Bm25Params};
-use crate::bundle::{Bundle, BundleHeader, CourseInfo};
+use crate::bundle::{Bundle, BundleBody, BundleHeader, CourseInfo};
 use crate::corpus::Document;
 use crate::embed::{EncoderError, EncoderId, Role, SentenceEncoder};
 use crate::index::Chunk;
@@ -126,7 +126,7 @@ pub fn finish(prepared: Prepared, embeddings: Option<Embeddings>, opts: &BuildOp
         chunks: chunks.len() as u32,
         course: opts.course.clone(),
     };
-    Bundle { header, sections, chunks, bm25, vectors, heading_vectors }
+    Bundle::new(header, BundleBody { sections, chunks, bm25, vectors, heading_vectors })
 }
 
 /// Build the whole index, embedding every chunk. `progress(done, total)` follows the embedding.

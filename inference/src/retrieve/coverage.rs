@@ -56,8 +56,10 @@ pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, is_common_w
                 let word = surface.get(t).map(String::as_str).unwrap_or(t);
                 // The vocabulary speaks for Latin-script words only.
                 let latin = word.chars().all(|c| c.is_ascii_alphanumeric());
+                // A literal (`0x1A`, `3x2`, the `0b2` of `3.12.0b2`) is a value, not a name.
+                let literal = word.starts_with(|c: char| c.is_ascii_digit());
                 if let Some(common) = is_common_word {
-                    if simple && latin && word.chars().count() >= 3 && !common(word) {
+                    if simple && latin && !literal && word.chars().count() >= 3 && !common(word) && !inflected(word, common) {
                         out.jargon.push(t.clone());
                     }
                 }
@@ -72,6 +74,58 @@ pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, is_common_w
         out.score = covered / total;
     }
     out
+}
+
+/// An inflection of an everyday word that the vocabulary lacks: `nicer`, `safest` (of `nice`,
+/// `safe`), `easier`, `tidiest` (of `easy`, `tidy`).
+fn inflected(word: &str, common: &dyn Fn(&str) -> bool) -> bool {
+    let e = [word.strip_suffix('r'), word.strip_suffix("st")].into_iter().flatten().filter(|b| b.len() >= 3 && b.ends_with('e'));
+    let y = [word.strip_suffix("ier"), word.strip_suffix("iest")].into_iter().flatten().filter(|b| b.len() >= 2).map(|b| format!("{b}y"));
+    e.map(str::to_string).chain(y).any(|b| common(&b))
+}
+
+/// A release of the software a course documents: `(major, minor)`.
+pub type Version = (u32, u32);
+
+/// The newest release a course's text documents, as Sphinx writes it ("New in version 3.11",
+/// "Changed in version 3.11", "Deprecated since version 3.11"); `None` for a course that names
+/// no versions (a science book).
+pub fn newest_documented_version<'a>(texts: impl IntoIterator<Item = &'a str>) -> Option<Version> {
+    let mut newest = None;
+    for text in texts {
+        for mark in ["in version ", "since version "] {
+            for (i, _) in text.match_indices(mark) {
+                newest = newest.max(version(&text[i + mark.len()..]));
+            }
+        }
+    }
+    newest
+}
+
+/// A release newer than the course's `newest` that the question names ("since Python 3.12",
+/// "in version 3.13", "py3.13"): what changed there is not in the course. Returns the words
+/// that name it.
+pub fn newer_release(question: &str, newest: Version) -> Option<String> {
+    let words = crate::text::words(question);
+    words.iter().enumerate().find_map(|(i, w)| {
+        let joined = ["python", "py"].iter().find_map(|p| w.strip_prefix(p).filter(|r| r.starts_with(|c: char| c.is_ascii_digit())));
+        let named = || i.checked_sub(1).is_some_and(|p| matches!(words[p].as_str(), "python" | "cpython" | "py" | "version" | "since"));
+        let v = match joined {
+            Some(rest) => version(rest)?,
+            None if named() => version(w)?,
+            None => return None,
+        };
+        let newer = v > newest && v.0 <= newest.0 + 1;
+        newer.then(|| if joined.is_some() { w.clone() } else { format!("{} {w}", words[i - 1]) })
+    })
+}
+
+/// `3.12`, `3.12.0b2`, `3.12:` → `(3, 12)`.
+fn version(s: &str) -> Option<Version> {
+    let (major, rest) = s.split_once('.')?;
+    let minor: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let ok = |d: &str| (1..=3).contains(&d.len()) && d.chars().all(|c| c.is_ascii_digit());
+    (ok(major) && ok(&minor)).then(|| (major.parse().ok(), minor.parse().ok())).and_then(|(a, b)| Some((a?, b?)))
 }
 
 /// A dotted name the course never writes (`str.reverse`, `itertools.batched`, `parser.add_flag`)
@@ -156,6 +210,33 @@ mod tests {
         assert_eq!(jargon("Why does mylist.remove_all(3) fail?"), ["mylist.remove_all"]);
         for q in ["What does list.append do?", "Why does mylist.sort() return None?", "Where do I set self.total?", "Is Python 3.12 out, e.g. in 2023?", "How does str.format work?"] {
             assert!(jargon(q).is_empty(), "{q}: {:?}", jargon(q));
+        }
+    }
+
+    #[test]
+    fn literals_and_inflections_of_everyday_words_are_not_jargon() {
+        let docs: Vec<Vec<String>> = ["int converts a string to a number", "nested lists"].iter().map(|d| terms(d)).collect();
+        let bm25 = Bm25Index::build(&docs, Bm25Params::default());
+        let common = |w: &str| ["why", "does", "fail", "made", "grid", "what", "there", "something", "nice", "easy", "safe", "with", "how", "use", "poke"].contains(&w);
+        let jargon = |q: &str| coverage(q, &["int converts a string to a number"], &bm25, Some(&common)).jargon;
+        for q in ["Why does int('0x1A') fail?", "I made a 3x2 grid", "What is 3.12.0b2?", "Is there something nicer, easier or safest?"] {
+            assert!(jargon(q).is_empty(), "{q}: {:?}", jargon(q));
+        }
+        assert_eq!(jargon("Is there something nicer with pandas?"), ["panda"], "pandas is no inflection of an everyday word");
+        assert_eq!(jargon("How do I use docker?"), ["docker"]);
+    }
+
+    #[test]
+    fn a_release_after_the_course_is_named() {
+        let book = ["Changed in version 3.11: starred elements are allowed.", "New in version 3.8.", "Deprecated since version 3.10: use x.", "pi is 3.14159"];
+        assert_eq!(newest_documented_version(book), Some((3, 11)));
+        assert_eq!(newest_documented_version(["Photosynthesis makes sugar."]), None);
+        let newer = |q: &str| newer_release(q, (3, 11));
+        assert_eq!(newer("Since Python 3.12, can I nest quotes in f-strings?").as_deref(), Some("python 3.12"));
+        assert_eq!(newer("What did version 3.13.1 change?").as_deref(), Some("version 3.13.1"));
+        assert_eq!(newer("Does py3.14 have a JIT?").as_deref(), Some("py3.14"));
+        for q in ["Is this new in Python 3.11?", "Does Python 3.8 have the walrus?", "What are versions like 3.12.0b2?", "round 3.14159 to 3.14", "Python 2.7 prints differently", "Does Python 10.2 exist?"] {
+            assert_eq!(newer(q), None, "{q}");
         }
     }
 

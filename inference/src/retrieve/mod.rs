@@ -193,7 +193,10 @@ pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reran
     let evidence: Vec<Evidence> = kept.iter().map(|&(c, s)| evidence(bundle, c, s, cfg.context_budget)).collect();
     let docs: Vec<String> = evidence.iter().map(|e| format!("{}\n{}", e.heading_path.join(" "), e.text)).collect();
     let doc_refs: Vec<&str> = docs.iter().map(String::as_str).collect();
-    let coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, query.is_common_word);
+    let mut coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, query.is_common_word);
+    if let Some(release) = bundle.newest_version.and_then(|v| coverage::newer_release(query.text, v)) {
+        coverage.jargon.push(release);
+    }
     let gates = cfg.calibration(bundle).gates;
     let too_far = gates && best_dense.is_some_and(|d| d < cfg.min_dense);
     let paraphrase = gates && best_dense.is_some_and(|d| d >= cfg.strong_dense);
