@@ -38,6 +38,10 @@ pub struct Args {
     /// Margin `harmful` needs over the best course label (default: the app's; for tuning).
     #[arg(long, allow_hyphen_values = true)]
     harmful_margin: Option<f64>,
+    /// Harmful is chosen first when within this of the best other label (default: the app's;
+    /// for tuning).
+    #[arg(long, allow_hyphen_values = true)]
+    harmful_first: Option<f64>,
     /// Score labels with the chat model even where a learned classifier exists for the
     /// bundle's encoder (the router before the classifier; for comparison).
     #[arg(long)]
@@ -75,6 +79,7 @@ pub fn run(a: Args) -> Result<()> {
         m.off_topic = a.off_topic_margin.unwrap_or(m.off_topic);
         m.ambiguous = a.ambiguous_margin.unwrap_or(m.ambiguous);
         m.harmful = a.harmful_margin.unwrap_or(m.harmful);
+        m.harmful_first = a.harmful_first.unwrap_or(m.harmful_first);
     }
     cfg.use_classifier = !a.no_classifier;
 
@@ -166,8 +171,14 @@ pub struct TrainArgs {
     #[arg(long, default_value = "e5-small")]
     encoder: String,
     /// Where to write the classifier (JSON); the crate ships inference/src/agent/route/router-e5.json.
+    /// With `--cv K`: where to write the out-of-fold log-probabilities (JSONL).
     #[arg(long)]
     out: PathBuf,
+    /// K-fold cross-validation instead of training: each message is scored by a classifier
+    /// trained on the other folds (message i is in fold i mod K), one JSON line per message,
+    /// `{"text", "label", "scores": {"<label>": log-prob}}`, for choosing margins.
+    #[arg(long)]
+    cv: Option<usize>,
 }
 
 pub fn train(a: TrainArgs) -> Result<()> {
@@ -178,6 +189,28 @@ pub fn train(a: TrainArgs) -> Result<()> {
     let t0 = Instant::now();
     let vectors = encoder.embed_many(&texts, inference::embed::Role::Query, 16, |_| {})?;
     let labels: Vec<Label> = bank.iter().map(|(_, l)| *l).collect();
+    if let Some(k) = a.cv {
+        if k < 2 {
+            bail!("--cv needs at least 2 folds");
+        }
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&a.out)?);
+        let mut scored = vec![None; bank.len()];
+        for fold in 0..k {
+            let train: Vec<usize> = (0..bank.len()).filter(|i| i % k != fold).collect();
+            let xs: Vec<Vec<f32>> = train.iter().map(|&i| vectors[i].clone()).collect();
+            let ys: Vec<Label> = train.iter().map(|&i| labels[i]).collect();
+            let c = Classifier::train(&xs, &ys, encoder.id(), &TrainConfig::default());
+            for i in (fold..bank.len()).step_by(k) {
+                scored[i] = Some(c.log_probs(&vectors[i]));
+            }
+        }
+        for ((text, label), scores) in bank.iter().zip(scored) {
+            let scores: BTreeMap<&str, f64> = scores.expect("every message is in a fold").into_iter().map(|(l, s)| (l.name(), s)).collect();
+            writeln!(out, "{}", serde_json::json!({"text": text, "label": label.name(), "scores": scores}))?;
+        }
+        eprintln!("{k}-fold scores of {} messages in {:.1} s → {}", bank.len(), t0.elapsed().as_secs_f64(), a.out.display());
+        return Ok(());
+    }
     let c = Classifier::train(&vectors, &labels, encoder.id(), &TrainConfig::default());
     std::fs::write(&a.out, serde_json::to_string(&c)? + "\n")?;
     eprintln!("trained on {} messages in {:.1} s → {}", bank.len(), t0.elapsed().as_secs_f64(), a.out.display());

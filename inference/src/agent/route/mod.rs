@@ -5,7 +5,9 @@
 //! 2. Deterministic [`rules`]: the harmful lexicon first, then a learner's program (an error
 //!    name, pasted code, "write a program"), purely social messages, the specificity guard (bare "teach me", yes/no alone, a topicless exam request), everyday
 //!    subjects no course teaches (politics, sport, films …) when the message names nothing of the
-//!    course's subjects or outline, and requests to be tested.
+//!    course's subjects or outline, and requests to be tested. Where the learned classifier
+//!    exists (3), it reads every message the lexicon let through, and its "harmful" overrides
+//!    the other rules ("write a python script that steals a password" is a program request too).
 //! 3. Otherwise, when the course's encoder reads the message and a [`classify::Classifier`] was
 //!    trained for it (multilingual-e5-small), the learned classifier gives each label a
 //!    log-probability; without one, the course's model scores each label after the router's own
@@ -129,6 +131,10 @@ pub struct Margins {
     /// The lexicon decides first; the chat model's "harmful" alone is often a scary-sounding
     /// science question.
     pub harmful: f64,
+    /// Harmful is chosen before anything else when its score is within this of the best other
+    /// label's (negative: a message the scores only suspect is refused, since a harmful message
+    /// let through costs more than a question refused); `f64::INFINITY`: off.
+    pub harmful_first: f64,
 }
 
 /// The router's settings.
@@ -149,8 +155,11 @@ pub struct RouteConfig {
 impl Default for RouteConfig {
     fn default() -> Self {
         RouteConfig {
-            model: Margins { off_topic: 0.0, ambiguous: 0.5, harmful: 1.0 },
-            classifier: Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0 },
+            model: Margins { off_topic: 0.0, ambiguous: 0.5, harmful: 1.0, harmful_first: f64::INFINITY },
+            // harmful_first 0: the classifier's "harmful" overrides the rules after the lexicon
+            // (5-fold cross-validation on the 735 labelled messages: harmful recall 185 → 195 of
+            // 207, 16 → 25 of 528 others refused, accuracy 0.906 → 0.907; docs/EVALUATION.md).
+            classifier: Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: 0.0 },
             use_classifier: true,
             options: 3,
             retrieval: RetrievalConfig::default(),
@@ -209,28 +218,44 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
     let title = env.bundle.header.title.clone();
     let decided = |label: Label, decided_by: DecidedBy, scores: Option<Vec<(Label, f64)>>| Route { label, decided_by, scores, lang, reply: None, clarification: None };
     let course_word = course_words(env.bundle);
-    let mut route = if rules::harmful(&text) {
-        decided(Label::Harmful, DecidedBy::Rule, None)
+    let rule = if rules::harmful(&text) {
+        Some(Label::Harmful)
     } else if rules::code(&text) {
-        decided(Label::Code, DecidedBy::Rule, None)
+        Some(Label::Code)
     } else if rules::greeting(&text, &course_word) {
-        decided(Label::Greeting, DecidedBy::Rule, None)
+        Some(Label::Greeting)
     } else if followup.is_none() && rules::vague(&text) {
-        decided(Label::Ambiguous, DecidedBy::Rule, None)
+        Some(Label::Ambiguous)
     } else if rules::off_topic(&text, &course_word) {
-        decided(Label::OffTopic, DecidedBy::Rule, None)
+        Some(Label::OffTopic)
     } else if rules::quiz(&text) {
-        decided(Label::Quiz, DecidedBy::Rule, None)
-    } else if let Some(scores) = if cfg.use_classifier { classified(env, &text).await? } else { None } {
-        let mut label = choose(&scores, &cfg.classifier, followup.is_some());
-        if label == Label::OffTopic && rules::names_course(&text, &course_word) {
-            label = choose(&scores.iter().filter(|(l, _)| *l != Label::OffTopic).copied().collect::<Vec<_>>(), &cfg.classifier, followup.is_some());
-        }
-        decided(label, DecidedBy::Model, Some(scores))
+        Some(Label::Quiz)
     } else {
-        let scores = score(env.session, &title, &course.subjects, &text).await?;
-        let label = choose(&scores, &cfg.model, followup.is_some());
-        decided(label, DecidedBy::Model, Some(scores))
+        None
+    };
+    // The classifier reads every message the lexicon did not refuse: harmful comes before the
+    // other rules, and "write a python script that steals a password" is a program request too.
+    let classified = match rule {
+        Some(Label::Harmful) => None,
+        _ if cfg.use_classifier => classified(env, &text).await?,
+        _ => None,
+    };
+    let mut route = match (rule, classified) {
+        (Some(Label::Harmful), _) => decided(Label::Harmful, DecidedBy::Rule, None),
+        (Some(_), Some(scores)) if harmful_first(&scores, &cfg.classifier) => decided(Label::Harmful, DecidedBy::Model, Some(scores)),
+        (Some(label), _) => decided(label, DecidedBy::Rule, None),
+        (None, Some(scores)) => {
+            let mut label = choose(&scores, &cfg.classifier, followup.is_some());
+            if label == Label::OffTopic && rules::names_course(&text, &course_word) {
+                label = choose(&scores.iter().filter(|(l, _)| *l != Label::OffTopic).copied().collect::<Vec<_>>(), &cfg.classifier, followup.is_some());
+            }
+            decided(label, DecidedBy::Model, Some(scores))
+        }
+        (None, None) => {
+            let scores = score(env.session, &title, &course.subjects, &text).await?;
+            let label = choose(&scores, &cfg.model, followup.is_some());
+            decided(label, DecidedBy::Model, Some(scores))
+        }
     };
     finish(env, &mut route, &text, cfg).await;
     Ok(route)
@@ -333,9 +358,13 @@ pub(crate) fn course_words(bundle: &Bundle) -> impl Fn(&str) -> bool + '_ {
     move |w: &str| words.contains(w)
 }
 
-/// The label the scores choose: the best, except that `off_topic` and `ambiguous` must beat the
-/// best course label by their margins, and after a clarification `ambiguous` is not an answer.
+/// The label the scores choose: harmful when it is within [`Margins::harmful_first`] of the best
+/// other label; otherwise the best, except that `off_topic`, `harmful` and `ambiguous` must beat
+/// the best course label by their margins, and after a clarification `ambiguous` is not an answer.
 pub fn choose(scores: &[(Label, f64)], margins: &Margins, clarified: bool) -> Label {
+    if harmful_first(scores, margins) {
+        return Label::Harmful;
+    }
     let of = |l: Label| scores.iter().find(|(x, _)| *x == l).map_or(f64::NEG_INFINITY, |s| s.1);
     let best_course = [Label::Conceptual, Label::Quiz, Label::Code].into_iter().max_by(|&a, &b| of(a).total_cmp(&of(b))).unwrap_or(Label::Conceptual);
     let mut ranked: Vec<(Label, f64)> = scores.to_vec();
@@ -352,6 +381,13 @@ pub fn choose(scores: &[(Label, f64)], margins: &Margins, clarified: bool) -> La
         }
     }
     best_course
+}
+
+/// Whether `harmful` is within [`Margins::harmful_first`] of the best other label.
+pub fn harmful_first(scores: &[(Label, f64)], margins: &Margins) -> bool {
+    let harmful = scores.iter().find(|(l, _)| *l == Label::Harmful).map_or(f64::NEG_INFINITY, |s| s.1);
+    let best_other = scores.iter().filter(|(l, _)| *l != Label::Harmful).map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
+    harmful - best_other >= margins.harmful_first
 }
 
 /// The fixed reply for a label that no agent answers.
@@ -415,7 +451,7 @@ mod tests {
 
     #[test]
     fn off_topic_and_ambiguous_need_a_margin_over_the_course() {
-        let cfg = Margins { off_topic: 0.3, ambiguous: 0.5, harmful: 1.0 };
+        let cfg = Margins { off_topic: 0.3, ambiguous: 0.5, harmful: 1.0, harmful_first: f64::INFINITY };
         let s = scores(&[(Label::OffTopic, -0.5), (Label::Conceptual, -0.6), (Label::Code, -2.0)]);
         assert_eq!(choose(&s, &cfg, false), Label::Conceptual, "unsure between off_topic and the course: the course");
         let s = scores(&[(Label::OffTopic, -0.1), (Label::Conceptual, -0.6)]);
@@ -425,6 +461,20 @@ mod tests {
         let s = scores(&[(Label::Ambiguous, -0.1), (Label::Quiz, -1.3)]);
         assert_eq!(choose(&s, &cfg, false), Label::Ambiguous);
         assert_eq!(choose(&s, &cfg, true), Label::Quiz, "no second clarification");
+    }
+
+    #[test]
+    fn a_suspected_harmful_message_is_refused_first() {
+        let cfg = Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: -2.0 };
+        let s = scores(&[(Label::Conceptual, -0.2), (Label::Harmful, -1.9), (Label::Greeting, -3.0)]);
+        assert_eq!(choose(&s, &cfg, false), Label::Harmful, "within 2 of the best");
+        let s = scores(&[(Label::OffTopic, -0.1), (Label::Harmful, -2.0), (Label::Conceptual, -1.5)]);
+        assert_eq!(choose(&s, &cfg, false), Label::Harmful, "before off_topic");
+        let s = scores(&[(Label::Conceptual, -0.1), (Label::Harmful, -2.5)]);
+        assert_eq!(choose(&s, &cfg, false), Label::Conceptual);
+        let off = Margins { harmful_first: f64::INFINITY, ..cfg };
+        let s = scores(&[(Label::Conceptual, -0.2), (Label::Harmful, -1.9)]);
+        assert_eq!(choose(&s, &off, false), Label::Conceptual);
     }
 
     #[test]
