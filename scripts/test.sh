@@ -37,12 +37,12 @@ python3 tests/eval/answer_eval.py --bundle "$CARGO_TARGET_DIR/python-docs.bundle
   --set dev --limit 2 --closed-book --check
 stage "judge-agreement harness on the 44 hand labels (SmolLM2 as judge: proves it runs; the 1.5B judge's figure is in docs/EVALUATION.md)"
 python3 tests/eval/judge_agreement.py --judge models/cache/SmolLM2-135M-Instruct.Q4_1.gguf >/dev/null
-stage "routing on the shared dev set, demo course with its subjects and multilingual-e5-small (rules + the learned classifier; SmolLM2 only where no classifier applies): accuracy must stay >= 0.9 (0.95 measured)"
+stage "routing on the shared dev set, demo course with its subjects and multilingual-e5-small (rules + the learned classifier; SmolLM2 only where no classifier applies): accuracy must stay >= 0.9 (0.925 measured)"
 "$CARGO_TARGET_DIR/release/index-builder" build --encoder e5-small --title "Pathshala demo course" \
   --subject "introductory Python programming" --subject "school science (Class 8)" \
   --out "$CARGO_TARGET_DIR/demo.bundle" index-builder/demo-course
 python3 tests/eval/route_eval.py --bundle "$CARGO_TARGET_DIR/demo.bundle" \
   --model models/cache/SmolLM2-135M-Instruct.Q4_1.gguf --set dev --check --min-accuracy 0.9 >/dev/null
-stage "Bangla retrieval on the demo course (held-out half of our Bangla set): recall@5 must stay >= 0.6 (0.70 measured)"
+stage "Bangla retrieval on the demo course (held-out half of our Bangla set): recall@5 must stay >= 0.6 (0.67 measured)"
 python3 tests/eval/retrieval_eval.py --bundle "$CARGO_TARGET_DIR/demo.bundle" --set bn-heldout --configs "hybrid-rrf+rerank (default)" --min-recall 0.6
 stage "all tests passed"
