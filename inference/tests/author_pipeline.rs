@@ -54,6 +54,10 @@ fn bad_requests_are_refused_before_any_model_work() {
 fn a_request_gives_what_it_asked_for_checked_or_reported() {
     let Some(bytes) = common::model_bytes(MODEL) else { return };
     let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    // SmolLM2-135M: 134.5M parameters (tied embeddings counted once), so the small judge's thresholds.
+    let p = session.parameters();
+    assert!((130_000_000..140_000_000).contains(&p), "{p}");
+    assert_eq!(author::Thresholds::for_judge(p), author::Thresholds::default());
     let b = bundle();
     let cfg = AuthorConfig { retries: 1, ..AuthorConfig::default() };
     let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };

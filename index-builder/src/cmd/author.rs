@@ -206,7 +206,7 @@ fn verify_items(bundle: &inference::bundle::Bundle, encoder: Option<&inference::
     let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let mut session = super::chat_session(model)?;
     let mut cal = verify::Calibration::default();
-    let th = author::Thresholds::default();
+    let th = author::Thresholds::for_judge(session.parameters());
     let plain = |s: &str| s.replace('`', "").trim().to_string();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let l: Labelled = serde_json::from_str(line).map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), n + 1))?;

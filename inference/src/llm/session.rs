@@ -105,6 +105,7 @@ pub struct Session {
     prefixes: Vec<Prefix>,
     /// Tokens the model has evaluated through this session, all calls together.
     evaluated: usize,
+    parameters: u64,
 }
 
 impl Session {
@@ -121,6 +122,7 @@ impl Session {
         let tokenizer = GgufTokenizer::from_gguf(&gguf)?;
         let template = ChatTemplate::from_gguf(&gguf)?;
         let vocab = TokenBytes::from_gguf(&gguf)?;
+        let parameters = gguf.tensors().iter().map(|t| t.dims.iter().product::<u64>()).sum();
         let lm: Box<dyn LanguageModel> = match (opts.runtime, opts.device) {
             (Runtime::Burn | Runtime::WebGpu, Some(device)) => {
                 let arch = gguf.architecture()?;
@@ -141,7 +143,9 @@ impl Session {
                 Box::new(CpuLm::new(Arc::new(QuantDecoder::load(bytes)?), opts.context))
             }
         };
-        Ok(Session::new(lm, tokenizer, template, vocab, opts.runtime))
+        let mut session = Session::new(lm, tokenizer, template, vocab, opts.runtime);
+        session.parameters = parameters;
+        Ok(session)
     }
 
     /// A session over an already built model.
@@ -149,11 +153,17 @@ impl Session {
         let mut stop_ids = Vec::new();
         stop_ids.extend(tokenizer.eos_id);
         stop_ids.extend(tokenizer.token_id("<|im_end|>"));
-        Session { lm, tokenizer, template, stop_ids, vocab: Arc::new(vocab), json: None, runtime, ids: Vec::new(), prefixes: Vec::new(), evaluated: 0 }
+        Session { lm, tokenizer, template, stop_ids, vocab: Arc::new(vocab), json: None, runtime, ids: Vec::new(), prefixes: Vec::new(), evaluated: 0, parameters: 0 }
     }
 
     pub fn runtime(&self) -> Runtime {
         self.runtime
+    }
+
+    /// The model's parameter count, from its file (0 when built without one). Thresholds on a
+    /// model's judgements depend on the model (see `agent::author::Thresholds::for_judge`).
+    pub fn parameters(&self) -> u64 {
+        self.parameters
     }
 
     /// The weights' precision and size, in words.

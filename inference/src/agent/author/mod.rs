@@ -200,7 +200,9 @@ pub struct AuthorConfig {
     pub repeat_penalty: f32,
     /// Whether SAVER runs (off: items carry no report; for measuring generation alone).
     pub verify: bool,
-    pub thresholds: Thresholds,
+    /// The accept rule's thresholds; `None`: those fitted for the judge's size
+    /// ([`Thresholds::for_judge`]).
+    pub thresholds: Option<Thresholds>,
 }
 
 impl Default for AuthorConfig {
@@ -217,7 +219,7 @@ impl Default for AuthorConfig {
             cq_tokens: 1000,
             repeat_penalty: 1.2,
             verify: true,
-            thresholds: Thresholds::default(),
+            thresholds: None,
         }
     }
 }
@@ -760,8 +762,9 @@ impl Job {
     pub async fn verify(&mut self, env: &mut AuthorEnv<'_>, item: &mut Authored, cfg: &AuthorConfig) -> Result<(), AuthorError> {
         let scope = self.in_scope(env.bundle, item);
         let request = if self.request.query.trim().is_empty() { self.concept.clone() } else { self.request.query.clone() };
+        let th = cfg.thresholds.unwrap_or_else(|| Thresholds::for_judge(env.session.parameters()));
         let mut venv = verify::VerifyEnv { bundle: env.bundle, encoder: env.encoder, session: env.session };
-        item.verification = Some(verify::verify(&mut venv, item, &request, scope, &cfg.thresholds, &mut self.calibration).await?);
+        item.verification = Some(verify::verify(&mut venv, item, &request, scope, &th, &mut self.calibration).await?);
         Ok(())
     }
 }
@@ -769,9 +772,10 @@ impl Job {
 /// Verifies an item outside its request (after the teacher edited it, or from the bank): its own
 /// sections are its scope and its concept the request.
 pub async fn verify_alone(env: &mut AuthorEnv<'_>, item: &mut Authored, cfg: &AuthorConfig, cal: &mut Calibration) -> Result<(), AuthorError> {
+    let th = cfg.thresholds.unwrap_or_else(|| Thresholds::for_judge(env.session.parameters()));
     let mut venv = verify::VerifyEnv { bundle: env.bundle, encoder: env.encoder, session: env.session };
     let request = item.concept.clone();
-    item.verification = Some(verify::verify(&mut venv, item, &request, true, &cfg.thresholds, cal).await?);
+    item.verification = Some(verify::verify(&mut venv, item, &request, true, &th, cal).await?);
     Ok(())
 }
 
