@@ -103,7 +103,7 @@ pub fn newest_documented_version<'a>(texts: impl IntoIterator<Item = &'a str>) -
 }
 
 /// A release newer than the course's `newest` that the question names ("since Python 3.12",
-/// "in version 3.13", "py3.13"): what changed there is not in the course. Returns the words
+/// "version 3.13", "py3.13"): what changed there is not in the course. Returns the words
 /// that name it.
 pub fn newer_release(question: &str, newest: Version) -> Option<String> {
     let words = crate::text::words(question);
@@ -125,7 +125,10 @@ fn version(s: &str) -> Option<Version> {
     let (major, rest) = s.split_once('.')?;
     let minor: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let ok = |d: &str| (1..=3).contains(&d.len()) && d.chars().all(|c| c.is_ascii_digit());
-    (ok(major) && ok(&minor)).then(|| (major.parse().ok(), minor.parse().ok())).and_then(|(a, b)| Some((a?, b?)))
+    if !ok(major) || !ok(&minor) {
+        return None;
+    }
+    Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 /// A dotted name the course never writes (`str.reverse`, `itertools.batched`, `parser.add_flag`)
