@@ -224,6 +224,13 @@ impl Default for AuthorConfig {
     }
 }
 
+impl AuthorConfig {
+    /// The accept rule's thresholds for this judge: the fixed ones, or those fitted for its size.
+    pub fn thresholds_for(&self, judge: &Session) -> Thresholds {
+        self.thresholds.unwrap_or_else(|| Thresholds::for_judge(judge.parameters()))
+    }
+}
+
 /// What authoring needs from its host.
 pub struct AuthorEnv<'a> {
     pub bundle: &'a Bundle,
@@ -762,7 +769,7 @@ impl Job {
     pub async fn verify(&mut self, env: &mut AuthorEnv<'_>, item: &mut Authored, cfg: &AuthorConfig) -> Result<(), AuthorError> {
         let scope = self.in_scope(env.bundle, item);
         let request = if self.request.query.trim().is_empty() { self.concept.clone() } else { self.request.query.clone() };
-        let th = cfg.thresholds.unwrap_or_else(|| Thresholds::for_judge(env.session.parameters()));
+        let th = cfg.thresholds_for(env.session);
         let mut venv = verify::VerifyEnv { bundle: env.bundle, encoder: env.encoder, session: env.session };
         item.verification = Some(verify::verify(&mut venv, item, &request, scope, &th, &mut self.calibration).await?);
         Ok(())
@@ -772,7 +779,7 @@ impl Job {
 /// Verifies an item outside its request (after the teacher edited it, or from the bank): its own
 /// sections are its scope and its concept the request.
 pub async fn verify_alone(env: &mut AuthorEnv<'_>, item: &mut Authored, cfg: &AuthorConfig, cal: &mut Calibration) -> Result<(), AuthorError> {
-    let th = cfg.thresholds.unwrap_or_else(|| Thresholds::for_judge(env.session.parameters()));
+    let th = cfg.thresholds_for(env.session);
     let mut venv = verify::VerifyEnv { bundle: env.bundle, encoder: env.encoder, session: env.session };
     let request = item.concept.clone();
     item.verification = Some(verify::verify(&mut venv, item, &request, true, &th, cal).await?);
