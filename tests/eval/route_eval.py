@@ -28,10 +28,9 @@ LABELS = ["greeting", "harmful", "off_topic", "ambiguous", "conceptual", "quiz",
 def load_set(name, data):
     if name == "dev":
         return load_jsonl(os.path.join(data, "dev", "routing.jsonl"))
-    if name == "blind":
-        return load_jsonl(os.path.join(data, "own", "routing_blind.jsonl"))
-    if name == "blind2":
-        return load_jsonl(os.path.join(data, "own", "routing_blind2.jsonl"))
+    whole = {"blind": "routing_blind.jsonl", "blind2": "routing_blind2.jsonl"}
+    if name in whole:
+        return load_jsonl(os.path.join(data, "own", whole[name]))
     base, _, part = name.partition("-")
     files = {"own": "routing.jsonl", "own2": "routing_more.jsonl"}
     if base not in files or part not in ("", "tuning", "heldout"):

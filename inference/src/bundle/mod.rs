@@ -81,17 +81,21 @@ pub struct Bundle {
     pub vectors: Option<VectorIndex>,
     /// One unit vector per section heading (flattened, sections × dim), when embedded.
     pub heading_vectors: Option<Vec<f32>>,
-    /// The newest software release the course documents (derived from its text, not stored):
-    /// a question about a later one is not covered.
-    pub newest_version: Option<crate::retrieve::coverage::Version>,
+    /// [`Bundle::newest_version`], read from the text when first asked for (not stored).
+    newest_version: std::sync::OnceLock<Option<crate::retrieve::coverage::Version>>,
 }
 
 impl Bundle {
-    /// A bundle from its parts, with what is derived from them.
+    /// A bundle from its parts.
     pub fn new(header: BundleHeader, body: BundleBody) -> Bundle {
-        let newest_version = crate::retrieve::coverage::newest_documented_version(body.sections.iter().map(|s| s.text.as_str()));
         let BundleBody { sections, chunks, bm25, vectors, heading_vectors } = body;
-        Bundle { header, sections, chunks, bm25, vectors, heading_vectors, newest_version }
+        Bundle { header, sections, chunks, bm25, vectors, heading_vectors, newest_version: std::sync::OnceLock::new() }
+    }
+
+    /// The newest software release the course documents: a question about a later one is not
+    /// covered. Scans the sections' text once, on the first question rather than at load.
+    pub fn newest_version(&self) -> Option<crate::retrieve::coverage::Version> {
+        *self.newest_version.get_or_init(|| crate::retrieve::coverage::newest_documented_version(self.sections.iter().map(|s| s.text.as_str())))
     }
 
     /// Serialise to the on-disk form.

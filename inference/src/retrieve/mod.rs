@@ -194,7 +194,7 @@ pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reran
     let docs: Vec<String> = evidence.iter().map(|e| format!("{}\n{}", e.heading_path.join(" "), e.text)).collect();
     let doc_refs: Vec<&str> = docs.iter().map(String::as_str).collect();
     let mut coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, query.is_common_word);
-    if let Some(release) = bundle.newest_version.and_then(|v| coverage::newer_release(query.text, v)) {
+    if let Some(release) = bundle.newest_version().and_then(|v| coverage::newer_release(query.text, v)) {
         coverage.jargon.push(release);
     }
     let gates = cfg.calibration(bundle).gates;
