@@ -752,7 +752,7 @@ pub fn f16_row(w: &[u8], a: &[f32], cols: usize, out: &mut [f32]) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::gguf::{GgmlType, dequantize_row};
     use half::f16;
@@ -768,7 +768,7 @@ mod tests {
     }
 
     /// Deterministic pseudo-random bytes.
-    fn bytes(n: usize, seed: u32) -> Vec<u8> {
+    pub(crate) fn bytes(n: usize, seed: u32) -> Vec<u8> {
         let mut s = seed.wrapping_mul(2_654_435_761).max(1);
         (0..n)
             .map(|_| {
@@ -781,7 +781,7 @@ mod tests {
     }
 
     /// A weight row of `blocks` blocks with sane f16 scales (random bytes elsewhere).
-    fn row(ty: GgmlType, blocks: usize, seed: u32) -> Vec<u8> {
+    pub(crate) fn row(ty: GgmlType, blocks: usize, seed: u32) -> Vec<u8> {
         let mut w = bytes(blocks * ty.type_size(), seed);
         let scale = f16::from_f32(0.01).to_bits().to_le_bytes();
         for b in w.chunks_exact_mut(ty.type_size()) {

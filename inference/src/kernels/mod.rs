@@ -4,6 +4,7 @@
 //! - [`act`]: activation quantizers (Q8_0, Q8_1, Q8_K), bit-exact with ggml's x86 backend.
 //! - [`dot`]: one weight row · one activation row, per weight type.
 //! - [`timing`]: wall time in matmuls and attention, for `--bench`.
+//! - [`vnni`]: batched kernels for AVX-512 VNNI CPUs, sixteen tokens per vector (same results).
 //! - [`QMatrix::matmul`]: all rows × a batch of tokens, over rayon's threads natively and in the
 //!   threaded wasm build (built with `+atomics`: a pool of Web Workers, `init_thread_pool`), on
 //!   one thread in the single-threaded wasm build; compiled a second time with AVX2 and picked at run
@@ -12,6 +13,8 @@
 pub mod act;
 pub mod dot;
 pub mod timing;
+#[cfg(target_arch = "x86_64")]
+pub mod vnni;
 
 use std::sync::Arc;
 
@@ -100,15 +103,24 @@ impl QMatrix {
     }
 
     fn matmul_untimed(&self, x: &[f32], n: usize, out: &mut [f32]) {
+        self.matmul_with(x, n, out, true)
+    }
+
+    /// [`Self::matmul`] without timing; `batched` lets a batch use [`vnni`]'s kernels where the
+    /// CPU has them (tests turn it off to compare the two kernel sets).
+    fn matmul_with(&self, x: &[f32], n: usize, out: &mut [f32], batched: bool) {
         assert_eq!(x.len(), n * self.cols, "activations are n × cols");
         assert_eq!(out.len(), n * self.rows, "output is n × rows");
         let acts = self.quantize(x, n);
         let bpr = self.cols / self.ty.block_size();
+        let packed = if batched { self.pack(&acts, n, bpr) } else { None };
         if n == 1 {
-            for_row_chunks(out, self.rows, 1, self.rows * self.cols, |r0, chunk| rows(self, &acts, bpr, 1, r0, chunk));
+            for_row_chunks(out, self.rows, 1, self.rows * self.cols, |r0, chunk| rows(self, &acts, &packed, bpr, 1, r0, chunk));
         } else {
             let mut out_t = vec![0.0f32; n * self.rows];
-            for_row_chunks(&mut out_t, self.rows, n, self.rows * self.cols * n, |r0, chunk| rows(self, &acts, bpr, n, r0, chunk));
+            for_row_chunks(&mut out_t, self.rows, n, self.rows * self.cols * n, |r0, chunk| {
+                rows(self, &acts, &packed, bpr, n, r0, chunk)
+            });
             // Transposed in 16 × 16 tiles, so neither side is walked with a large stride.
             const B: usize = 16;
             for r0 in (0..self.rows).step_by(B) {
@@ -121,6 +133,29 @@ impl QMatrix {
                 }
             }
         }
+    }
+
+    /// The first whole groups of 16 tokens of a batch interleaved for [`vnni`]'s kernels, where
+    /// the CPU has AVX-512 VNNI and the weight type has such a kernel.
+    #[cfg(target_arch = "x86_64")]
+    fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> Packed {
+        use GgmlType::*;
+        if n < vnni::G || !vnni::available() {
+            return None;
+        }
+        match (self.ty, acts) {
+            // Q4_0 in eights of rows is multiplied as llama.cpp's repacked `q4_0_8x8` (one f32
+            // accumulator per row), which these lanes do not follow.
+            (Q4_0, Acts::Q8_0(a)) if !self.rows.is_multiple_of(8) => Some(vnni::pack_q8_0(a, n, bpr)),
+            (Q5_0 | Q8_0, Acts::Q8_0(a)) => Some(vnni::pack_q8_0(a, n, bpr)),
+            (Q4_K, Acts::Q8K(a)) => Some(vnni::pack_q8_k(a, n, bpr)),
+            _ => None,
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn pack(&self, _acts: &Acts, _n: usize, _bpr: usize) -> Packed {
+        None
     }
 
     /// Activations in the form this weight type's kernel reads (ggml's `vec_dot_type`).
@@ -194,29 +229,74 @@ fn for_row_chunks(out: &mut [f32], rows: usize, n: usize, work: usize, f: impl F
 /// Q4_K's groups of four tokens (llama.cpp's GEMM) are the same as over the whole batch.
 const TOKEN_CHUNK: usize = 32;
 
-/// Rows `r0..` of `w` times all `n` activation rows into `out` (`rows × n`).
-fn rows(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
+/// A batch's activations packed for [`vnni`]'s kernels, if any.
+#[cfg(target_arch = "x86_64")]
+type Packed = Option<vnni::Packed>;
+#[cfg(not(target_arch = "x86_64"))]
+type Packed = Option<std::convert::Infallible>;
+
+/// Rows `r0..` of `w` times all `n` activation rows into `out` (`rows × n`): the tokens `packed`
+/// holds by [`vnni`]'s kernels, the rest by [`dot`]'s.
+fn rows(w: &QMatrix, acts: &Acts, packed: &Packed, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     {
+        let mut from = 0;
+        if let Some(p) = packed {
+            // SAFETY: packed only where vnni::available() found the features.
+            unsafe { rows_vnni(w, p, n, r0, out) };
+            from = p.groups * vnni::G;
+        }
         use std::sync::OnceLock;
         static AVX2: OnceLock<bool> = OnceLock::new();
         if *AVX2.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c")) {
             // SAFETY: the CPU has AVX2, FMA and F16C (checked just above).
-            return unsafe { rows_avx2(w, acts, bpr, n, r0, out) };
+            return unsafe { rows_avx2(w, acts, bpr, n, from, r0, out) };
         }
+        rows_generic(w, acts, bpr, n, from, r0, out)
     }
-    rows_generic(w, acts, bpr, n, r0, out)
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = packed;
+        rows_generic(w, acts, bpr, n, 0, r0, out)
+    }
 }
 
-/// The row loop, instantiated once per kernel set (`dot::portable`, `dot::avx2`).
+/// Groups of 16 tokens [`vnni`]'s kernels read per unpacked row: a row is unpacked once for
+/// `VNNI_GROUPS · 16` tokens, whose packed activations stay in L2 meanwhile.
+#[cfg(target_arch = "x86_64")]
+const VNNI_GROUPS: usize = 4;
+
+/// Whole groups of 16 tokens by [`vnni`]'s kernels, [`VNNI_GROUPS`] at a time over every row.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+fn rows_vnni(w: &QMatrix, p: &vnni::Packed, n: usize, r0: usize, out: &mut [f32]) {
+    const G: usize = vnni::G;
+    let mut row = vnni::Row::default();
+    for g0 in (0..p.groups).step_by(VNNI_GROUPS) {
+        let g1 = (g0 + VNNI_GROUPS).min(p.groups);
+        for (i, o) in out.chunks_exact_mut(n).enumerate() {
+            row.unpack(w.ty, w.row_bytes(r0 + i));
+            for g in g0..g1 {
+                let o = &mut o[g * G..(g + 1) * G];
+                match w.ty {
+                    GgmlType::Q4_K => vnni::q4_k(&row, p, g, o),
+                    _ => vnni::signed32(&row, p, g, o),
+                }
+            }
+        }
+    }
+}
+
+/// The row loop over tokens `from..n`, instantiated once per kernel set (`dot::portable`, `dot::avx2`).
 macro_rules! row_loop {
-    ($w:expr, $acts:expr, $bpr:expr, $n:expr, $r0:expr, $out:expr, $k:ident) => {{
-        let (w, acts, bpr, n, r0, out) = ($w, $acts, $bpr, $n, $r0, $out);
+    ($w:expr, $acts:expr, $bpr:expr, $n:expr, $from:expr, $r0:expr, $out:expr, $k:ident) => {{
+        let (w, acts, bpr, n, from, r0, out) = ($w, $acts, $bpr, $n, $from, $r0, $out);
         macro_rules! each {
             // Tokens in chunks of TOKEN_CHUNK, each chunk's activations read by every row
-            // while they are in cache (a whole prompt's do not fit in L2).
+            // while they are in cache (a whole prompt's do not fit in L2). `from` is a
+            // multiple of 4, so Q4_K's groups of four tokens are those of the whole batch.
             ($a:expr, $per_row:expr, $dot:path) => {
-                for t0 in (0..n).step_by(TOKEN_CHUNK) {
+                for t0 in (from..n).step_by(TOKEN_CHUNK) {
                     let t1 = (t0 + TOKEN_CHUNK).min(n);
                     let a = &$a[t0 * $per_row..t1 * $per_row];
                     for (i, o) in out.chunks_exact_mut(n).enumerate() {
@@ -246,12 +326,12 @@ macro_rules! row_loop {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn rows_avx2(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
-    row_loop!(w, acts, bpr, n, r0, out, avx2)
+fn rows_avx2(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, from: usize, r0: usize, out: &mut [f32]) {
+    row_loop!(w, acts, bpr, n, from, r0, out, avx2)
 }
 
-fn rows_generic(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
-    row_loop!(w, acts, bpr, n, r0, out, portable)
+fn rows_generic(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, from: usize, r0: usize, out: &mut [f32]) {
+    row_loop!(w, acts, bpr, n, from, r0, out, portable)
 }
 
 #[cfg(test)]
@@ -285,6 +365,34 @@ mod tests {
             }
             w.matmul(&x[t * cols..(t + 1) * cols], 1, &mut one);
             assert_eq!(one, out[t * rows..(t + 1) * rows], "batch of 1 equals batch of {n}");
+        }
+    }
+
+    /// The batched AVX-512 VNNI kernels give the per-token (AVX2) kernels' values bit for bit,
+    /// for whole groups of 16 tokens and the tokens after them.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn batched_kernels_equal_per_token_ones_bit_for_bit() {
+        if !vnni::available() {
+            eprintln!("this CPU has no AVX-512 VNNI: the batched kernels are not used here");
+            return;
+        }
+        use GgmlType::*;
+        // Q4_0 with 12 rows (not eights: llama.cpp's repacked layout takes those).
+        for (ty, rows, blocks) in [(Q4_0, 12, 8), (Q5_0, 40, 8), (Q8_0, 24, 8), (Q4_K, 16, 2)] {
+            let bytes: Vec<u8> = (0..rows).flat_map(|r| dot::tests::row(ty, blocks, r as u32 + 1)).collect();
+            let cols = blocks * ty.block_size();
+            let w = QMatrix::new(ty, rows, cols, Arc::new(bytes), 0).unwrap();
+            for n in [16, 17, 31, 48, 67, 100] {
+                let x: Vec<f32> =
+                    dot::tests::bytes(n * cols, n as u32).iter().enumerate().map(|(i, &b)| (b as f32 - 127.5) / (1.0 + (i % 7) as f32)).collect();
+                let (mut batched, mut per_token) = (vec![0.0; n * rows], vec![0.0; n * rows]);
+                w.matmul_with(&x, n, &mut batched, true);
+                w.matmul_with(&x, n, &mut per_token, false);
+                for (i, (a, b)) in batched.iter().zip(&per_token).enumerate() {
+                    assert_eq!(a.to_bits(), b.to_bits(), "{ty:?} n = {n}, token {} row {}: {a} vs {b}", i / rows, i % rows);
+                }
+            }
         }
     }
 

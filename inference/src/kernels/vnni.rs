@@ -1,0 +1,289 @@
+//! Batched (prefill) kernels for x86-64 CPUs with AVX-512 and VNNI: sixteen tokens per vector.
+//!
+//! The kernels of [`super::dot`] keep one token's eight integer lanes in a vector and work through
+//! a row token by token. Here the sixteen lanes of a 512-bit vector are sixteen *tokens*: the
+//! activations of a group of 16 tokens are interleaved four bytes at a time ([`Packed`]), so one
+//! `vpdpbusd` against four weight bytes broadcast to every lane gives each token's lane `l` of
+//! ggml's kernels at once (the sum of four products, bytes `4l..4l+4` of a block). Every integer
+//! sum is exact, and every float operation is the one [`super::dot`]'s AVX2 kernels do for that
+//! token, in the same order (`fma(d·dy, lane, acc)` per lane and block, then ggml's
+//! `hsum_float_8`; Q4_K's `fma(Σ, d·dy, acc)` per 64 values): the results are bit for bit those
+//! of the AVX2 kernels, so greedy tokens stay equal to llama.cpp's.
+//!
+//! `vpdpbusd` multiplies unsigned bytes by signed ones, and only the signed operand can be a
+//! broadcast from memory. So the weights are that operand (Q4_K's nibbles are valid signed bytes
+//! too), the activations are packed as `y + 128` (unsigned), and each sum starts from `−128·Σw`
+//! over its weights: `Σ w·(y + 128) − 128·Σw = Σ w·y`. A row is unpacked once ([`Row`]) for
+//! all the groups that read it.
+
+use core::arch::x86_64::*;
+
+use super::act::{BlockQ8_0, BlockQ8K};
+use crate::gguf::quant::{K_SCALE_SIZE, Q4_0_BYTES, Q4_K_BYTES, Q5_0_BYTES, Q8_0_BYTES, QK, QK_K, get_scale_min_k4};
+
+/// Tokens per vector.
+pub const G: usize = 16;
+
+/// Whether this CPU has what these kernels need (checked once).
+pub fn available() -> bool {
+    use std::sync::OnceLock;
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| {
+        is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vl")
+            && is_x86_feature_detected!("avx512vnni")
+            && is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("fma")
+            && is_x86_feature_detected!("f16c")
+    })
+}
+
+/// Activations of the first `groups · 16` tokens, interleaved for these kernels: per group and
+/// weight block, rows of 16 lanes (one per token) — the block's 4-byte pieces, then its scales
+/// (f32 bits), then for Q8_K the sums of each 32 (from ggml's `bsums`).
+pub struct Packed {
+    /// Whole groups of 16 tokens packed; later tokens go through [`super::dot`].
+    pub groups: usize,
+    bpr: usize,
+    per_block: usize,
+    data: Vec<[i32; G]>,
+}
+
+impl Packed {
+    #[inline(always)]
+    fn block(&self, g: usize, i: usize) -> &[[i32; G]] {
+        let at = (g * self.bpr + i) * self.per_block;
+        &self.data[at..at + self.per_block]
+    }
+}
+
+/// Rows per packed Q8_0 block: 8 pieces of 4 bytes, 1 scale.
+const Q8_0_ROWS: usize = QK / 4 + 1;
+/// Rows per packed Q8_K block: 64 pieces, 1 scale, 8 sums of 32.
+const Q8K_ROWS: usize = QK_K / 4 + 1 + QK_K / QK;
+
+/// Packs Q8_0 activations (`n` tokens of `bpr` blocks) as `y + 128`.
+pub fn pack_q8_0(a: &[BlockQ8_0], n: usize, bpr: usize) -> Packed {
+    let groups = n / G;
+    let mut data = vec![[0i32; G]; groups * bpr * Q8_0_ROWS];
+    for g in 0..groups {
+        for i in 0..bpr {
+            let rows = &mut data[(g * bpr + i) * Q8_0_ROWS..][..Q8_0_ROWS];
+            for t in 0..G {
+                let y = &a[(g * G + t) * bpr + i];
+                for l in 0..QK / 4 {
+                    let b: [u8; 4] = std::array::from_fn(|k| (y.qs[4 * l + k] as u8) ^ 0x80);
+                    rows[l][t] = i32::from_le_bytes(b);
+                }
+                rows[QK / 4][t] = y.d.to_bits() as i32;
+            }
+        }
+    }
+    Packed { groups, bpr, per_block: Q8_0_ROWS, data }
+}
+
+/// Packs Q8_K activations (`n` tokens of `bpr` super-blocks) as `y + 128`.
+pub fn pack_q8_k(a: &[BlockQ8K], n: usize, bpr: usize) -> Packed {
+    let groups = n / G;
+    let mut data = vec![[0i32; G]; groups * bpr * Q8K_ROWS];
+    for g in 0..groups {
+        for i in 0..bpr {
+            let rows = &mut data[(g * bpr + i) * Q8K_ROWS..][..Q8K_ROWS];
+            for t in 0..G {
+                let y = &a[(g * G + t) * bpr + i];
+                for p in 0..QK_K / 4 {
+                    let b: [u8; 4] = std::array::from_fn(|k| (y.qs[4 * p + k] as u8) ^ 0x80);
+                    rows[p][t] = i32::from_le_bytes(b);
+                }
+                rows[QK_K / 4][t] = y.d.to_bits() as i32;
+                for c in 0..QK_K / QK {
+                    rows[QK_K / 4 + 1 + c][t] = y.bsums[2 * c] as i32 + y.bsums[2 * c + 1] as i32;
+                }
+            }
+        }
+    }
+    Packed { groups, bpr, per_block: Q8K_ROWS, data }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn load(row: &[i32; G]) -> __m512i {
+    // SAFETY: 64 bytes from a 64-byte array; the load is unaligned.
+    unsafe { _mm512_loadu_si512(row.as_ptr() as *const __m512i) }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn f16_at(b: &[u8], i: usize) -> f32 {
+    let h = u16::from_le_bytes([b[i], b[i + 1]]);
+    _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h as i32)))
+}
+
+/// The 32 signed weights of a Q4_0 block.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn unpack_q4_0(b: &[u8]) -> __m256i {
+    // SAFETY: 16 bytes from a block of 18.
+    let q = unsafe { _mm_loadu_si128(b[2..18].as_ptr() as *const __m128i) };
+    let nib = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16::<4>(q), q), _mm256_set1_epi8(0x0F));
+    _mm256_sub_epi8(nib, _mm256_set1_epi8(8))
+}
+
+/// The 32 signed weights of a Q5_0 block (fifth bits spread to bytes as ggml's `bytes_from_bits_32`).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn unpack_q5_0(b: &[u8]) -> __m256i {
+    let qh = u32::from_le_bytes([b[2], b[3], b[4], b[5]]);
+    // SAFETY: 16 bytes from a block of 22.
+    let q = unsafe { _mm_loadu_si128(b[6..22].as_ptr() as *const __m128i) };
+    let nib = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16::<4>(q), q), _mm256_set1_epi8(0x0F));
+    let hi = _mm256_maskz_mov_epi8(qh, _mm256_set1_epi8(0x10));
+    _mm256_sub_epi8(_mm256_or_si256(nib, hi), _mm256_set1_epi8(16))
+}
+
+/// The 32 signed weights of a Q8_0 block.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn unpack_q8_0(b: &[u8]) -> __m256i {
+    // SAFETY: 32 bytes from a block of 34.
+    unsafe { _mm256_loadu_si256(b[2..34].as_ptr() as *const __m256i) }
+}
+
+/// One weight row unpacked once for all the token groups that read it: its values as 4-byte
+/// pieces, each lane's starting value (`−128·Σ` of the weights it multiplies), and the block
+/// scales (Q4_K: also `dmin` and the six-bit scales and mins of each 32).
+#[derive(Default)]
+pub struct Row {
+    w4: Vec<i32>,
+    corr: Vec<i32>,
+    d: Vec<f32>,
+    dmin: Vec<f32>,
+    sc: Vec<i32>,
+    mn: Vec<i32>,
+}
+
+impl Row {
+    fn clear(&mut self) {
+        for v in [&mut self.w4, &mut self.corr, &mut self.sc, &mut self.mn] {
+            v.clear();
+        }
+        self.d.clear();
+        self.dmin.clear();
+    }
+
+    /// Appends 32 signed weights and their eight lanes' starting values.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+    #[inline]
+    fn push32(&mut self, x: __m256i, d: f32) {
+        let sums = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(1), x);
+        let corr = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32::<7>(sums));
+        let (mut a, mut b) = ([0i32; QK / 4], [0i32; QK / 4]);
+        // SAFETY: 32-byte stores into 32-byte arrays.
+        unsafe {
+            _mm256_storeu_si256(a.as_mut_ptr() as *mut __m256i, x);
+            _mm256_storeu_si256(b.as_mut_ptr() as *mut __m256i, corr);
+        }
+        self.w4.extend_from_slice(&a);
+        self.corr.extend_from_slice(&b);
+        self.d.push(d);
+    }
+
+    /// Unpacks a Q4_0, Q5_0 or Q8_0 row.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+    pub fn unpack(&mut self, ty: crate::gguf::GgmlType, w: &[u8]) {
+        use crate::gguf::GgmlType::*;
+        self.clear();
+        match ty {
+            Q4_0 => w.as_chunks::<Q4_0_BYTES>().0.iter().for_each(|b| self.push32(unpack_q4_0(b), f16_at(b, 0))),
+            Q5_0 => w.as_chunks::<Q5_0_BYTES>().0.iter().for_each(|b| self.push32(unpack_q5_0(b), f16_at(b, 0))),
+            Q8_0 => w.as_chunks::<Q8_0_BYTES>().0.iter().for_each(|b| self.push32(unpack_q8_0(b), f16_at(b, 0))),
+            Q4_K => w.as_chunks::<Q4_K_BYTES>().0.iter().for_each(|b| self.push_q4_k(b)),
+            ty => unreachable!("no packed kernel for {ty:?}"),
+        }
+    }
+
+    /// Appends a Q4_K super-block: sub-block 2c holds the low nibbles of `qs[32c..32c + 32]`,
+    /// 2c + 1 the high ones.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+    #[inline]
+    fn push_q4_k(&mut self, b: &[u8]) {
+        let packed: &[u8; K_SCALE_SIZE] = b[4..4 + K_SCALE_SIZE].try_into().expect("12 scale bytes");
+        let qs = &b[4 + K_SCALE_SIZE..];
+        for c in 0..QK_K / 64 {
+            // SAFETY: 32 bytes from the block's 128 bytes of nibbles.
+            let v = unsafe { _mm256_loadu_si256(qs[32 * c..32 * c + 32].as_ptr() as *const __m256i) };
+            for x in [_mm256_and_si256(v, _mm256_set1_epi8(0x0F)), _mm256_and_si256(_mm256_srli_epi16::<4>(v), _mm256_set1_epi8(0x0F))] {
+                let (mut a, mut s) = ([0i32; QK / 4], [0i32; QK / 4]);
+                let sums = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(1), x);
+                // SAFETY: 32-byte stores into 32-byte arrays.
+                unsafe {
+                    _mm256_storeu_si256(a.as_mut_ptr() as *mut __m256i, x);
+                    _mm256_storeu_si256(s.as_mut_ptr() as *mut __m256i, sums);
+                }
+                self.w4.extend_from_slice(&a);
+                self.corr.push(-128 * s.iter().sum::<i32>());
+            }
+        }
+        for c in 0..QK_K / QK {
+            let (sc, mn) = get_scale_min_k4(c, packed);
+            self.sc.push(sc as i32);
+            self.mn.push(mn as i32);
+        }
+        self.d.push(f16_at(b, 0));
+        self.dmin.push(f16_at(b, 2));
+    }
+}
+
+/// An unpacked Q4_0, Q5_0 or Q8_0 row times one packed group: `out[t]` for its 16 tokens.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+pub fn signed32(row: &Row, p: &Packed, g: usize, out: &mut [f32]) {
+    let mut acc = [_mm512_setzero_ps(); QK / 4];
+    for (i, ((w4, corr), &d)) in row.w4.as_chunks::<{ QK / 4 }>().0.iter().zip(row.corr.as_chunks::<{ QK / 4 }>().0).zip(&row.d).enumerate() {
+        let rows = p.block(g, i);
+        let scale = _mm512_mul_ps(_mm512_set1_ps(d), _mm512_castsi512_ps(load(&rows[QK / 4])));
+        for l in 0..QK / 4 {
+            let v = _mm512_dpbusd_epi32(_mm512_set1_epi32(corr[l]), load(&rows[l]), _mm512_set1_epi32(w4[l]));
+            acc[l] = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(v), acc[l]);
+        }
+    }
+    // ggml's hsum_float_8 per token: ((x4 + x0) + (x6 + x2)) + ((x5 + x1) + (x7 + x3)).
+    let s = _mm512_add_ps(
+        _mm512_add_ps(_mm512_add_ps(acc[4], acc[0]), _mm512_add_ps(acc[6], acc[2])),
+        _mm512_add_ps(_mm512_add_ps(acc[5], acc[1]), _mm512_add_ps(acc[7], acc[3])),
+    );
+    // SAFETY: 64 bytes into the group's 16 outputs.
+    unsafe { _mm512_storeu_ps(out[..G].as_mut_ptr(), s) };
+}
+
+/// An unpacked Q4_K row times one packed Q8_K group, as [`super::dot`]'s `q4_k` computes tokens
+/// in whole groups of four (llama.cpp's repacked GEMM): per 64 values
+/// `fma(Σ scale·Σq·y, d·dy, acc)` and `fma(Σ min·bsum, dmin·dy, acc_min)`; `acc − acc_min`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+pub fn q4_k(row: &Row, p: &Packed, g: usize, out: &mut [f32]) {
+    const SUBS: usize = QK_K / QK;
+    let (mut acc, mut acc_min) = (_mm512_setzero_ps(), _mm512_setzero_ps());
+    for i in 0..row.d.len() {
+        let rows = p.block(g, i);
+        let (w4, corr) = (&row.w4[i * QK_K / 4..][..QK_K / 4], &row.corr[i * SUBS..][..SUBS]);
+        let (sc, mn) = (&row.sc[i * SUBS..][..SUBS], &row.mn[i * SUBS..][..SUBS]);
+        let yd = _mm512_castsi512_ps(load(&rows[QK_K / 4]));
+        let dy = _mm512_mul_ps(_mm512_set1_ps(row.d[i]), yd);
+        let dminy = _mm512_mul_ps(_mm512_set1_ps(row.dmin[i]), yd);
+        for pair in 0..SUBS / 2 {
+            let (mut sum, mut mins) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+            for c in [2 * pair, 2 * pair + 1] {
+                let mut s = _mm512_set1_epi32(corr[c]);
+                for k in 8 * c..8 * c + 8 {
+                    s = _mm512_dpbusd_epi32(s, load(&rows[k]), _mm512_set1_epi32(w4[k]));
+                }
+                sum = _mm512_add_epi32(sum, _mm512_mullo_epi32(s, _mm512_set1_epi32(sc[c])));
+                mins = _mm512_add_epi32(mins, _mm512_mullo_epi32(load(&rows[QK_K / 4 + 1 + c]), _mm512_set1_epi32(mn[c])));
+            }
+            acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), dy, acc);
+            acc_min = _mm512_fmadd_ps(_mm512_cvtepi32_ps(mins), dminy, acc_min);
+        }
+    }
+    // SAFETY: 64 bytes into the group's 16 outputs.
+    unsafe { _mm512_storeu_ps(out[..G].as_mut_ptr(), _mm512_sub_ps(acc, acc_min)) };
+}
