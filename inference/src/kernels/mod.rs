@@ -149,6 +149,7 @@ impl QMatrix {
             (Q4_0, Acts::Q8_0(a)) if !self.rows.is_multiple_of(8) => Some(vnni::pack_q8_0(a, n, bpr)),
             (Q5_0 | Q8_0, Acts::Q8_0(a)) => Some(vnni::pack_q8_0(a, n, bpr)),
             (Q4_K, Acts::Q8K(a)) => Some(vnni::pack_q8_k(a, n, bpr)),
+            (Q6_K, Acts::Q8K(a)) => Some(vnni::pack_q8_k16(a, n, bpr)),
             _ => None,
         }
     }
@@ -261,27 +262,50 @@ fn rows(w: &QMatrix, acts: &Acts, packed: &Packed, bpr: usize, n: usize, r0: usi
     }
 }
 
-/// Groups of 16 tokens [`vnni`]'s kernels read per unpacked row: a row is unpacked once for
-/// `VNNI_GROUPS · 16` tokens, whose packed activations stay in L2 meanwhile.
+/// Bytes of packed activations [`vnni`]'s kernels read per unpacked row: as many groups of 16
+/// tokens as fit, so a row is unpacked as few times as the activations stay in L2 meanwhile.
 #[cfg(target_arch = "x86_64")]
-const VNNI_GROUPS: usize = 4;
+const VNNI_CHUNK_BYTES: usize = 512 << 10;
 
-/// Whole groups of 16 tokens by [`vnni`]'s kernels, [`VNNI_GROUPS`] at a time over every row.
+/// Whole groups of 16 tokens by [`vnni`]'s kernels, as many at a time over every row as fit
+/// [`VNNI_CHUNK_BYTES`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
 fn rows_vnni(w: &QMatrix, p: &vnni::Packed, n: usize, r0: usize, out: &mut [f32]) {
     const G: usize = vnni::G;
-    let mut row = vnni::Row::default();
-    for g0 in (0..p.groups).step_by(VNNI_GROUPS) {
-        let g1 = (g0 + VNNI_GROUPS).min(p.groups);
-        for (i, o) in out.chunks_exact_mut(n).enumerate() {
-            row.unpack(w.ty, w.row_bytes(r0 + i));
+    /// Rows per kernel call: they share each load of the activations.
+    const R: usize = 2;
+    let mut unpacked: [vnni::Row; R] = Default::default();
+    macro_rules! call {
+        ($rows:expr, $g:expr, $outs:expr) => {
+            match w.ty {
+                GgmlType::Q4_K => vnni::q4_k($rows, p, $g, $outs),
+                GgmlType::Q6_K => vnni::q6_k($rows, p, $g, $outs),
+                _ => vnni::signed32($rows, p, $g, $outs),
+            }
+        };
+    }
+    let last = r0 + out.len() / n - 1;
+    let per_chunk = (VNNI_CHUNK_BYTES / p.group_bytes()).max(1);
+    for g0 in (0..p.groups).step_by(per_chunk) {
+        let g1 = (g0 + per_chunk).min(p.groups);
+        let mut pairs = out.chunks_exact_mut(R * n);
+        for (i, o) in (&mut pairs).enumerate() {
+            for (r, row) in unpacked.iter_mut().enumerate() {
+                row.unpack(w.ty, w.row_bytes(r0 + R * i + r));
+            }
+            let (oa, ob) = o.split_at_mut(n);
             for g in g0..g1 {
-                let o = &mut o[g * G..(g + 1) * G];
-                match w.ty {
-                    GgmlType::Q4_K => vnni::q4_k(&row, p, g, o),
-                    _ => vnni::signed32(&row, p, g, o),
-                }
+                let at = g * G..(g + 1) * G;
+                call!([&unpacked[0], &unpacked[1]], g, [&mut oa[at.clone()], &mut ob[at]]);
+            }
+        }
+        let rest = pairs.into_remainder();
+        if !rest.is_empty() {
+            // An odd last row.
+            unpacked[0].unpack(w.ty, w.row_bytes(last));
+            for g in g0..g1 {
+                call!([&unpacked[0]], g, [&mut rest[g * G..(g + 1) * G]]);
             }
         }
     }
@@ -379,7 +403,8 @@ mod tests {
         }
         use GgmlType::*;
         // Q4_0 with 12 rows (not eights: llama.cpp's repacked layout takes those).
-        for (ty, rows, blocks) in [(Q4_0, 12, 8), (Q5_0, 40, 8), (Q8_0, 24, 8), (Q4_K, 16, 2)] {
+        // Odd row counts take the one-row kernels for their last row.
+        for (ty, rows, blocks) in [(Q4_0, 12, 8), (Q5_0, 41, 8), (Q8_0, 24, 8), (Q4_K, 17, 2), (Q6_K, 15, 2)] {
             let bytes: Vec<u8> = (0..rows).flat_map(|r| dot::tests::row(ty, blocks, r as u32 + 1)).collect();
             let cols = blocks * ty.block_size();
             let w = QMatrix::new(ty, rows, cols, Arc::new(bytes), 0).unwrap();

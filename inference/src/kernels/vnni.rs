@@ -13,13 +13,16 @@
 //! `vpdpbusd` multiplies unsigned bytes by signed ones, and only the signed operand can be a
 //! broadcast from memory. So the weights are that operand (Q4_K's nibbles are valid signed bytes
 //! too), the activations are packed as `y + 128` (unsigned), and each sum starts from `−128·Σw`
-//! over its weights: `Σ w·(y + 128) − 128·Σw = Σ w·y`. A row is unpacked once ([`Row`]) for
+//! over its weights: `Σ w·(y + 128) − 128·Σw = Σ w·y`. Q6_K's per-16 scales would need a
+//! multiply per lane and block that way; its weights are instead multiplied by their scales once
+//! per row into 16 bits and summed against 16-bit activations by `vpdpwssd` (two products per
+//! lane and instruction). A row is unpacked once ([`Row`]) for
 //! all the groups that read it.
 
 use core::arch::x86_64::*;
 
 use super::act::{BlockQ8_0, BlockQ8K};
-use crate::gguf::quant::{K_SCALE_SIZE, Q4_0_BYTES, Q4_K_BYTES, Q5_0_BYTES, Q8_0_BYTES, QK, QK_K, get_scale_min_k4};
+use crate::gguf::quant::{K_SCALE_SIZE, Q4_0_BYTES, Q4_K_BYTES, Q5_0_BYTES, Q6_K_BYTES, Q8_0_BYTES, QK, QK_K, get_scale_min_k4};
 
 /// Tokens per vector.
 pub const G: usize = 16;
@@ -51,6 +54,11 @@ pub struct Packed {
 }
 
 impl Packed {
+    /// Bytes of one group's activations.
+    pub fn group_bytes(&self) -> usize {
+        self.bpr * self.per_block * G * 4
+    }
+
     #[inline(always)]
     fn block(&self, g: usize, i: usize) -> &[[i32; G]] {
         let at = (g * self.bpr + i) * self.per_block;
@@ -81,6 +89,33 @@ pub fn pack_q8_0(a: &[BlockQ8_0], n: usize, bpr: usize) -> Packed {
         }
     }
     Packed { groups, bpr, per_block: Q8_0_ROWS, data }
+}
+
+/// Rows per packed Q8_K block for Q6_K: 128 pairs of 16-bit values, 1 scale, the 16-sums in pairs.
+const Q8K16_ROWS: usize = QK_K / 2 + 1 + QK_K / 32;
+
+/// Packs Q8_K activations (`n` tokens of `bpr` super-blocks) for [`q6_k`]: values as 16-bit
+/// pairs, the scale, and `bsums` as 16-bit pairs.
+pub fn pack_q8_k16(a: &[BlockQ8K], n: usize, bpr: usize) -> Packed {
+    let groups = n / G;
+    let mut data = vec![[0i32; G]; groups * bpr * Q8K16_ROWS];
+    let pair = |lo: i16, hi: i16| (lo as u16 as u32 | (hi as u16 as u32) << 16) as i32;
+    for g in 0..groups {
+        for i in 0..bpr {
+            let rows = &mut data[(g * bpr + i) * Q8K16_ROWS..][..Q8K16_ROWS];
+            for t in 0..G {
+                let y = &a[(g * G + t) * bpr + i];
+                for p in 0..QK_K / 2 {
+                    rows[p][t] = pair(y.qs[2 * p] as i16, y.qs[2 * p + 1] as i16);
+                }
+                rows[QK_K / 2][t] = y.d.to_bits() as i32;
+                for l in 0..QK_K / 32 {
+                    rows[QK_K / 2 + 1 + l][t] = pair(y.bsums[2 * l], y.bsums[2 * l + 1]);
+                }
+            }
+        }
+    }
+    Packed { groups, bpr, per_block: Q8K16_ROWS, data }
 }
 
 /// Packs Q8_K activations (`n` tokens of `bpr` super-blocks) as `y + 128`.
@@ -152,7 +187,8 @@ fn unpack_q8_0(b: &[u8]) -> __m256i {
 
 /// One weight row unpacked once for all the token groups that read it: its values as 4-byte
 /// pieces, each lane's starting value (`−128·Σ` of the weights it multiplies), and the block
-/// scales (Q4_K: also `dmin` and the six-bit scales and mins of each 32).
+/// scales (Q4_K: also `dmin` and the six-bit scales and mins of each 32; Q6_K: the values times
+/// their scales as 16-bit pairs in `w4`, and the scales as 16-bit pairs in `sc`).
 #[derive(Default)]
 pub struct Row {
     w4: Vec<i32>,
@@ -199,8 +235,62 @@ impl Row {
             Q5_0 => w.as_chunks::<Q5_0_BYTES>().0.iter().for_each(|b| self.push32(unpack_q5_0(b), f16_at(b, 0))),
             Q8_0 => w.as_chunks::<Q8_0_BYTES>().0.iter().for_each(|b| self.push32(unpack_q8_0(b), f16_at(b, 0))),
             Q4_K => w.as_chunks::<Q4_K_BYTES>().0.iter().for_each(|b| self.push_q4_k(b)),
+            Q6_K => w.as_chunks::<Q6_K_BYTES>().0.iter().for_each(|b| self.push_q6_k(b)),
             ty => unreachable!("no packed kernel for {ty:?}"),
         }
+    }
+
+    /// Appends a Q6_K super-block: its unsigned six-bit values (ggml's layout) times their
+    /// signed per-16 scales, as 16-bit pairs, and the scales as pairs.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+    fn push_q6_k(&mut self, b: &[u8]) {
+        let (ql, rest) = b.split_at(QK_K / 2);
+        let (qh, rest) = rest.split_at(QK_K / 4);
+        let (sc, d) = rest.split_at(QK_K / 16);
+        let at = self.w4.len();
+        self.w4.resize(at + QK_K / 2, 0);
+        let w = &mut self.w4[at..];
+        let m4 = _mm256_set1_epi8(0x0F);
+        let m2 = _mm256_set1_epi8(3);
+        for n in 0..2 {
+            // SAFETY: 32-byte loads from the block's 128 bytes of `ql` and 64 of `qh`.
+            let (l0, l1, h) = unsafe {
+                (
+                    _mm256_loadu_si256(ql[64 * n..].as_ptr() as *const __m256i),
+                    _mm256_loadu_si256(ql[64 * n + 32..].as_ptr() as *const __m256i),
+                    _mm256_loadu_si256(qh[32 * n..].as_ptr() as *const __m256i),
+                )
+            };
+            let hi = |shift: i32| {
+                let v = match shift {
+                    0 => h,
+                    2 => _mm256_srli_epi16::<2>(h),
+                    4 => _mm256_srli_epi16::<4>(h),
+                    _ => _mm256_srli_epi16::<6>(h),
+                };
+                _mm256_slli_epi16::<4>(_mm256_and_si256(v, m2))
+            };
+            let q = [
+                _mm256_or_si256(_mm256_and_si256(l0, m4), hi(0)),
+                _mm256_or_si256(_mm256_and_si256(l1, m4), hi(2)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l0), m4), hi(4)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l1), m4), hi(6)),
+            ];
+            // Values 128n + 32k .. + 32; each 16 of them times its scale, as 16-bit values.
+            for (k, q) in q.iter().enumerate() {
+                for half in 0..2 {
+                    let m = 8 * n + 2 * k + half;
+                    let v16 = _mm256_cvtepu8_epi16(if half == 0 { _mm256_castsi256_si128(*q) } else { _mm256_extracti128_si256::<1>(*q) });
+                    let scaled = _mm256_mullo_epi16(v16, _mm256_set1_epi16(sc[m] as i8 as i16));
+                    // SAFETY: 32 bytes into the 8 pairs of values 16m .. 16m + 16.
+                    unsafe { _mm256_storeu_si256(w[8 * m..8 * m + 8].as_mut_ptr() as *mut __m256i, scaled) };
+                }
+            }
+        }
+        let pair = |lo: i32, hi: i32| (lo as u16 as u32 | (hi as u16 as u32) << 16) as i32;
+        let scale = |m: usize| sc[m] as i8 as i32;
+        self.sc.extend((0..QK_K / 32).map(|l| pair(scale(2 * l), scale(2 * l + 1))));
+        self.d.push(f16_at(d, 0));
     }
 
     /// Appends a Q4_K super-block: sub-block 2c holds the low nibbles of `qs[32c..32c + 32]`,
@@ -235,19 +325,11 @@ impl Row {
     }
 }
 
-/// An unpacked Q4_0, Q5_0 or Q8_0 row times one packed group: `out[t]` for its 16 tokens.
+/// ggml's `hsum_float_8` of each token's eight lanes: ((x4 + x0) + (x6 + x2)) + ((x5 + x1) + (x7 + x3)),
+/// stored to the group's 16 outputs.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
-pub fn signed32(row: &Row, p: &Packed, g: usize, out: &mut [f32]) {
-    let mut acc = [_mm512_setzero_ps(); QK / 4];
-    for (i, ((w4, corr), &d)) in row.w4.as_chunks::<{ QK / 4 }>().0.iter().zip(row.corr.as_chunks::<{ QK / 4 }>().0).zip(&row.d).enumerate() {
-        let rows = p.block(g, i);
-        let scale = _mm512_mul_ps(_mm512_set1_ps(d), _mm512_castsi512_ps(load(&rows[QK / 4])));
-        for l in 0..QK / 4 {
-            let v = _mm512_dpbusd_epi32(_mm512_set1_epi32(corr[l]), load(&rows[l]), _mm512_set1_epi32(w4[l]));
-            acc[l] = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(v), acc[l]);
-        }
-    }
-    // ggml's hsum_float_8 per token: ((x4 + x0) + (x6 + x2)) + ((x5 + x1) + (x7 + x3)).
+#[inline]
+fn hsum8_store(acc: &[__m512; 8], out: &mut [f32]) {
     let s = _mm512_add_ps(
         _mm512_add_ps(_mm512_add_ps(acc[4], acc[0]), _mm512_add_ps(acc[6], acc[2])),
         _mm512_add_ps(_mm512_add_ps(acc[5], acc[1]), _mm512_add_ps(acc[7], acc[3])),
@@ -256,34 +338,107 @@ pub fn signed32(row: &Row, p: &Packed, g: usize, out: &mut [f32]) {
     unsafe { _mm512_storeu_ps(out[..G].as_mut_ptr(), s) };
 }
 
-/// An unpacked Q4_K row times one packed Q8_K group, as [`super::dot`]'s `q4_k` computes tokens
-/// in whole groups of four (llama.cpp's repacked GEMM): per 64 values
-/// `fma(Σ scale·Σq·y, d·dy, acc)` and `fma(Σ min·bsum, dmin·dy, acc_min)`; `acc − acc_min`.
+/// `R` unpacked Q4_0, Q5_0 or Q8_0 rows times one packed group: `out[r][t]` for its 16 tokens.
+/// The rows share each load of the activations (they come from L2 for long rows).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
-pub fn q4_k(row: &Row, p: &Packed, g: usize, out: &mut [f32]) {
-    const SUBS: usize = QK_K / QK;
-    let (mut acc, mut acc_min) = (_mm512_setzero_ps(), _mm512_setzero_ps());
-    for i in 0..row.d.len() {
-        let rows = p.block(g, i);
-        let (w4, corr) = (&row.w4[i * QK_K / 4..][..QK_K / 4], &row.corr[i * SUBS..][..SUBS]);
-        let (sc, mn) = (&row.sc[i * SUBS..][..SUBS], &row.mn[i * SUBS..][..SUBS]);
-        let yd = _mm512_castsi512_ps(load(&rows[QK_K / 4]));
-        let dy = _mm512_mul_ps(_mm512_set1_ps(row.d[i]), yd);
-        let dminy = _mm512_mul_ps(_mm512_set1_ps(row.dmin[i]), yd);
-        for pair in 0..SUBS / 2 {
-            let (mut sum, mut mins) = (_mm512_setzero_si512(), _mm512_setzero_si512());
-            for c in [2 * pair, 2 * pair + 1] {
-                let mut s = _mm512_set1_epi32(corr[c]);
-                for k in 8 * c..8 * c + 8 {
-                    s = _mm512_dpbusd_epi32(s, load(&rows[k]), _mm512_set1_epi32(w4[k]));
-                }
-                sum = _mm512_add_epi32(sum, _mm512_mullo_epi32(s, _mm512_set1_epi32(sc[c])));
-                mins = _mm512_add_epi32(mins, _mm512_mullo_epi32(load(&rows[QK_K / 4 + 1 + c]), _mm512_set1_epi32(mn[c])));
+pub fn signed32<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f32]; R]) {
+    const L: usize = QK / 4;
+    let mut acc = [[_mm512_setzero_ps(); L]; R];
+    for i in 0..rows[0].d.len() {
+        let y = p.block(g, i);
+        let yd = _mm512_castsi512_ps(load(&y[L]));
+        let w: [&[i32; L]; R] = std::array::from_fn(|r| rows[r].w4[L * i..][..L].try_into().unwrap());
+        let corr: [&[i32; L]; R] = std::array::from_fn(|r| rows[r].corr[L * i..][..L].try_into().unwrap());
+        let scale: [__m512; R] = std::array::from_fn(|r| _mm512_mul_ps(_mm512_set1_ps(rows[r].d[i]), yd));
+        for l in 0..L {
+            let yl = load(&y[l]);
+            for r in 0..R {
+                let v = _mm512_dpbusd_epi32(_mm512_set1_epi32(corr[r][l]), yl, _mm512_set1_epi32(w[r][l]));
+                acc[r][l] = _mm512_fmadd_ps(scale[r], _mm512_cvtepi32_ps(v), acc[r][l]);
             }
-            acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), dy, acc);
-            acc_min = _mm512_fmadd_ps(_mm512_cvtepi32_ps(mins), dminy, acc_min);
         }
     }
-    // SAFETY: 64 bytes into the group's 16 outputs.
-    unsafe { _mm512_storeu_ps(out[..G].as_mut_ptr(), _mm512_sub_ps(acc, acc_min)) };
+    for (acc, out) in acc.iter().zip(out) {
+        hsum8_store(acc, out);
+    }
+}
+
+/// `R` unpacked Q4_K rows times one packed Q8_K group, as [`super::dot`]'s `q4_k` computes
+/// tokens in whole groups of four (llama.cpp's repacked GEMM): per 64 values
+/// `fma(Σ scale·Σq·y, d·dy, acc)` and `fma(Σ min·bsum, dmin·dy, acc_min)`; `acc − acc_min`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+pub fn q4_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f32]; R]) {
+    const SUBS: usize = QK_K / QK;
+    let (mut acc, mut acc_min) = ([_mm512_setzero_ps(); R], [_mm512_setzero_ps(); R]);
+    for i in 0..rows[0].d.len() {
+        let y = p.block(g, i);
+        let w: [&[i32; QK_K / 4]; R] = std::array::from_fn(|r| rows[r].w4[i * QK_K / 4..][..QK_K / 4].try_into().unwrap());
+        let corr: [&[i32; SUBS]; R] = std::array::from_fn(|r| rows[r].corr[i * SUBS..][..SUBS].try_into().unwrap());
+        let sc: [&[i32; SUBS]; R] = std::array::from_fn(|r| rows[r].sc[i * SUBS..][..SUBS].try_into().unwrap());
+        let mn: [&[i32; SUBS]; R] = std::array::from_fn(|r| rows[r].mn[i * SUBS..][..SUBS].try_into().unwrap());
+        let yd = _mm512_castsi512_ps(load(&y[QK_K / 4]));
+        for pair in 0..SUBS / 2 {
+            let (mut sum, mut mins) = ([_mm512_setzero_si512(); R], [_mm512_setzero_si512(); R]);
+            for c in [2 * pair, 2 * pair + 1] {
+                let mut s: [__m512i; R] = std::array::from_fn(|r| _mm512_set1_epi32(corr[r][c]));
+                for k in 8 * c..8 * c + 8 {
+                    let yk = load(&y[k]);
+                    for r in 0..R {
+                        s[r] = _mm512_dpbusd_epi32(s[r], yk, _mm512_set1_epi32(w[r][k]));
+                    }
+                }
+                let bsum = load(&y[QK_K / 4 + 1 + c]);
+                for r in 0..R {
+                    sum[r] = _mm512_add_epi32(sum[r], _mm512_mullo_epi32(s[r], _mm512_set1_epi32(sc[r][c])));
+                    mins[r] = _mm512_add_epi32(mins[r], _mm512_mullo_epi32(bsum, _mm512_set1_epi32(mn[r][c])));
+                }
+            }
+            for r in 0..R {
+                let dy = _mm512_mul_ps(_mm512_set1_ps(rows[r].d[i]), yd);
+                let dminy = _mm512_mul_ps(_mm512_set1_ps(rows[r].dmin[i]), yd);
+                acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[r]), dy, acc[r]);
+                acc_min[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(mins[r]), dminy, acc_min[r]);
+            }
+        }
+    }
+    for ((acc, acc_min), out) in acc.iter().zip(&acc_min).zip(out) {
+        // SAFETY: 64 bytes into the group's 16 outputs.
+        unsafe { _mm512_storeu_ps(out[..G].as_mut_ptr(), _mm512_sub_ps(*acc, *acc_min)) };
+    }
+}
+
+/// `R` unpacked Q6_K rows times one group packed by [`pack_q8_k16`], as [`super::dot`]'s `q6_k`
+/// (ggml's AVX2 kernel): per super-block, lane `l` is `Σ_j scale·Σ q·y` over bytes `4l..4l+4` of
+/// each 32, minus `32·(bsum[2l]·scale[2l] + bsum[2l+1]·scale[2l+1])`; then
+/// `fma(d·dy, lane, acc)` per lane and ggml's `hsum_float_8`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+pub fn q6_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f32]; R]) {
+    let mut acc = [[_mm512_setzero_ps(); 8]; R];
+    for i in 0..rows[0].d.len() {
+        let y = p.block(g, i);
+        let w: [&[i32; QK_K / 2]; R] = std::array::from_fn(|r| rows[r].w4[i * QK_K / 2..][..QK_K / 2].try_into().unwrap());
+        let sc: [&[i32; 8]; R] = std::array::from_fn(|r| rows[r].sc[i * 8..][..8].try_into().unwrap());
+        let yd = _mm512_castsi512_ps(load(&y[QK_K / 2]));
+        let scale: [__m512; R] = std::array::from_fn(|r| _mm512_mul_ps(yd, _mm512_set1_ps(rows[r].d[i])));
+        for l in 0..8 {
+            let mut s = [_mm512_setzero_si512(); R];
+            for j in 0..QK_K / QK {
+                let k = 16 * j + 2 * l;
+                let (y0, y1) = (load(&y[k]), load(&y[k + 1]));
+                for r in 0..R {
+                    s[r] = _mm512_dpwssd_epi32(s[r], y0, _mm512_set1_epi32(w[r][k]));
+                    s[r] = _mm512_dpwssd_epi32(s[r], y1, _mm512_set1_epi32(w[r][k + 1]));
+                }
+            }
+            let bsums = load(&y[QK_K / 2 + 1 + l]);
+            for r in 0..R {
+                let offset = _mm512_dpwssd_epi32(_mm512_setzero_si512(), bsums, _mm512_set1_epi32(sc[r][l]));
+                let lane = _mm512_sub_epi32(s[r], _mm512_slli_epi32::<5>(offset));
+                acc[r][l] = _mm512_fmadd_ps(scale[r], _mm512_cvtepi32_ps(lane), acc[r][l]);
+            }
+        }
+    }
+    for (acc, out) in acc.iter().zip(out) {
+        hsum8_store(acc, out);
+    }
 }
