@@ -140,16 +140,19 @@ impl QMatrix {
     #[cfg(target_arch = "x86_64")]
     fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> Packed {
         use GgmlType::*;
-        if n < vnni::G || !vnni::available() {
+        use vnni::Batch;
+        if !vnni::available() || (n > 1 && n < vnni::G) {
             return None;
         }
+        // Q4_0 in eights of rows is multiplied as llama.cpp's repacked `q4_0_8x8` (one f32
+        // accumulator per row), which these lanes do not follow.
+        let repacked = self.ty == Q4_0 && self.rows.is_multiple_of(8);
         match (self.ty, acts) {
-            // Q4_0 in eights of rows is multiplied as llama.cpp's repacked `q4_0_8x8` (one f32
-            // accumulator per row), which these lanes do not follow.
-            (Q4_0, Acts::Q8_0(a)) if !self.rows.is_multiple_of(8) => Some(vnni::pack_q8_0(a, n, bpr)),
-            (Q5_0 | Q8_0, Acts::Q8_0(a)) => Some(vnni::pack_q8_0(a, n, bpr)),
-            (Q4_K, Acts::Q8K(a)) => Some(vnni::pack_q8_k(a, n, bpr)),
-            (Q6_K, Acts::Q8K(a)) => Some(vnni::pack_q8_k16(a, n, bpr)),
+            _ if repacked => None,
+            (Q4_0 | Q5_0 | Q8_0, Acts::Q8_0(a)) if n == 1 => vnni::OneToken::new(self.ty, a).map(Batch::One),
+            (Q4_0 | Q5_0 | Q8_0, Acts::Q8_0(a)) => Some(Batch::Groups(vnni::pack_q8_0(a, n, bpr))),
+            (Q4_K, Acts::Q8K(a)) if n > 1 => Some(Batch::Groups(vnni::pack_q8_k(a, n, bpr))),
+            (Q6_K, Acts::Q8K(a)) if n > 1 => Some(Batch::Groups(vnni::pack_q8_k16(a, n, bpr))),
             _ => None,
         }
     }
@@ -232,7 +235,7 @@ const TOKEN_CHUNK: usize = 32;
 
 /// A batch's activations packed for [`vnni`]'s kernels, if any.
 #[cfg(target_arch = "x86_64")]
-type Packed = Option<vnni::Packed>;
+type Packed = Option<vnni::Batch>;
 #[cfg(not(target_arch = "x86_64"))]
 type Packed = Option<std::convert::Infallible>;
 
@@ -242,10 +245,18 @@ fn rows(w: &QMatrix, acts: &Acts, packed: &Packed, bpr: usize, n: usize, r0: usi
     #[cfg(target_arch = "x86_64")]
     {
         let mut from = 0;
-        if let Some(p) = packed {
-            // SAFETY: packed only where vnni::available() found the features.
-            unsafe { rows_vnni(w, p, n, r0, out) };
-            from = p.groups * vnni::G;
+        match (packed, acts) {
+            (Some(vnni::Batch::Groups(p)), _) => {
+                // SAFETY: packed only where vnni::available() found the features.
+                unsafe { rows_vnni(w, p, n, r0, out) };
+                from = p.groups * vnni::G;
+            }
+            (Some(vnni::Batch::One(one)), Acts::Q8_0(y)) => {
+                // SAFETY: as above.
+                unsafe { vnni::one_token_rows(w.ty, |r| w.row_bytes(r), y, one, r0, out) };
+                return;
+            }
+            _ => {}
         }
         use std::sync::OnceLock;
         static AVX2: OnceLock<bool> = OnceLock::new();
@@ -392,8 +403,8 @@ mod tests {
         }
     }
 
-    /// The batched AVX-512 VNNI kernels give the per-token (AVX2) kernels' values bit for bit,
-    /// for whole groups of 16 tokens and the tokens after them.
+    /// The AVX-512 VNNI kernels give the AVX2 kernels' values bit for bit: one token (decode),
+    /// whole groups of 16 tokens and the tokens after them.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn batched_kernels_equal_per_token_ones_bit_for_bit() {
@@ -408,7 +419,7 @@ mod tests {
             let bytes: Vec<u8> = (0..rows).flat_map(|r| dot::tests::row(ty, blocks, r as u32 + 1)).collect();
             let cols = blocks * ty.block_size();
             let w = QMatrix::new(ty, rows, cols, Arc::new(bytes), 0).unwrap();
-            for n in [16, 17, 31, 48, 67, 100] {
+            for n in [1, 16, 17, 31, 48, 67, 100] {
                 let x: Vec<f32> =
                     dot::tests::bytes(n * cols, n as u32).iter().enumerate().map(|(i, &b)| (b as f32 - 127.5) / (1.0 + (i % 7) as f32)).collect();
                 let (mut batched, mut per_token) = (vec![0.0; n * rows], vec![0.0; n * rows]);

@@ -53,6 +53,13 @@ pub struct Packed {
     data: Vec<[i32; G]>,
 }
 
+/// Activations prepared for these kernels: whole groups of 16 tokens (prefill), or one token
+/// (decode).
+pub enum Batch {
+    Groups(Packed),
+    One(OneToken),
+}
+
 impl Packed {
     /// Bytes of one group's activations.
     pub fn group_bytes(&self) -> usize {
@@ -63,6 +70,27 @@ impl Packed {
     fn block(&self, g: usize, i: usize) -> &[[i32; G]] {
         let at = (g * self.bpr + i) * self.per_block;
         &self.data[at..at + self.per_block]
+    }
+}
+
+/// One token's Q8_0 activations (decode) for [`one_token`]: per block, each lane's starting
+/// value `−offset·Σ` of its four activations, where the weight type's values are stored as
+/// `w + offset` (unsigned; Q4_0 8, Q5_0 16, Q8_0 128).
+pub struct OneToken {
+    corr: Vec<[i32; QK / 4]>,
+}
+
+impl OneToken {
+    pub fn new(ty: crate::gguf::GgmlType, a: &[BlockQ8_0]) -> Option<Self> {
+        use crate::gguf::GgmlType::*;
+        let offset = match ty {
+            Q4_0 => 8,
+            Q5_0 => 16,
+            Q8_0 => 128,
+            _ => return None,
+        };
+        let corr = a.iter().map(|y| std::array::from_fn(|l| -offset * y.qs[4 * l..4 * l + 4].iter().map(|&q| q as i32).sum::<i32>())).collect();
+        Some(OneToken { corr })
     }
 }
 
@@ -440,5 +468,98 @@ pub fn q6_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f
     }
     for (acc, out) in acc.iter().zip(out) {
         hsum8_store(acc, out);
+    }
+}
+
+/// The 32 values of a Q4_0 block plus 8 (unsigned).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn unsigned_q4_0(b: &[u8]) -> __m256i {
+    // SAFETY: 16 bytes from a block of 18.
+    let q = unsafe { _mm_loadu_si128(b[2..18].as_ptr() as *const __m128i) };
+    _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16::<4>(q), q), _mm256_set1_epi8(0x0F))
+}
+
+/// The 32 values of a Q5_0 block plus 16 (unsigned).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn unsigned_q5_0(b: &[u8]) -> __m256i {
+    let qh = u32::from_le_bytes([b[2], b[3], b[4], b[5]]);
+    // SAFETY: 16 bytes from a block of 22.
+    let q = unsafe { _mm_loadu_si128(b[6..22].as_ptr() as *const __m128i) };
+    let nib = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16::<4>(q), q), _mm256_set1_epi8(0x0F));
+    _mm256_or_si256(nib, _mm256_maskz_mov_epi8(qh, _mm256_set1_epi8(0x10)))
+}
+
+/// The 32 values of a Q8_0 block plus 128 (unsigned).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn unsigned_q8_0(b: &[u8]) -> __m256i {
+    _mm256_xor_si256(unpack_q8_0(b), _mm256_set1_epi8(-128))
+}
+
+/// ggml's `hsum_float_8` of eight lanes (as [`super::dot`]'s AVX2 accumulator).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn hsum8(x: __m256) -> f32 {
+    let r = _mm_add_ps(_mm256_extractf128_ps::<1>(x), _mm256_castps256_ps128(x));
+    let r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    _mm_cvtss_f32(_mm_add_ss(r, _mm_movehdup_ps(r)))
+}
+
+/// Two weight rows times one token (decode), each row in one half of a 512-bit vector, with
+/// exactly the lanes and the `fma(d·dy, lane, acc)` sequence of [`super::dot`]'s AVX2 kernels:
+/// the values are unsigned (`w + offset`) and each lane starts from `−offset·Σy`
+/// ([`OneToken`]), so one `vpdpbusd` gives both rows' eight lanes of a block.
+macro_rules! one_token {
+    ($(#[$doc:meta])* $name:ident, $bytes:expr, $unsigned:ident) => {
+        $(#[$doc])*
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+        fn $name(wa: &[u8], wb: &[u8], y: &[BlockQ8_0], one: &OneToken) -> (f32, f32) {
+            let mut acc = _mm512_setzero_ps();
+            let blocks = wa.as_chunks::<{ $bytes }>().0.iter().zip(wb.as_chunks::<{ $bytes }>().0);
+            for (((ba, bb), y), corr) in blocks.zip(y).zip(&one.corr) {
+                let u = _mm512_inserti64x4::<1>(_mm512_castsi256_si512($unsigned(ba)), $unsigned(bb));
+                // SAFETY: 32-byte loads from 32-byte arrays.
+                let (yq, c) = unsafe {
+                    (
+                        _mm512_broadcast_i64x4(_mm256_loadu_si256(y.qs.as_ptr() as *const __m256i)),
+                        _mm512_broadcast_i64x4(_mm256_loadu_si256(corr.as_ptr() as *const __m256i)),
+                    )
+                };
+                let v = _mm512_dpbusd_epi32(c, u, yq);
+                let scale = _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(f16_at(ba, 0) * y.d), _mm512_set1_ps(f16_at(bb, 0) * y.d));
+                acc = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(v), acc);
+            }
+            let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(acc)));
+            (hsum8(_mm512_castps512_ps256(acc)), hsum8(hi))
+        }
+    };
+}
+
+one_token!(one_q4_0, Q4_0_BYTES, unsigned_q4_0);
+one_token!(one_q5_0, Q5_0_BYTES, unsigned_q5_0);
+one_token!(one_q8_0, Q8_0_BYTES, unsigned_q8_0);
+
+/// Rows `r0..` of a Q4_0 (not repacked), Q5_0 or Q8_0 matrix times one token, two rows at a
+/// time ([`one_token!`]); `row(r)` gives row `r`'s bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+pub fn one_token_rows<'a>(ty: crate::gguf::GgmlType, row: impl Fn(usize) -> &'a [u8], y: &[BlockQ8_0], one: &OneToken, r0: usize, out: &mut [f32]) {
+    use crate::gguf::GgmlType::*;
+    let kernel = |a: &[u8], b: &[u8]| match ty {
+        Q4_0 => one_q4_0(a, b, y, one),
+        Q5_0 => one_q5_0(a, b, y, one),
+        Q8_0 => one_q8_0(a, b, y, one),
+        ty => unreachable!("no one-token kernel for {ty:?}"),
+    };
+    let last = r0 + out.len() - 1;
+    let mut pairs = out.chunks_exact_mut(2);
+    for (i, o) in (&mut pairs).enumerate() {
+        (o[0], o[1]) = kernel(row(r0 + 2 * i), row(r0 + 2 * i + 1));
+    }
+    if let [o] = pairs.into_remainder() {
+        // An odd last row: the same row in both halves.
+        let last = row(last);
+        *o = kernel(last, last).0;
     }
 }
