@@ -141,7 +141,7 @@ impl QMatrix {
     fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> Packed {
         use GgmlType::*;
         use vnni::Batch;
-        if !vnni::available() || (n > 1 && n < vnni::G) {
+        if !vnni::available() {
             return None;
         }
         // Q4_0 in eights of rows is multiplied as llama.cpp's repacked `q4_0_8x8` (one f32
@@ -151,8 +151,10 @@ impl QMatrix {
             _ if repacked => None,
             (Q4_0 | Q5_0 | Q8_0, Acts::Q8_0(a)) if n == 1 => vnni::OneToken::new(self.ty, a).map(Batch::One),
             (Q4_0 | Q5_0 | Q8_0, Acts::Q8_0(a)) => Some(Batch::Groups(vnni::pack_q8_0(a, n, bpr))),
-            (Q4_K, Acts::Q8K(a)) if n > 1 => Some(Batch::Groups(vnni::pack_q8_k(a, n, bpr))),
-            (Q6_K, Acts::Q8K(a)) if n > 1 => Some(Batch::Groups(vnni::pack_q8_k16(a, n, bpr))),
+            (Q4_K | Q6_K, Acts::Q8K(_)) if n == 1 => Some(Batch::OneK),
+            // Only Q4_K's tokens in whole fours (llama.cpp's GEMM order; the rest take its GEMV's).
+            (Q4_K, Acts::Q8K(a)) => Some(Batch::Groups(vnni::pack_q8_k(a, n - n % 4, bpr))),
+            (Q6_K, Acts::Q8K(a)) => Some(Batch::Groups(vnni::pack_q8_k16(a, n, bpr))),
             _ => None,
         }
     }
@@ -249,11 +251,16 @@ fn rows(w: &QMatrix, acts: &Acts, packed: &Packed, bpr: usize, n: usize, r0: usi
             (Some(vnni::Batch::Groups(p)), _) => {
                 // SAFETY: packed only where vnni::available() found the features.
                 unsafe { rows_vnni(w, p, n, r0, out) };
-                from = p.groups * vnni::G;
+                from = p.tokens;
             }
             (Some(vnni::Batch::One(one)), Acts::Q8_0(y)) => {
                 // SAFETY: as above.
                 unsafe { vnni::one_token_rows(w.ty, |r| w.row_bytes(r), y, one, r0, out) };
+                return;
+            }
+            (Some(vnni::Batch::OneK), Acts::Q8K(y)) => {
+                // SAFETY: as above.
+                unsafe { vnni::one_token_k_rows(w.ty, |r| w.row_bytes(r), y, r0, out) };
                 return;
             }
             _ => {}
@@ -307,8 +314,11 @@ fn rows_vnni(w: &QMatrix, p: &vnni::Packed, n: usize, r0: usize, out: &mut [f32]
             }
             let (oa, ob) = o.split_at_mut(n);
             for g in g0..g1 {
-                let at = g * G..(g + 1) * G;
-                call!([&unpacked[0], &unpacked[1]], g, [&mut oa[at.clone()], &mut ob[at]]);
+                let (mut ta, mut tb) = ([0.0f32; G], [0.0f32; G]);
+                call!([&unpacked[0], &unpacked[1]], g, [&mut ta[..], &mut tb[..]]);
+                let at = g * G..p.tokens.min((g + 1) * G);
+                oa[at.clone()].copy_from_slice(&ta[..at.len()]);
+                ob[at.clone()].copy_from_slice(&tb[..at.len()]);
             }
         }
         let rest = pairs.into_remainder();
@@ -316,7 +326,10 @@ fn rows_vnni(w: &QMatrix, p: &vnni::Packed, n: usize, r0: usize, out: &mut [f32]
             // An odd last row.
             unpacked[0].unpack(w.ty, w.row_bytes(last));
             for g in g0..g1 {
-                call!([&unpacked[0]], g, [&mut rest[g * G..(g + 1) * G]]);
+                let mut t = [0.0f32; G];
+                call!([&unpacked[0]], g, [&mut t[..]]);
+                let at = g * G..p.tokens.min((g + 1) * G);
+                rest[at.clone()].copy_from_slice(&t[..at.len()]);
             }
         }
     }
@@ -404,7 +417,7 @@ mod tests {
     }
 
     /// The AVX-512 VNNI kernels give the AVX2 kernels' values bit for bit: one token (decode),
-    /// whole groups of 16 tokens and the tokens after them.
+    /// whole and padded groups of 16 tokens, and the tokens after them.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn batched_kernels_equal_per_token_ones_bit_for_bit() {
@@ -419,7 +432,7 @@ mod tests {
             let bytes: Vec<u8> = (0..rows).flat_map(|r| dot::tests::row(ty, blocks, r as u32 + 1)).collect();
             let cols = blocks * ty.block_size();
             let w = QMatrix::new(ty, rows, cols, Arc::new(bytes), 0).unwrap();
-            for n in [1, 16, 17, 31, 48, 67, 100] {
+            for n in [1, 2, 5, 16, 17, 19, 20, 23, 31, 36, 48, 67, 100] {
                 let x: Vec<f32> =
                     dot::tests::bytes(n * cols, n as u32).iter().enumerate().map(|(i, &b)| (b as f32 - 127.5) / (1.0 + (i % 7) as f32)).collect();
                 let (mut batched, mut per_token) = (vec![0.0; n * rows], vec![0.0; n * rows]);

@@ -46,8 +46,10 @@ pub fn available() -> bool {
 /// weight block, rows of 16 lanes (one per token) — the block's 4-byte pieces, then its scales
 /// (f32 bits), then for Q8_K the sums of each 32 (from ggml's `bsums`).
 pub struct Packed {
-    /// Whole groups of 16 tokens packed; later tokens go through [`super::dot`].
+    /// Groups of 16 tokens packed, the last one padded with zeros when the batch ends inside it.
     pub groups: usize,
+    /// Tokens the groups hold (from the first); later ones go through [`super::dot`].
+    pub tokens: usize,
     bpr: usize,
     per_block: usize,
     data: Vec<[i32; G]>,
@@ -58,6 +60,8 @@ pub struct Packed {
 pub enum Batch {
     Groups(Packed),
     One(OneToken),
+    /// One token for Q4_K or Q6_K weights (the Q8_K activations need nothing more).
+    OneK,
 }
 
 impl Packed {
@@ -94,6 +98,15 @@ impl OneToken {
     }
 }
 
+/// Tokens in a last, partial group worth padding it for: a group costs about as much as seven
+/// tokens through [`super::dot`]'s kernels, and fewer than four stay with those.
+const MIN_PARTIAL: usize = 4;
+
+/// Groups, and tokens they hold, for the first `n` tokens of a batch.
+fn groups_for(n: usize) -> (usize, usize) {
+    if n % G >= MIN_PARTIAL { (n.div_ceil(G), n) } else { (n / G, n / G * G) }
+}
+
 /// Rows per packed Q8_0 block: 8 pieces of 4 bytes, 1 scale.
 const Q8_0_ROWS: usize = QK / 4 + 1;
 /// Rows per packed Q8_K block: 64 pieces, 1 scale, 8 sums of 32.
@@ -101,12 +114,12 @@ const Q8K_ROWS: usize = QK_K / 4 + 1 + QK_K / QK;
 
 /// Packs Q8_0 activations (`n` tokens of `bpr` blocks) as `y + 128`.
 pub fn pack_q8_0(a: &[BlockQ8_0], n: usize, bpr: usize) -> Packed {
-    let groups = n / G;
+    let (groups, tokens) = groups_for(n);
     let mut data = vec![[0i32; G]; groups * bpr * Q8_0_ROWS];
     for g in 0..groups {
         for i in 0..bpr {
             let rows = &mut data[(g * bpr + i) * Q8_0_ROWS..][..Q8_0_ROWS];
-            for t in 0..G {
+            for t in 0..G.min(tokens - g * G) {
                 let y = &a[(g * G + t) * bpr + i];
                 for l in 0..QK / 4 {
                     let b: [u8; 4] = std::array::from_fn(|k| (y.qs[4 * l + k] as u8) ^ 0x80);
@@ -116,7 +129,7 @@ pub fn pack_q8_0(a: &[BlockQ8_0], n: usize, bpr: usize) -> Packed {
             }
         }
     }
-    Packed { groups, bpr, per_block: Q8_0_ROWS, data }
+    Packed { groups, tokens, bpr, per_block: Q8_0_ROWS, data }
 }
 
 /// Rows per packed Q8_K block for Q6_K: 128 pairs of 16-bit values, 1 scale, the 16-sums in pairs.
@@ -125,13 +138,13 @@ const Q8K16_ROWS: usize = QK_K / 2 + 1 + QK_K / 32;
 /// Packs Q8_K activations (`n` tokens of `bpr` super-blocks) for [`q6_k`]: values as 16-bit
 /// pairs, the scale, and `bsums` as 16-bit pairs.
 pub fn pack_q8_k16(a: &[BlockQ8K], n: usize, bpr: usize) -> Packed {
-    let groups = n / G;
+    let (groups, tokens) = groups_for(n);
     let mut data = vec![[0i32; G]; groups * bpr * Q8K16_ROWS];
     let pair = |lo: i16, hi: i16| (lo as u16 as u32 | (hi as u16 as u32) << 16) as i32;
     for g in 0..groups {
         for i in 0..bpr {
             let rows = &mut data[(g * bpr + i) * Q8K16_ROWS..][..Q8K16_ROWS];
-            for t in 0..G {
+            for t in 0..G.min(tokens - g * G) {
                 let y = &a[(g * G + t) * bpr + i];
                 for p in 0..QK_K / 2 {
                     rows[p][t] = pair(y.qs[2 * p] as i16, y.qs[2 * p + 1] as i16);
@@ -143,17 +156,17 @@ pub fn pack_q8_k16(a: &[BlockQ8K], n: usize, bpr: usize) -> Packed {
             }
         }
     }
-    Packed { groups, bpr, per_block: Q8K16_ROWS, data }
+    Packed { groups, tokens, bpr, per_block: Q8K16_ROWS, data }
 }
 
 /// Packs Q8_K activations (`n` tokens of `bpr` super-blocks) as `y + 128`.
 pub fn pack_q8_k(a: &[BlockQ8K], n: usize, bpr: usize) -> Packed {
-    let groups = n / G;
+    let (groups, tokens) = groups_for(n);
     let mut data = vec![[0i32; G]; groups * bpr * Q8K_ROWS];
     for g in 0..groups {
         for i in 0..bpr {
             let rows = &mut data[(g * bpr + i) * Q8K_ROWS..][..Q8K_ROWS];
-            for t in 0..G {
+            for t in 0..G.min(tokens - g * G) {
                 let y = &a[(g * G + t) * bpr + i];
                 for p in 0..QK_K / 4 {
                     let b: [u8; 4] = std::array::from_fn(|k| (y.qs[4 * p + k] as u8) ^ 0x80);
@@ -166,7 +179,7 @@ pub fn pack_q8_k(a: &[BlockQ8K], n: usize, bpr: usize) -> Packed {
             }
         }
     }
-    Packed { groups, bpr, per_block: Q8K_ROWS, data }
+    Packed { groups, tokens, bpr, per_block: Q8K_ROWS, data }
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
@@ -561,5 +574,166 @@ pub fn one_token_rows<'a>(ty: crate::gguf::GgmlType, row: impl Fn(usize) -> &'a 
         // An odd last row: the same row in both halves.
         let last = row(last);
         *o = kernel(last, last).0;
+    }
+}
+
+/// One Q4_K row times one token (decode), as [`super::dot`]'s `q4_k` computes a token outside
+/// whole groups of four (llama.cpp's GEMV): the super-block's `Σ scale·Σq·y` and `Σ min·bsum`
+/// exact in integers (here two sub-blocks per `vpdpbusd`), then `fma(Σ, d·dy, acc)` and
+/// `fma(mins, dmin·dy, acc_min)` once per super-block; `acc − acc_min`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+fn one_q4_k(w: &[u8], y: &[BlockQ8K]) -> f32 {
+    let (mut acc, mut acc_min) = (0.0f32, 0.0f32);
+    for (b, y) in w.as_chunks::<Q4_K_BYTES>().0.iter().zip(y) {
+        let packed: &[u8; K_SCALE_SIZE] = b[4..4 + K_SCALE_SIZE].try_into().expect("12 scale bytes");
+        let qs = &b[4 + K_SCALE_SIZE..];
+        let mut s = _mm512_setzero_si512();
+        let mut mins = 0i32;
+        for c in 0..QK_K / 64 {
+            let (s0, m0) = get_scale_min_k4(2 * c, packed);
+            let (s1, m1) = get_scale_min_k4(2 * c + 1, packed);
+            // SAFETY: 32 bytes of the block's nibbles; 64 of the token's 256 values.
+            let (v, yq) = unsafe {
+                (_mm256_loadu_si256(qs[32 * c..].as_ptr() as *const __m256i), _mm512_loadu_si512(y.qs[64 * c..].as_ptr() as *const __m512i))
+            };
+            let m4 = _mm256_set1_epi8(0x0F);
+            let u = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(_mm256_and_si256(v, m4)), _mm256_and_si256(_mm256_srli_epi16::<4>(v), m4));
+            let p = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, yq);
+            let sc = _mm512_mask_blend_epi32(0xFF00, _mm512_set1_epi32(s0 as i32), _mm512_set1_epi32(s1 as i32));
+            s = _mm512_add_epi32(s, _mm512_mullo_epi32(p, sc));
+            mins +=
+                m0 as i32 * (y.bsums[4 * c] as i32 + y.bsums[4 * c + 1] as i32) + m1 as i32 * (y.bsums[4 * c + 2] as i32 + y.bsums[4 * c + 3] as i32);
+        }
+        let sum = _mm512_reduce_add_epi32(s);
+        acc = (sum as f32).mul_add(f16_at(b, 0) * y.d, acc);
+        acc_min = (mins as f32).mul_add(f16_at(b, 2) * y.d, acc_min);
+    }
+    acc - acc_min
+}
+
+/// A Q6_K super-block's 256 unsigned six-bit values, in order (ggml's layout).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+#[inline]
+fn q6_k_values(b: &[u8]) -> [__m256i; 8] {
+    let (ql, qh) = (&b[..QK_K / 2], &b[QK_K / 2..QK_K / 2 + QK_K / 4]);
+    let (m4, m2) = (_mm256_set1_epi8(0x0F), _mm256_set1_epi8(3));
+    let mut out = [_mm256_setzero_si256(); 8];
+    for n in 0..2 {
+        // SAFETY: 32-byte loads from the block's 128 bytes of `ql` and 64 of `qh`.
+        let (l0, l1, h) = unsafe {
+            (
+                _mm256_loadu_si256(ql[64 * n..].as_ptr() as *const __m256i),
+                _mm256_loadu_si256(ql[64 * n + 32..].as_ptr() as *const __m256i),
+                _mm256_loadu_si256(qh[32 * n..].as_ptr() as *const __m256i),
+            )
+        };
+        let hi = |v: __m256i| _mm256_slli_epi16::<4>(_mm256_and_si256(v, m2));
+        out[4 * n] = _mm256_or_si256(_mm256_and_si256(l0, m4), hi(h));
+        out[4 * n + 1] = _mm256_or_si256(_mm256_and_si256(l1, m4), hi(_mm256_srli_epi16::<2>(h)));
+        out[4 * n + 2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l0), m4), hi(_mm256_srli_epi16::<4>(h)));
+        out[4 * n + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l1), m4), hi(_mm256_srli_epi16::<6>(h)));
+    }
+    out
+}
+
+/// Two Q6_K rows times one token (decode), one per half of a 512-bit vector, as
+/// [`super::dot`]'s `q6_k` (ggml's AVX2 kernel): per 32 values `maddubs(q, y)` then `madd` by
+/// the per-16 scales, minus `32·madd(bsums, scales)`, then `fma(d·dy, lane, acc)` per
+/// super-block and ggml's `hsum_float_8` per row.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+fn one_q6_k(wa: &[u8], wb: &[u8], y: &[BlockQ8K]) -> (f32, f32) {
+    let mut acc = _mm512_setzero_ps();
+    let blocks = wa.as_chunks::<Q6_K_BYTES>().0.iter().zip(wb.as_chunks::<Q6_K_BYTES>().0);
+    for ((ba, bb), y) in blocks.zip(y) {
+        let (qa, qb) = (q6_k_values(ba), q6_k_values(bb));
+        let at = QK_K / 2 + QK_K / 4;
+        // SAFETY: 16 scale bytes of each block; 32 bytes of the token's sums.
+        let (sa, sb, bsums) = unsafe {
+            (
+                _mm256_cvtepi8_epi16(_mm_loadu_si128(ba[at..].as_ptr() as *const __m128i)),
+                _mm256_cvtepi8_epi16(_mm_loadu_si128(bb[at..].as_ptr() as *const __m128i)),
+                _mm256_loadu_si256(y.bsums.as_ptr() as *const __m256i),
+            )
+        };
+        // Scales of both rows as 32 16-bit values: row a's 16, then row b's.
+        let scales = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(sa), sb);
+        let mut s = _mm512_setzero_si512();
+        for j in 0..QK_K / QK {
+            let u = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(qa[j]), qb[j]);
+            // SAFETY: 32 of the token's 256 values.
+            let yq = unsafe { _mm512_broadcast_i64x4(_mm256_loadu_si256(y.qs[32 * j..].as_ptr() as *const __m256i)) };
+            // 16-bit lanes 0..8 of each row take scale 2j, lanes 8..16 scale 2j + 1.
+            let (lo, hi) = (2 * j as i16, 2 * j as i16 + 1);
+            let idx = _mm512_set_epi16(
+                16 + hi,
+                16 + hi,
+                16 + hi,
+                16 + hi,
+                16 + hi,
+                16 + hi,
+                16 + hi,
+                16 + hi,
+                16 + lo,
+                16 + lo,
+                16 + lo,
+                16 + lo,
+                16 + lo,
+                16 + lo,
+                16 + lo,
+                16 + lo,
+                hi,
+                hi,
+                hi,
+                hi,
+                hi,
+                hi,
+                hi,
+                hi,
+                lo,
+                lo,
+                lo,
+                lo,
+                lo,
+                lo,
+                lo,
+                lo,
+            );
+            let sc = _mm512_permutexvar_epi16(idx, scales);
+            s = _mm512_add_epi32(s, _mm512_madd_epi16(_mm512_maddubs_epi16(u, yq), sc));
+        }
+        let offset = _mm512_madd_epi16(_mm512_broadcast_i64x4(bsums), scales);
+        let lanes = _mm512_sub_epi32(s, _mm512_slli_epi32::<5>(offset));
+        let scale = _mm512_mask_blend_ps(
+            0xFF00,
+            _mm512_set1_ps(y.d * f16_at(ba, QK_K / 2 + QK_K / 4 + QK_K / 16)),
+            _mm512_set1_ps(y.d * f16_at(bb, QK_K / 2 + QK_K / 4 + QK_K / 16)),
+        );
+        acc = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(lanes), acc);
+    }
+    let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(acc)));
+    (hsum8(_mm512_castps512_ps256(acc)), hsum8(hi))
+}
+
+/// Rows `r0..` of a Q4_K or Q6_K matrix times one token; `row(r)` gives row `r`'s bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+pub fn one_token_k_rows<'a>(ty: crate::gguf::GgmlType, row: impl Fn(usize) -> &'a [u8], y: &[BlockQ8K], r0: usize, out: &mut [f32]) {
+    use crate::gguf::GgmlType::*;
+    match ty {
+        Q4_K => {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = one_q4_k(row(r0 + i), y);
+            }
+        }
+        Q6_K => {
+            let last = r0 + out.len() - 1;
+            let mut pairs = out.chunks_exact_mut(2);
+            for (i, o) in (&mut pairs).enumerate() {
+                (o[0], o[1]) = one_q6_k(row(r0 + 2 * i), row(r0 + 2 * i + 1), y);
+            }
+            if let [o] = pairs.into_remainder() {
+                *o = one_q6_k(row(last), row(last), y).0;
+            }
+        }
+        ty => unreachable!("no one-token K-quant kernel for {ty:?}"),
     }
 }
