@@ -387,8 +387,17 @@ fn has_fma() -> bool {
     *FMA.get_or_init(|| is_x86_feature_detected!("fma"))
 }
 
-/// Defines `$name` calling `$body`, compiled a second time with FMA on x86-64 and picked at run
-/// time (the results are the same: `f32::mul_add` is exact either way).
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    use std::sync::OnceLock;
+    static AVX512: OnceLock<bool> = OnceLock::new();
+    *AVX512.get_or_init(|| has_fma() && is_x86_feature_detected!("avx512f"))
+}
+
+/// Defines `$name` calling `$body`, compiled twice more on x86-64, with FMA and with FMA and
+/// AVX-512 (16-lane vectors), and picked at run time. The results are the same: the bodies
+/// spell out every lane's operations (`f32::mul_add` is exact either way), which vectorizing
+/// does not reorder.
 macro_rules! fma_dispatch {
     ($(#[$doc:meta])* fn $name:ident $(<$lt:lifetime>)? ($($arg:ident: $ty:ty),*) => $body:ident) => {
         $(#[$doc])*
@@ -400,6 +409,15 @@ macro_rules! fma_dispatch {
                 #[allow(clippy::too_many_arguments)]
                 fn with_fma $(<$lt>)? ($($arg: $ty),*) {
                     $body($($arg),*)
+                }
+                #[target_feature(enable = "fma,avx512f")]
+                #[allow(clippy::too_many_arguments)]
+                fn with_avx512 $(<$lt>)? ($($arg: $ty),*) {
+                    $body($($arg),*)
+                }
+                if has_avx512() {
+                    // SAFETY: the CPU has FMA and AVX-512F (checked just above).
+                    return unsafe { with_avx512($($arg),*) };
                 }
                 if has_fma() {
                     // SAFETY: the CPU has FMA (checked just above).
@@ -641,12 +659,20 @@ fn attend_tiled_body(q: &[f32], kt: &[f32], stride: usize, v: &[f32], kvd: usize
     for ic in (0..visible).step_by(FA_KV) {
         let tile = FA_KV.min(visible - ic);
         // Key `ic + j`'s score is lane j's chain `fma(k[d], q[d], ·)` over d (keys transposed).
-        let mut kq = [0.0f32; FA_KV];
+        // Four accumulators of 16 lanes as locals, so they stay in registers.
+        let (mut k0, mut k1, mut k2, mut k3) = ([0.0f32; 16], [0.0f32; 16], [0.0f32; 16], [0.0f32; 16]);
         for (d, &qx) in q.iter().enumerate() {
             let keys: &[f32; FA_KV] = kt[d * stride + ic..][..FA_KV].try_into().expect("positions padded to whole tiles");
-            for (sc, &kx) in kq.iter_mut().zip(keys) {
-                *sc = fma(kx, qx, *sc);
+            let (keys, _) = keys.as_chunks::<16>();
+            for (acc, keys) in [&mut k0, &mut k1, &mut k2, &mut k3].into_iter().zip(keys) {
+                for (sc, &kx) in acc.iter_mut().zip(keys) {
+                    *sc = fma(kx, qx, *sc);
+                }
             }
+        }
+        let mut kq = [0.0f32; FA_KV];
+        for (c, acc) in kq.chunks_exact_mut(16).zip([k0, k1, k2, k3]) {
+            c.copy_from_slice(&acc);
         }
         for (tk, sc) in kq.iter_mut().enumerate() {
             *sc = if tk < tile { *sc * scale } else { f32::NEG_INFINITY };
@@ -668,10 +694,18 @@ fn attend_tiled_body(q: &[f32], kt: &[f32], stride: usize, v: &[f32], kvd: usize
             sum += reduce16(c) as f64;
         }
         s = (s as f64 + sum) as f32;
-        for (tk, &p) in kq.iter().enumerate().take(tile) {
-            let vj = &v[(ic + tk) * kvd + off..][..hd];
-            for (a, &x) in acc.iter_mut().zip(vj) {
-                *a = fma(x, p, *a);
+        // Each value's chain over the tile's keys, whole heads of 64 or 128 values held in
+        // registers as independent chains (each value's order over the keys is unchanged).
+        let v = &v[ic * kvd + off..];
+        match hd {
+            64 => accumulate_values::<4>(&mut acc, &kq[..tile], v, kvd),
+            128 => accumulate_values::<8>(&mut acc, &kq[..tile], v, kvd),
+            _ => {
+                for (tk, &p) in kq.iter().enumerate().take(tile) {
+                    for (a, &x) in acc.iter_mut().zip(&v[tk * kvd..][..hd]) {
+                        *a = fma(x, p, *a);
+                    }
+                }
             }
         }
     }
@@ -679,6 +713,23 @@ fn attend_tiled_body(q: &[f32], kt: &[f32], stride: usize, v: &[f32], kvd: usize
     for (o, a) in o.iter_mut().zip(&acc) {
         *o = a * inv;
     }
+}
+
+/// `acc[i] = fma(v[k][i], p[k], acc[i])` over the keys `k` in order, for a head of `16·C`
+/// values (`v[k]` at `k·kvd`), with the accumulators in registers.
+#[inline(always)]
+fn accumulate_values<const C: usize>(acc: &mut [f32], p: &[f32], v: &[f32], kvd: usize) {
+    let acc: &mut [[f32; 16]; C] = acc.as_chunks_mut::<16>().0.try_into().expect("16·C values");
+    let mut r = *acc;
+    for (k, &p) in p.iter().enumerate() {
+        let vk: &[[f32; 16]; C] = v[k * kvd..][..16 * C].as_chunks::<16>().0.try_into().unwrap();
+        for (r, vk) in r.iter_mut().zip(vk) {
+            for (r, &x) in r.iter_mut().zip(vk) {
+                *r = fma(x, p, *r);
+            }
+        }
+    }
+    *acc = r;
 }
 
 impl LanguageModel for CpuLm {
