@@ -280,10 +280,11 @@ fn rows(w: &QMatrix, acts: &Acts, packed: &Packed, bpr: usize, n: usize, r0: usi
     }
 }
 
-/// Bytes of packed activations [`vnni`]'s kernels read per unpacked row: as many groups of 16
+/// Bytes of packed activations [`vnni`]'s kernels read per unpacked row (1 MB measured best of
+/// 0.5, 1 and 2 MB on Qwen2.5-Coder-0.5B/1.5B layers, `examples/matmul_bench.rs`): as many groups of 16
 /// tokens as fit, so a row is unpacked as few times as the activations stay in L2 meanwhile.
 #[cfg(target_arch = "x86_64")]
-const VNNI_CHUNK_BYTES: usize = 512 << 10;
+const VNNI_CHUNK_BYTES: usize = 1 << 20;
 
 /// Whole groups of 16 tokens by [`vnni`]'s kernels, as many at a time over every row as fit
 /// [`VNNI_CHUNK_BYTES`].
