@@ -622,10 +622,36 @@ fn attend_f16_body(q: &[f32], k: &[f32], v: &[f32], kvd: usize, off: usize, visi
     }
 }
 
-/// Rounds every value through f16 (ggml keeps this accumulator in f16).
+/// Rounds every value through f16 (ggml keeps this accumulator in f16): by the conversion
+/// instructions where AVX-512 is (they round to nearest even, subnormals and overflow included,
+/// as [`to_f16_precision`]), else value by value.
 #[inline(always)]
 fn round_f16(x: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx512() {
+        // SAFETY: the CPU has AVX-512F (checked just above).
+        return unsafe { round_f16_avx512(x) };
+    }
     for v in x {
+        *v = to_f16_precision(*v);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn round_f16_avx512(x: &mut [f32]) {
+    use core::arch::x86_64::*;
+    let (chunks, tail) = x.as_chunks_mut::<16>();
+    for c in chunks {
+        // SAFETY: 64-byte load and store of a 16-value chunk.
+        unsafe {
+            let v = _mm512_loadu_ps(c.as_ptr());
+            let h = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(v);
+            _mm512_storeu_ps(c.as_mut_ptr(), _mm512_cvtph_ps(h));
+        }
+    }
+    for v in tail {
         *v = to_f16_precision(*v);
     }
 }
@@ -694,12 +720,17 @@ fn attend_tiled_body(q: &[f32], kt: &[f32], stride: usize, v: &[f32], kvd: usize
             sum += reduce16(c) as f64;
         }
         s = (s as f64 + sum) as f32;
-        // Each value's chain over the tile's keys, whole heads of 64 or 128 values held in
-        // registers as independent chains (each value's order over the keys is unchanged).
+        // Each value's chain over the tile's keys, 64 values at a time held in registers as four
+        // independent chains (each value's order over the keys is unchanged).
         let v = &v[ic * kvd + off..];
         match hd {
             64 => accumulate_values::<4>(&mut acc, &kq[..tile], v, kvd),
-            128 => accumulate_values::<8>(&mut acc, &kq[..tile], v, kvd),
+            // In two halves: eight chains of 16 at once vectorize badly (gathers).
+            128 => {
+                let (lo, hi) = acc.split_at_mut(64);
+                accumulate_values::<4>(lo, &kq[..tile], v, kvd);
+                accumulate_values::<4>(hi, &kq[..tile], &v[64..], kvd);
+            }
             _ => {
                 for (tk, &p) in kq.iter().enumerate().take(tile) {
                     for (a, &x) in acc.iter_mut().zip(&v[tk * kvd..][..hd]) {
@@ -813,6 +844,10 @@ mod tests {
                 let want = f16::from_f32(y).to_f32();
                 let got = to_f16_precision(y);
                 assert!(got == want || (got.is_nan() && want.is_nan()), "{y:e}: {got:e} vs {want:e}");
+                // The slice version (conversion instructions where the CPU has AVX-512).
+                let mut v = [y; 17];
+                round_f16(&mut v);
+                assert!(v.iter().all(|&r| r.to_bits() == want.to_bits()), "{y:e}: {v:?} vs {want:e}");
             }
         }
     }
