@@ -252,6 +252,11 @@ fn rows(w: &QMatrix, acts: &Acts, packed: &Packed, bpr: usize, n: usize, r0: usi
                 // SAFETY: packed only where vnni::available() found the features.
                 unsafe { rows_vnni(w, p, n, r0, out) };
                 from = p.tokens;
+                if from < n {
+                    // SAFETY: as above.
+                    unsafe { tail_vnni(w, acts, bpr, n, from, r0, out) };
+                    return;
+                }
             }
             (Some(vnni::Batch::One(one)), Acts::Q8_0(y)) => {
                 // SAFETY: as above.
@@ -277,6 +282,30 @@ fn rows(w: &QMatrix, acts: &Acts, packed: &Packed, bpr: usize, n: usize, r0: usi
     {
         let _ = packed;
         rows_generic(w, acts, bpr, n, 0, r0, out)
+    }
+}
+
+/// The tokens `from..n` after a batch's groups, one at a time by [`vnni`]'s one-token kernels
+/// (the AVX2 kernels' values for each token; Q4_K's tail is past its whole fours, where both
+/// take llama.cpp's GEMV order).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
+fn tail_vnni(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, from: usize, r0: usize, out: &mut [f32]) {
+    debug_assert!(w.ty != GgmlType::Q4_K || from >= n - n % 4, "Q4_K's grouped tokens are packed");
+    let mut col = vec![0.0f32; out.len() / n];
+    for t in from..n {
+        match acts {
+            Acts::Q8_0(a) => {
+                let y = &a[t * bpr..(t + 1) * bpr];
+                let one = vnni::OneToken::new(w.ty, y).expect("a type with a one-token kernel");
+                vnni::one_token_rows(w.ty, |r| w.row_bytes(r), y, &one, r0, &mut col);
+            }
+            Acts::Q8K(a) => vnni::one_token_k_rows(w.ty, |r| w.row_bytes(r), &a[t * bpr..(t + 1) * bpr], r0, &mut col),
+            _ => unreachable!("packed only for Q8_0 and Q8_K activations"),
+        }
+        for (i, &v) in col.iter().enumerate() {
+            out[i * n + t] = v;
+        }
     }
 }
 
