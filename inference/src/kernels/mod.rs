@@ -55,6 +55,22 @@ impl std::fmt::Debug for QMatrix {
     }
 }
 
+/// An input prepared for one kind of kernel ([`QMatrix::prep_kind`]).
+struct Prepared {
+    acts: Acts,
+    packed: Packed,
+}
+
+/// Which matrices can share a [`Prepared`] input.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum PrepKind {
+    /// Q4_0 (not repacked), Q5_0 and Q8_0 in a batch: the same Q8_0 activations and packing.
+    Q8_0,
+    /// Q4_0 in eights of rows (llama.cpp's `q4_0_8x8`): Q8_0 activations, never packed.
+    Q4_0Repacked,
+    Type(GgmlType),
+}
+
 /// Activations of `n` rows, quantized for one weight type's dot product.
 enum Acts {
     Q8_0(Vec<BlockQ8_0>),
@@ -106,14 +122,57 @@ impl QMatrix {
         self.matmul_with(x, n, out, true)
     }
 
+    /// `out = W·x` for several matrices reading the same input `x` (`n` rows), such as a layer's
+    /// q/k/v or gate/up: the input is quantized (and packed) once per kind of kernel instead of
+    /// once per matrix. Each `out` is as [`Self::matmul`]'s.
+    pub fn matmul_same_input(x: &[f32], n: usize, jobs: &mut [(&QMatrix, &mut [f32])]) {
+        timing::timed(timing::Part::Matmul, || {
+            let mut prepared: Vec<(PrepKind, Prepared)> = Vec::new();
+            for (w, out) in jobs.iter_mut() {
+                let kind = w.prep_kind(n);
+                let at = match prepared.iter().position(|(k, _)| *k == kind) {
+                    Some(at) => at,
+                    None => {
+                        prepared.push((kind, w.prepare(x, n, true)));
+                        prepared.len() - 1
+                    }
+                };
+                w.matmul_prepared(&prepared[at].1, n, out);
+            }
+        })
+    }
+
     /// [`Self::matmul`] without timing; `batched` lets a batch use [`vnni`]'s kernels where the
     /// CPU has them (tests turn it off to compare the two kernel sets).
     fn matmul_with(&self, x: &[f32], n: usize, out: &mut [f32], batched: bool) {
+        self.matmul_prepared(&self.prepare(x, n, batched), n, out)
+    }
+
+    /// What [`Self::prepare`] makes of an input depends on this alone: matrices of one kind can
+    /// share it. A single token's VNNI form depends on the weight type's offset, so there the
+    /// kind is the type itself.
+    fn prep_kind(&self, n: usize) -> PrepKind {
+        use GgmlType::*;
+        match self.ty {
+            Q4_0 if self.rows.is_multiple_of(8) => PrepKind::Q4_0Repacked,
+            _ if n == 1 => PrepKind::Type(self.ty),
+            Q4_0 | Q5_0 | Q8_0 => PrepKind::Q8_0,
+            ty => PrepKind::Type(ty),
+        }
+    }
+
+    /// The input quantized as this matrix's kernels read it, and packed where [`vnni`] takes it.
+    fn prepare(&self, x: &[f32], n: usize, batched: bool) -> Prepared {
         assert_eq!(x.len(), n * self.cols, "activations are n × cols");
-        assert_eq!(out.len(), n * self.rows, "output is n × rows");
         let acts = self.quantize(x, n);
+        let packed = if batched { self.pack(&acts, n, self.cols / self.ty.block_size()) } else { None };
+        Prepared { acts, packed }
+    }
+
+    fn matmul_prepared(&self, p: &Prepared, n: usize, out: &mut [f32]) {
+        assert_eq!(out.len(), n * self.rows, "output is n × rows");
+        let (acts, packed) = (&p.acts, &p.packed);
         let bpr = self.cols / self.ty.block_size();
-        let packed = if batched { self.pack(&acts, n, bpr) } else { None };
         if n == 1 {
             for_row_chunks(out, self.rows, 1, self.rows * self.cols, |r0, chunk| rows(self, &acts, &packed, bpr, 1, r0, chunk));
         } else {
@@ -471,6 +530,34 @@ mod tests {
                 for (i, (a, b)) in batched.iter().zip(&per_token).enumerate() {
                     assert_eq!(a.to_bits(), b.to_bits(), "{ty:?} n = {n}, token {} row {}: {a} vs {b}", i / rows, i % rows);
                 }
+            }
+        }
+    }
+
+    /// Matrices reading one input through `matmul_same_input` (sharing its quantization where
+    /// their kernels read the same form) give what each gives alone, bit for bit.
+    #[test]
+    fn shared_input_matmuls_equal_separate_ones() {
+        use GgmlType::*;
+        let cols = 256;
+        let mats: Vec<QMatrix> = [(Q5_0, 20), (Q8_0, 8), (Q4_0, 12), (Q4_0, 16), (Q4_K, 9), (Q6_K, 7), (Q5_0, 3)]
+            .into_iter()
+            .enumerate()
+            .map(|(m, (ty, rows))| {
+                let blocks = cols / ty.block_size();
+                let bytes: Vec<u8> = (0..rows).flat_map(|r| dot::tests::row(ty, blocks, (10 * m + r) as u32 + 1)).collect();
+                QMatrix::new(ty, rows, cols, Arc::new(bytes), 0).unwrap()
+            })
+            .collect();
+        for n in [1, 3, 20] {
+            let x: Vec<f32> = dot::tests::bytes(n * cols, 7 + n as u32).iter().map(|&b| (b as f32 - 127.5) / 9.0).collect();
+            let mut shared: Vec<Vec<f32>> = mats.iter().map(|w| vec![0.0; n * w.rows]).collect();
+            let mut jobs: Vec<(&QMatrix, &mut [f32])> = mats.iter().zip(shared.iter_mut()).map(|(w, o)| (w, o.as_mut_slice())).collect();
+            QMatrix::matmul_same_input(&x, n, &mut jobs);
+            for (w, got) in mats.iter().zip(&shared) {
+                let mut alone = vec![0.0; n * w.rows];
+                w.matmul(&x, n, &mut alone);
+                assert!(got.iter().zip(&alone).all(|(a, b)| a.to_bits() == b.to_bits()), "{:?} n = {n}", w.ty);
             }
         }
     }

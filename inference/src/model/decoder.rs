@@ -310,9 +310,7 @@ impl CpuLm {
         for (li, layer) in model.layers.iter().enumerate() {
             rms_norm(&x, &layer.attn_norm, eps, &mut h);
             show("attn_norm", li, n, &h);
-            layer.q.matmul(&h, n, &mut q);
-            layer.k.matmul(&h, n, &mut k);
-            layer.v.matmul(&h, n, &mut v);
+            QMatrix::matmul_same_input(&h, n, &mut [(&layer.q, &mut q), (&layer.k, &mut k), (&layer.v, &mut v)]);
             if let Some([bq, bk, bv]) = &layer.bias {
                 add_rows(&mut q, bq);
                 add_rows(&mut k, bk);
@@ -349,8 +347,7 @@ impl CpuLm {
 
             rms_norm(&x, &layer.ffn_norm, eps, &mut h);
             show("ffn_norm", li, m, &h);
-            layer.gate.matmul(&h, m, &mut g);
-            layer.up.matmul(&h, m, &mut u);
+            QMatrix::matmul_same_input(&h, m, &mut [(&layer.gate, &mut g), (&layer.up, &mut u)]);
             show("ffn_gate", li, m, &g);
             show("ffn_up", li, m, &u);
             swiglu(&mut g, &u);
