@@ -107,79 +107,72 @@ fn groups_for(n: usize) -> (usize, usize) {
     if n % G >= MIN_PARTIAL { (n.div_ceil(G), n) } else { (n / G, n / G * G) }
 }
 
-/// Rows per packed Q8_0 block: 8 pieces of 4 bytes, 1 scale.
-const Q8_0_ROWS: usize = QK / 4 + 1;
-/// Rows per packed Q8_K block: 64 pieces, 1 scale, 8 sums of 32.
-const Q8K_ROWS: usize = QK_K / 4 + 1 + QK_K / QK;
-
-/// Packs Q8_0 activations (`n` tokens of `bpr` blocks) as `y + 128`.
-pub fn pack_q8_0(a: &[BlockQ8_0], n: usize, bpr: usize) -> Packed {
+/// Interleaves the first `n` tokens' activations (`bpr` blocks each) into groups of 16 lanes:
+/// `fill(y, rows)` writes one token's block `y` as its `per_block` lane values.
+fn pack<B>(a: &[B], n: usize, bpr: usize, per_block: usize, fill: impl Fn(&B, &mut [i32])) -> Packed {
     let (groups, tokens) = groups_for(n);
-    let mut data = vec![[0i32; G]; groups * bpr * Q8_0_ROWS];
+    let mut data = vec![[0i32; G]; groups * bpr * per_block];
+    let mut one = vec![0i32; per_block];
     for g in 0..groups {
         for i in 0..bpr {
-            let rows = &mut data[(g * bpr + i) * Q8_0_ROWS..][..Q8_0_ROWS];
+            let rows = &mut data[(g * bpr + i) * per_block..][..per_block];
             for t in 0..G.min(tokens - g * G) {
-                let y = &a[(g * G + t) * bpr + i];
-                for l in 0..QK / 4 {
-                    let b: [u8; 4] = std::array::from_fn(|k| (y.qs[4 * l + k] as u8) ^ 0x80);
-                    rows[l][t] = i32::from_le_bytes(b);
+                fill(&a[(g * G + t) * bpr + i], &mut one);
+                for (row, &v) in rows.iter_mut().zip(&one) {
+                    row[t] = v;
                 }
-                rows[QK / 4][t] = y.d.to_bits() as i32;
             }
         }
     }
-    Packed { groups, tokens, bpr, per_block: Q8_0_ROWS, data }
+    Packed { groups, tokens, bpr, per_block, data }
 }
 
-/// Rows per packed Q8_K block for Q6_K: 128 pairs of 16-bit values, 1 scale, the 16-sums in pairs.
-const Q8K16_ROWS: usize = QK_K / 2 + 1 + QK_K / 32;
+/// Four signed bytes plus 128 each, as one little-endian word.
+fn biased(q: &[i8]) -> i32 {
+    i32::from_le_bytes(std::array::from_fn(|k| (q[k] as u8) ^ 0x80))
+}
+
+/// Two 16-bit values as one word, `lo` first.
+fn pair(lo: i16, hi: i16) -> i32 {
+    (lo as u16 as u32 | (hi as u16 as u32) << 16) as i32
+}
+
+/// Packs Q8_0 activations (`n` tokens of `bpr` blocks) as `y + 128`, then the scale.
+pub fn pack_q8_0(a: &[BlockQ8_0], n: usize, bpr: usize) -> Packed {
+    pack(a, n, bpr, QK / 4 + 1, |y, rows| {
+        for l in 0..QK / 4 {
+            rows[l] = biased(&y.qs[4 * l..]);
+        }
+        rows[QK / 4] = y.d.to_bits() as i32;
+    })
+}
 
 /// Packs Q8_K activations (`n` tokens of `bpr` super-blocks) for [`q6_k`]: values as 16-bit
 /// pairs, the scale, and `bsums` as 16-bit pairs.
 pub fn pack_q8_k16(a: &[BlockQ8K], n: usize, bpr: usize) -> Packed {
-    let (groups, tokens) = groups_for(n);
-    let mut data = vec![[0i32; G]; groups * bpr * Q8K16_ROWS];
-    let pair = |lo: i16, hi: i16| (lo as u16 as u32 | (hi as u16 as u32) << 16) as i32;
-    for g in 0..groups {
-        for i in 0..bpr {
-            let rows = &mut data[(g * bpr + i) * Q8K16_ROWS..][..Q8K16_ROWS];
-            for t in 0..G.min(tokens - g * G) {
-                let y = &a[(g * G + t) * bpr + i];
-                for p in 0..QK_K / 2 {
-                    rows[p][t] = pair(y.qs[2 * p] as i16, y.qs[2 * p + 1] as i16);
-                }
-                rows[QK_K / 2][t] = y.d.to_bits() as i32;
-                for l in 0..QK_K / 32 {
-                    rows[QK_K / 2 + 1 + l][t] = pair(y.bsums[2 * l], y.bsums[2 * l + 1]);
-                }
-            }
+    pack(a, n, bpr, QK_K / 2 + 1 + QK_K / 32, |y, rows| {
+        for p in 0..QK_K / 2 {
+            rows[p] = pair(y.qs[2 * p] as i16, y.qs[2 * p + 1] as i16);
         }
-    }
-    Packed { groups, tokens, bpr, per_block: Q8K16_ROWS, data }
+        rows[QK_K / 2] = y.d.to_bits() as i32;
+        for l in 0..QK_K / 32 {
+            rows[QK_K / 2 + 1 + l] = pair(y.bsums[2 * l], y.bsums[2 * l + 1]);
+        }
+    })
 }
 
-/// Packs Q8_K activations (`n` tokens of `bpr` super-blocks) as `y + 128`.
+/// Packs Q8_K activations (`n` tokens of `bpr` super-blocks) for [`q4_k`]: `y + 128`, the
+/// scale, and the sums of each 32.
 pub fn pack_q8_k(a: &[BlockQ8K], n: usize, bpr: usize) -> Packed {
-    let (groups, tokens) = groups_for(n);
-    let mut data = vec![[0i32; G]; groups * bpr * Q8K_ROWS];
-    for g in 0..groups {
-        for i in 0..bpr {
-            let rows = &mut data[(g * bpr + i) * Q8K_ROWS..][..Q8K_ROWS];
-            for t in 0..G.min(tokens - g * G) {
-                let y = &a[(g * G + t) * bpr + i];
-                for p in 0..QK_K / 4 {
-                    let b: [u8; 4] = std::array::from_fn(|k| (y.qs[4 * p + k] as u8) ^ 0x80);
-                    rows[p][t] = i32::from_le_bytes(b);
-                }
-                rows[QK_K / 4][t] = y.d.to_bits() as i32;
-                for c in 0..QK_K / QK {
-                    rows[QK_K / 4 + 1 + c][t] = y.bsums[2 * c] as i32 + y.bsums[2 * c + 1] as i32;
-                }
-            }
+    pack(a, n, bpr, QK_K / 4 + 1 + QK_K / QK, |y, rows| {
+        for p in 0..QK_K / 4 {
+            rows[p] = biased(&y.qs[4 * p..]);
         }
-    }
-    Packed { groups, tokens, bpr, per_block: Q8K_ROWS, data }
+        rows[QK_K / 4] = y.d.to_bits() as i32;
+        for c in 0..QK_K / QK {
+            rows[QK_K / 4 + 1 + c] = y.bsums[2 * c] as i32 + y.bsums[2 * c + 1] as i32;
+        }
+    })
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
@@ -200,22 +193,14 @@ fn f16_at(b: &[u8], i: usize) -> f32 {
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
 #[inline]
 fn unpack_q4_0(b: &[u8]) -> __m256i {
-    // SAFETY: 16 bytes from a block of 18.
-    let q = unsafe { _mm_loadu_si128(b[2..18].as_ptr() as *const __m128i) };
-    let nib = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16::<4>(q), q), _mm256_set1_epi8(0x0F));
-    _mm256_sub_epi8(nib, _mm256_set1_epi8(8))
+    _mm256_sub_epi8(unsigned_q4_0(b), _mm256_set1_epi8(8))
 }
 
-/// The 32 signed weights of a Q5_0 block (fifth bits spread to bytes as ggml's `bytes_from_bits_32`).
+/// The 32 signed weights of a Q5_0 block.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
 #[inline]
 fn unpack_q5_0(b: &[u8]) -> __m256i {
-    let qh = u32::from_le_bytes([b[2], b[3], b[4], b[5]]);
-    // SAFETY: 16 bytes from a block of 22.
-    let q = unsafe { _mm_loadu_si128(b[6..22].as_ptr() as *const __m128i) };
-    let nib = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16::<4>(q), q), _mm256_set1_epi8(0x0F));
-    let hi = _mm256_maskz_mov_epi8(qh, _mm256_set1_epi8(0x10));
-    _mm256_sub_epi8(_mm256_or_si256(nib, hi), _mm256_set1_epi8(16))
+    _mm256_sub_epi8(unsigned_q5_0(b), _mm256_set1_epi8(16))
 }
 
 /// The 32 signed weights of a Q8_0 block.
@@ -328,8 +313,7 @@ impl Row {
                 }
             }
         }
-        let pair = |lo: i32, hi: i32| (lo as u16 as u32 | (hi as u16 as u32) << 16) as i32;
-        let scale = |m: usize| sc[m] as i8 as i32;
+        let scale = |m: usize| sc[m] as i8 as i16;
         self.sc.extend((0..QK_K / 32).map(|l| pair(scale(2 * l), scale(2 * l + 1))));
         self.d.push(f16_at(d, 0));
     }
@@ -493,7 +477,8 @@ fn unsigned_q4_0(b: &[u8]) -> __m256i {
     _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16::<4>(q), q), _mm256_set1_epi8(0x0F))
 }
 
-/// The 32 values of a Q5_0 block plus 16 (unsigned).
+/// The 32 values of a Q5_0 block plus 16 (unsigned; fifth bits spread to bytes as ggml's
+/// `bytes_from_bits_32`).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
 #[inline]
 fn unsigned_q5_0(b: &[u8]) -> __m256i {
