@@ -1,4 +1,5 @@
-//! Batched (prefill) kernels for x86-64 CPUs with AVX-512 and VNNI: sixteen tokens per vector.
+//! Kernels for x86-64 CPUs with AVX-512 and VNNI: a prompt sixteen tokens per vector, one token
+//! (decode) two rows per vector.
 //!
 //! The kernels of [`super::dot`] keep one token's eight integer lanes in a vector and work through
 //! a row token by token. Here the sixteen lanes of a 512-bit vector are sixteen *tokens*: the
@@ -16,8 +17,12 @@
 //! over its weights: `Σ w·(y + 128) − 128·Σw = Σ w·y`. Q6_K's per-16 scales would need a
 //! multiply per lane and block that way; its weights are instead multiplied by their scales once
 //! per row into 16 bits and summed against 16-bit activations by `vpdpwssd` (two products per
-//! lane and instruction). A row is unpacked once ([`Row`]) for
-//! all the groups that read it.
+//! lane and instruction). A row is unpacked once ([`Row`]) for all the groups that read it.
+//!
+//! One token ([`one_token_rows`], [`one_token_k_rows`]) puts two weight rows in the two halves
+//! of a vector, each with the AVX2 kernel's eight lanes and FMA sequence: the values unsigned
+//! (`w + offset`) with each lane started at `−offset·Σy`, or, for Q6_K, ggml's `maddubs`/`madd`
+//! on both rows' scales; Q4_K's GEMV sums are exact integers, taken two sub-blocks at a time.
 
 use core::arch::x86_64::*;
 
@@ -42,13 +47,13 @@ pub fn available() -> bool {
     })
 }
 
-/// Activations of the first `groups · 16` tokens, interleaved for these kernels: per group and
+/// Activations of a batch's first tokens in groups of 16, interleaved for these kernels: per group and
 /// weight block, rows of 16 lanes (one per token) — the block's 4-byte pieces, then its scales
 /// (f32 bits), then for Q8_K the sums of each 32 (from ggml's `bsums`).
 pub struct Packed {
     /// Groups of 16 tokens packed, the last one padded with zeros when the batch ends inside it.
     pub groups: usize,
-    /// Tokens the groups hold (from the first); later ones go through [`super::dot`].
+    /// Tokens the groups hold (from the first); later ones go through the one-token kernels.
     pub tokens: usize,
     bpr: usize,
     per_block: usize,
@@ -77,7 +82,7 @@ impl Packed {
     }
 }
 
-/// One token's Q8_0 activations (decode) for [`one_token`]: per block, each lane's starting
+/// One token's Q8_0 activations (decode) for [`one_token_rows`]: per block, each lane's starting
 /// value `−offset·Σ` of its four activations, where the weight type's values are stored as
 /// `w + offset` (unsigned; Q4_0 8, Q5_0 16, Q8_0 128).
 pub struct OneToken {
@@ -540,7 +545,7 @@ one_token!(one_q5_0, Q5_0_BYTES, unsigned_q5_0);
 one_token!(one_q8_0, Q8_0_BYTES, unsigned_q8_0);
 
 /// Rows `r0..` of a Q4_0 (not repacked), Q5_0 or Q8_0 matrix times one token, two rows at a
-/// time ([`one_token!`]); `row(r)` gives row `r`'s bytes.
+/// time (see the `one_token!` kernels); `row(r)` gives row `r`'s bytes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
 pub fn one_token_rows<'a>(ty: crate::gguf::GgmlType, row: impl Fn(usize) -> &'a [u8], y: &[BlockQ8_0], one: &OneToken, r0: usize, out: &mut [f32]) {
     use crate::gguf::GgmlType::*;
