@@ -4,7 +4,8 @@
 //! - [`act`]: activation quantizers (Q8_0, Q8_1, Q8_K), bit-exact with ggml's x86 backend.
 //! - [`dot`]: one weight row · one activation row, per weight type.
 //! - [`timing`]: wall time in matmuls and attention, for `--bench`.
-//! - [`vnni`]: batched kernels for AVX-512 VNNI CPUs, sixteen tokens per vector (same results).
+//! - [`vnni`]: kernels for AVX-512 VNNI CPUs (a prompt sixteen tokens per vector, one token two
+//!   rows per vector), with the same results as [`dot`]'s.
 //! - [`QMatrix::matmul`]: all rows × a batch of tokens, over rayon's threads natively and in the
 //!   threaded wasm build (built with `+atomics`: a pool of Web Workers, `init_thread_pool`), on
 //!   one thread in the single-threaded wasm build; compiled a second time with AVX2 and picked at run
@@ -58,7 +59,7 @@ impl std::fmt::Debug for QMatrix {
 /// An input prepared for one kind of kernel ([`QMatrix::prep_kind`]).
 struct Prepared {
     acts: Acts,
-    packed: Packed,
+    vnni: VnniInput,
 }
 
 /// Which matrices can share a [`Prepared`] input.
@@ -161,24 +162,25 @@ impl QMatrix {
         }
     }
 
-    /// The input quantized as this matrix's kernels read it, and packed where [`vnni`] takes it.
+    /// The input quantized as this matrix's kernels read it, and prepared for [`vnni`]'s where
+    /// they take it.
     fn prepare(&self, x: &[f32], n: usize, batched: bool) -> Prepared {
         assert_eq!(x.len(), n * self.cols, "activations are n × cols");
         let acts = self.quantize(x, n);
-        let packed = if batched { self.pack(&acts, n, self.cols / self.ty.block_size()) } else { None };
-        Prepared { acts, packed }
+        let vnni = if batched { self.pack(&acts, n, self.cols / self.ty.block_size()) } else { None };
+        Prepared { acts, vnni }
     }
 
     fn matmul_prepared(&self, p: &Prepared, n: usize, out: &mut [f32]) {
         assert_eq!(out.len(), n * self.rows, "output is n × rows");
-        let (acts, packed) = (&p.acts, &p.packed);
+        let (acts, vnni) = (&p.acts, &p.vnni);
         let bpr = self.cols / self.ty.block_size();
         if n == 1 {
-            for_row_chunks(out, self.rows, 1, self.rows * self.cols, |r0, chunk| rows(self, &acts, &packed, bpr, 1, r0, chunk));
+            for_row_chunks(out, self.rows, 1, self.rows * self.cols, |r0, chunk| rows(self, acts, vnni, bpr, 1, r0, chunk));
         } else {
             let mut out_t = vec![0.0f32; n * self.rows];
             for_row_chunks(&mut out_t, self.rows, n, self.rows * self.cols * n, |r0, chunk| {
-                rows(self, &acts, &packed, bpr, n, r0, chunk)
+                rows(self, acts, vnni, bpr, n, r0, chunk)
             });
             // Transposed in 16 × 16 tiles, so neither side is walked with a large stride.
             const B: usize = 16;
@@ -194,10 +196,10 @@ impl QMatrix {
         }
     }
 
-    /// The first whole groups of 16 tokens of a batch interleaved for [`vnni`]'s kernels, where
-    /// the CPU has AVX-512 VNNI and the weight type has such a kernel.
+    /// A batch made ready for [`vnni`]'s kernels (groups of 16 tokens interleaved, or one
+    /// token's lane offsets), where the CPU has AVX-512 VNNI and the weight type has such a kernel.
     #[cfg(target_arch = "x86_64")]
-    fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> Packed {
+    fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> VnniInput {
         use GgmlType::*;
         use vnni::Batch;
         if !vnni::available() {
@@ -219,7 +221,7 @@ impl QMatrix {
     }
 
     #[cfg(not(target_arch = "x86_64"))]
-    fn pack(&self, _acts: &Acts, _n: usize, _bpr: usize) -> Packed {
+    fn pack(&self, _acts: &Acts, _n: usize, _bpr: usize) -> VnniInput {
         None
     }
 
@@ -294,28 +296,26 @@ fn for_row_chunks(out: &mut [f32], rows: usize, n: usize, work: usize, f: impl F
 /// Q4_K's groups of four tokens (llama.cpp's GEMM) are the same as over the whole batch.
 const TOKEN_CHUNK: usize = 32;
 
-/// A batch's activations packed for [`vnni`]'s kernels, if any.
+/// A batch's activations made ready for [`vnni`]'s kernels, if any.
 #[cfg(target_arch = "x86_64")]
-type Packed = Option<vnni::Batch>;
+type VnniInput = Option<vnni::Batch>;
 #[cfg(not(target_arch = "x86_64"))]
-type Packed = Option<std::convert::Infallible>;
+type VnniInput = Option<std::convert::Infallible>;
 
-/// Rows `r0..` of `w` times all `n` activation rows into `out` (`rows × n`): the tokens `packed`
-/// holds by [`vnni`]'s kernels, the rest by [`dot`]'s.
-fn rows(w: &QMatrix, acts: &Acts, packed: &Packed, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
+/// Rows `r0..` of `w` times all `n` activation rows into `out` (`rows × n`): by [`vnni`]'s
+/// kernels where `vnni_input` is there, else by [`dot`]'s.
+fn rows(w: &QMatrix, acts: &Acts, vnni_input: &VnniInput, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     {
-        let mut from = 0;
-        match (packed, acts) {
+        match (vnni_input, acts) {
             (Some(vnni::Batch::Groups(p)), _) => {
-                // SAFETY: packed only where vnni::available() found the features.
+                // SAFETY: made only where vnni::available() found the features.
                 unsafe { rows_vnni(w, p, n, r0, out) };
-                from = p.tokens;
-                if from < n {
+                if p.tokens < n {
                     // SAFETY: as above.
-                    unsafe { tail_vnni(w, acts, bpr, n, from, r0, out) };
-                    return;
+                    unsafe { tail_vnni(w, acts, bpr, n, p.tokens, r0, out) };
                 }
+                return;
             }
             (Some(vnni::Batch::One(one)), Acts::Q8_0(y)) => {
                 // SAFETY: as above.
@@ -333,14 +333,14 @@ fn rows(w: &QMatrix, acts: &Acts, packed: &Packed, bpr: usize, n: usize, r0: usi
         static AVX2: OnceLock<bool> = OnceLock::new();
         if *AVX2.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c")) {
             // SAFETY: the CPU has AVX2, FMA and F16C (checked just above).
-            return unsafe { rows_avx2(w, acts, bpr, n, from, r0, out) };
+            return unsafe { rows_avx2(w, acts, bpr, n, r0, out) };
         }
-        rows_generic(w, acts, bpr, n, from, r0, out)
+        rows_generic(w, acts, bpr, n, r0, out)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = packed;
-        rows_generic(w, acts, bpr, n, 0, r0, out)
+        let _ = vnni_input;
+        rows_generic(w, acts, bpr, n, r0, out)
     }
 }
 
@@ -420,16 +420,15 @@ fn rows_vnni(w: &QMatrix, p: &vnni::Packed, n: usize, r0: usize, out: &mut [f32]
     }
 }
 
-/// The row loop over tokens `from..n`, instantiated once per kernel set (`dot::portable`, `dot::avx2`).
+/// The row loop, instantiated once per kernel set (`dot::portable`, `dot::avx2`).
 macro_rules! row_loop {
-    ($w:expr, $acts:expr, $bpr:expr, $n:expr, $from:expr, $r0:expr, $out:expr, $k:ident) => {{
-        let (w, acts, bpr, n, from, r0, out) = ($w, $acts, $bpr, $n, $from, $r0, $out);
+    ($w:expr, $acts:expr, $bpr:expr, $n:expr, $r0:expr, $out:expr, $k:ident) => {{
+        let (w, acts, bpr, n, r0, out) = ($w, $acts, $bpr, $n, $r0, $out);
         macro_rules! each {
             // Tokens in chunks of TOKEN_CHUNK, each chunk's activations read by every row
-            // while they are in cache (a whole prompt's do not fit in L2). `from` is a
-            // multiple of 4, so Q4_K's groups of four tokens are those of the whole batch.
+            // while they are in cache (a whole prompt's do not fit in L2).
             ($a:expr, $per_row:expr, $dot:path) => {
-                for t0 in (from..n).step_by(TOKEN_CHUNK) {
+                for t0 in (0..n).step_by(TOKEN_CHUNK) {
                     let t1 = (t0 + TOKEN_CHUNK).min(n);
                     let a = &$a[t0 * $per_row..t1 * $per_row];
                     for (i, o) in out.chunks_exact_mut(n).enumerate() {
@@ -459,12 +458,12 @@ macro_rules! row_loop {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn rows_avx2(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, from: usize, r0: usize, out: &mut [f32]) {
-    row_loop!(w, acts, bpr, n, from, r0, out, avx2)
+fn rows_avx2(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
+    row_loop!(w, acts, bpr, n, r0, out, avx2)
 }
 
-fn rows_generic(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, from: usize, r0: usize, out: &mut [f32]) {
-    row_loop!(w, acts, bpr, n, from, r0, out, portable)
+fn rows_generic(w: &QMatrix, acts: &Acts, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
+    row_loop!(w, acts, bpr, n, r0, out, portable)
 }
 
 #[cfg(test)]

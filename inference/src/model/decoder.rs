@@ -619,36 +619,10 @@ fn attend_f16_body(q: &[f32], k: &[f32], v: &[f32], kvd: usize, off: usize, visi
     }
 }
 
-/// Rounds every value through f16 (ggml keeps this accumulator in f16): by the conversion
-/// instructions where AVX-512 is (they round to nearest even, subnormals and overflow included,
-/// as [`to_f16_precision`]), else value by value.
+/// Rounds every value through f16 (ggml keeps this accumulator in f16).
 #[inline(always)]
 fn round_f16(x: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx512() {
-        // SAFETY: the CPU has AVX-512F (checked just above).
-        return unsafe { round_f16_avx512(x) };
-    }
     for v in x {
-        *v = to_f16_precision(*v);
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn round_f16_avx512(x: &mut [f32]) {
-    use core::arch::x86_64::*;
-    let (chunks, tail) = x.as_chunks_mut::<16>();
-    for c in chunks {
-        // SAFETY: 64-byte load and store of a 16-value chunk.
-        unsafe {
-            let v = _mm512_loadu_ps(c.as_ptr());
-            let h = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(v);
-            _mm512_storeu_ps(c.as_mut_ptr(), _mm512_cvtph_ps(h));
-        }
-    }
-    for v in tail {
         *v = to_f16_precision(*v);
     }
 }
@@ -841,10 +815,6 @@ mod tests {
                 let want = f16::from_f32(y).to_f32();
                 let got = to_f16_precision(y);
                 assert!(got == want || (got.is_nan() && want.is_nan()), "{y:e}: {got:e} vs {want:e}");
-                // The slice version (conversion instructions where the CPU has AVX-512).
-                let mut v = [y; 17];
-                round_f16(&mut v);
-                assert!(v.iter().all(|&r| r.to_bits() == want.to_bits()), "{y:e}: {v:?} vs {want:e}");
             }
         }
     }
