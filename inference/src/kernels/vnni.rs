@@ -275,47 +275,18 @@ impl Row {
     /// signed per-16 scales, as 16-bit pairs, and the scales as pairs.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
     fn push_q6_k(&mut self, b: &[u8]) {
-        let (ql, rest) = b.split_at(QK_K / 2);
-        let (qh, rest) = rest.split_at(QK_K / 4);
-        let (sc, d) = rest.split_at(QK_K / 16);
+        let (sc, d) = b[QK_K / 2 + QK_K / 4..].split_at(QK_K / 16);
         let at = self.w4.len();
         self.w4.resize(at + QK_K / 2, 0);
         let w = &mut self.w4[at..];
-        let m4 = _mm256_set1_epi8(0x0F);
-        let m2 = _mm256_set1_epi8(3);
-        for n in 0..2 {
-            // SAFETY: 32-byte loads from the block's 128 bytes of `ql` and 64 of `qh`.
-            let (l0, l1, h) = unsafe {
-                (
-                    _mm256_loadu_si256(ql[64 * n..].as_ptr() as *const __m256i),
-                    _mm256_loadu_si256(ql[64 * n + 32..].as_ptr() as *const __m256i),
-                    _mm256_loadu_si256(qh[32 * n..].as_ptr() as *const __m256i),
-                )
-            };
-            let hi = |shift: i32| {
-                let v = match shift {
-                    0 => h,
-                    2 => _mm256_srli_epi16::<2>(h),
-                    4 => _mm256_srli_epi16::<4>(h),
-                    _ => _mm256_srli_epi16::<6>(h),
-                };
-                _mm256_slli_epi16::<4>(_mm256_and_si256(v, m2))
-            };
-            let q = [
-                _mm256_or_si256(_mm256_and_si256(l0, m4), hi(0)),
-                _mm256_or_si256(_mm256_and_si256(l1, m4), hi(2)),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l0), m4), hi(4)),
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l1), m4), hi(6)),
-            ];
-            // Values 128n + 32k .. + 32; each 16 of them times its scale, as 16-bit values.
-            for (k, q) in q.iter().enumerate() {
-                for half in 0..2 {
-                    let m = 8 * n + 2 * k + half;
-                    let v16 = _mm256_cvtepu8_epi16(if half == 0 { _mm256_castsi256_si128(*q) } else { _mm256_extracti128_si256::<1>(*q) });
-                    let scaled = _mm256_mullo_epi16(v16, _mm256_set1_epi16(sc[m] as i8 as i16));
-                    // SAFETY: 32 bytes into the 8 pairs of values 16m .. 16m + 16.
-                    unsafe { _mm256_storeu_si256(w[8 * m..8 * m + 8].as_mut_ptr() as *mut __m256i, scaled) };
-                }
+        // Values 32k .. 32k + 32; each 16 of them times its scale, as 16-bit values.
+        for (k, q) in q6_k_values(b).iter().enumerate() {
+            for half in 0..2 {
+                let m = 2 * k + half;
+                let v16 = _mm256_cvtepu8_epi16(if half == 0 { _mm256_castsi256_si128(*q) } else { _mm256_extracti128_si256::<1>(*q) });
+                let scaled = _mm256_mullo_epi16(v16, _mm256_set1_epi16(sc[m] as i8 as i16));
+                // SAFETY: 32 bytes into the 8 pairs of values 16m .. 16m + 16.
+                unsafe { _mm256_storeu_si256(w[8 * m..8 * m + 8].as_mut_ptr() as *mut __m256i, scaled) };
             }
         }
         let scale = |m: usize| sc[m] as i8 as i16;
@@ -555,15 +526,20 @@ pub fn one_token_rows<'a>(ty: crate::gguf::GgmlType, row: impl Fn(usize) -> &'a 
         Q8_0 => one_q8_0(a, b, y, one),
         ty => unreachable!("no one-token kernel for {ty:?}"),
     };
+    by_pairs(row, r0, out, kernel)
+}
+
+/// `out[i]` for rows `r0 + i` by a kernel of two rows at a time; an odd last row goes in both
+/// halves.
+#[inline(always)]
+fn by_pairs<'a>(row: impl Fn(usize) -> &'a [u8], r0: usize, out: &mut [f32], kernel: impl Fn(&[u8], &[u8]) -> (f32, f32)) {
     let last = r0 + out.len() - 1;
     let mut pairs = out.chunks_exact_mut(2);
     for (i, o) in (&mut pairs).enumerate() {
         (o[0], o[1]) = kernel(row(r0 + 2 * i), row(r0 + 2 * i + 1));
     }
     if let [o] = pairs.into_remainder() {
-        // An odd last row: the same row in both halves.
-        let last = row(last);
-        *o = kernel(last, last).0;
+        *o = kernel(row(last), row(last)).0;
     }
 }
 
@@ -714,16 +690,7 @@ pub fn one_token_k_rows<'a>(ty: crate::gguf::GgmlType, row: impl Fn(usize) -> &'
                 *o = one_q4_k(row(r0 + i), y);
             }
         }
-        Q6_K => {
-            let last = r0 + out.len() - 1;
-            let mut pairs = out.chunks_exact_mut(2);
-            for (i, o) in (&mut pairs).enumerate() {
-                (o[0], o[1]) = one_q6_k(row(r0 + 2 * i), row(r0 + 2 * i + 1), y);
-            }
-            if let [o] = pairs.into_remainder() {
-                *o = one_q6_k(row(last), row(last), y).0;
-            }
-        }
+        Q6_K => by_pairs(row, r0, out, |a, b| one_q6_k(a, b, y)),
         ty => unreachable!("no one-token K-quant kernel for {ty:?}"),
     }
 }
