@@ -31,18 +31,19 @@ def main():
     target = os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/pathshala/target"))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--judge", required=True)
-    ap.add_argument("--labels", default=os.path.join(here, "data", "judge_labels.jsonl"))
+    ap.add_argument("--labels", nargs="+", default=[os.path.join(here, "data", "judge_labels.jsonl")])
+    ap.add_argument("--judge-arg", action="append", default=[], help="passed on to `index-builder judge` (e.g. --judge-arg=--excerpt=400)")
     ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
     ap.add_argument("--out", default=None, help="JSONL: each label with the judge's verdict and margin")
     args = ap.parse_args()
-    for path in (args.judge, args.labels, args.index_builder):
+    for path in (args.judge, *args.labels, args.index_builder):
         if not os.path.exists(path):
             sys.exit(f"error: {path} does not exist")
-    labels = load_jsonl(args.labels)
+    labels = [l for path in args.labels for l in load_jsonl(path)]
     if len({l["id"] for l in labels}) != len(labels):
         sys.exit("error: label ids repeat")
     judged = run_jsonl(
-        lambda path: [args.index_builder, "judge", "--model", args.judge, "--pairs", path],
+        lambda path: [args.index_builder, "judge", "--model", args.judge, "--pairs", path, *args.judge_arg],
         [{"id": l["id"], "kind": l["kind"], "text": l["text"], "claim": l["claim"]} for l in labels],
     )
     by_id = {j["id"]: j for j in judged}

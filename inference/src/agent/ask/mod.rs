@@ -529,7 +529,7 @@ async fn judge_raw(session: &mut Session, kind: verify::Judge, text: &str, claim
 
 /// Up to `max` characters of `passage`: its sentences sharing most words with `unit`, in the
 /// passage's order.
-pub(crate) fn nearest_sentences(unit: &str, passage: &str, max: usize) -> String {
+pub fn nearest_sentences(unit: &str, passage: &str, max: usize) -> String {
     let words = verify::terms(unit);
     let all: Vec<&str> = passage.lines().flat_map(verify::sentences).map(str::trim).filter(|s| !s.is_empty()).collect();
     let mut ranked: Vec<(usize, usize)> = all.iter().enumerate().map(|(i, s)| (i, verify::terms(s).intersection(&words).count())).collect();
