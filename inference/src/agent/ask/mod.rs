@@ -272,7 +272,8 @@ impl AskRun {
             State::Checking { prompt, raw, tokens, truncated, units, mut checked } => {
                 if checked.len() < units.len() {
                     let (unit, earlier) = (&units[checked.len()], &units[..checked.len()]);
-                    let c = self.check(env, &prompt, unit, earlier).await?;
+                    let cut = truncated && checked.len() + 1 == units.len();
+                    let c = self.check(env, &prompt, unit, earlier, cut).await?;
                     checked.push(c);
                     let (done, total) = (checked.len(), units.len());
                     self.state = State::Checking { prompt, raw, tokens, truncated, units, checked };
@@ -358,8 +359,9 @@ impl AskRun {
     }
 
     /// Checks one unit: against each passage it cites, else the one holding most of its words.
-    /// A unit that repeats an `earlier` one is left out unchecked.
-    async fn check(&mut self, env: &mut AskEnv<'_>, prompt: &AskPrompt, unit: &Unit, earlier: &[Unit]) -> Result<Checked, AskError> {
+    /// A unit that repeats an `earlier` one is left out unchecked, and so is the last one of an
+    /// answer `cut` at the token limit when it stops mid-sentence.
+    async fn check(&mut self, env: &mut AskEnv<'_>, prompt: &AskPrompt, unit: &Unit, earlier: &[Unit], cut: bool) -> Result<Checked, AskError> {
         let max_n = prompt.sources.len();
         let plain = unit.plain(max_n);
         let words = verify::terms(&plain);
@@ -372,9 +374,16 @@ impl AskRun {
         if earlier.iter().any(|e| verify::repeats(&words, &verify::terms(&e.plain(max_n)))) {
             return Ok(Checked { repeated: true, ..base });
         }
+        if cut && !unit.code && !verify::ends_sentence(&plain) {
+            return Ok(base);
+        }
         if verify::fragment(unit, &words) {
             // A stray line ("spam/", "foo.py" of a file tree written outside a code block): no
             // claim to check, and meaningless alone.
+            return Ok(base);
+        }
+        if prompt.sources.iter().any(|s| verify::is_label(&plain, &s.heading_path)) {
+            // A passage's label copied from the prompt: not a sentence of the answer.
             return Ok(base);
         }
         if words.is_empty() {

@@ -87,8 +87,22 @@ pub fn looping(text: &str) -> bool {
 pub fn fragment(unit: &Unit, words: &HashSet<String>) -> bool {
     let t = unit.text.trim();
     let item = t.starts_with("- ") || t.starts_with("* ") || t.split_once(". ").is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()));
-    let ends = strip_citations(t, usize::MAX).trim_end().ends_with(['.', '!', '?', ':', '।']);
+    let ends = ends_sentence(&strip_citations(t, usize::MAX));
     !unit.code && !item && !ends && !words.is_empty() && t.split_whitespace().count() <= 2
+}
+
+/// Whether `plain` (a unit without its citations) ends as a sentence does (closing brackets,
+/// quotes and emphasis after the stop included).
+pub fn ends_sentence(plain: &str) -> bool {
+    plain.trim_end().trim_end_matches([')', '"', '\'', '”', '’', '*', '`']).ends_with(['.', '!', '?', ':', '।'])
+}
+
+/// Whether `plain` (a unit without its citations) is only a passage's label as the prompt shows
+/// it ("Data Structures > Sets"): small models copy the evidence's headers into the answer, and
+/// the label's words are all in its passage, so the lexical check alone would keep it.
+pub fn is_label(plain: &str, heading_path: &[String]) -> bool {
+    let norm = |s: &str| s.trim().trim_end_matches(['.', '?', '!', ':', '।']).trim().to_lowercase();
+    !heading_path.is_empty() && norm(plain) == norm(&heading_path.join(" > "))
 }
 
 /// Whether `unit` says again what an earlier unit said: the same content terms, or nearly all of
@@ -293,6 +307,23 @@ pub fn says_not_covered(answer: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sentence_ends() {
+        assert!(ends_sentence("(Run it with -h to see the arguments.)"));
+        assert!(ends_sentence("It says “done.”"));
+        assert!(!ends_sentence("Basic uses include membership testing and"));
+    }
+
+    #[test]
+    fn a_copied_passage_label_is_recognised() {
+        let path = ["Design and History FAQ".to_string(), "Why does Python use indentation for grouping of statements?".to_string()];
+        let u = &units("[4] Design and History FAQ > Why does Python use indentation for grouping of statements [3]?", 4)[0];
+        assert!(is_label(&u.plain(4), &path));
+        assert!(is_label("data structures > sets", &["Data Structures".into(), "Sets".into()]));
+        assert!(!is_label("Python uses indentation for grouping of statements.", &path));
+        assert!(!is_label("Sets", &[]));
+    }
 
     #[test]
     fn an_interactive_session_is_one_code_unit() {
