@@ -374,7 +374,7 @@ impl AskRun {
         if earlier.iter().any(|e| verify::repeats(&words, &verify::terms(&e.plain(max_n)))) {
             return Ok(Checked { repeated: true, ..base });
         }
-        if cut && !unit.code && !verify::ends_sentence(&plain) {
+        if cut && (if unit.code { verify::open_block(unit) } else { !verify::ends_sentence(&plain) }) {
             return Ok(base);
         }
         if verify::fragment(unit, &words) {
@@ -419,7 +419,15 @@ impl AskRun {
         Ok(last)
     }
 
-    fn finish(&mut self, raw: String, tokens: usize, truncated: bool, units: Vec<Checked>) -> AskEvent {
+    fn finish(&mut self, raw: String, tokens: usize, truncated: bool, mut units: Vec<Checked>) -> AskEvent {
+        // A lead-in ("Here's an example:") whose example was left out is left out too.
+        for i in 0..units.len() {
+            let next_shown = units.get(i + 1).is_some_and(|u| u.supported);
+            if units[i].supported && !units[i].code && !next_shown && verify::strip_citations(&units[i].text, usize::MAX).trim_end().ends_with(':') {
+                units[i].supported = false;
+                units[i].support = None;
+            }
+        }
         let mut shown = String::new();
         for u in units.iter().filter(|u| u.supported) {
             if !shown.is_empty() {

@@ -91,6 +91,12 @@ pub fn fragment(unit: &Unit, words: &HashSet<String>) -> bool {
     !unit.code && !item && !ends && !words.is_empty() && t.split_whitespace().count() <= 2
 }
 
+/// Whether a code unit is a block the answer's end cut open (no closing fence).
+pub fn open_block(unit: &Unit) -> bool {
+    let t = unit.text.trim();
+    unit.code && t.starts_with("```") && (t.len() < 6 || !t.ends_with("```"))
+}
+
 /// Whether `plain` (a unit without its citations) ends as a sentence does (closing brackets,
 /// quotes and emphasis after the stop included).
 pub fn ends_sentence(plain: &str) -> bool {
@@ -166,7 +172,9 @@ pub fn sentences(line: &str) -> Vec<&str> {
     let mut start = 0;
     let mut chars = line.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
-        if matches!(c, '.' | '!' | '?' | '।') && chars.peek().is_none_or(|&(_, n)| n.is_whitespace()) {
+        // "1." opening a numbered item is not a sentence of its own.
+        let marker = c == '.' && line[start..i].trim().chars().all(|d| d.is_ascii_digit()) && !line[start..i].trim().is_empty();
+        if matches!(c, '.' | '!' | '?' | '।') && !marker && chars.peek().is_none_or(|&(_, n)| n.is_whitespace()) {
             let mut end = i + c.len_utf8();
             while let Some(&(j, n)) = chars.peek() {
                 if !n.is_whitespace() {
@@ -309,6 +317,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_block_cut_open_is_recognised() {
+        let u = units("Like this:\n```python\nx = 1\n", 3);
+        assert!(open_block(&u[1]));
+        assert!(open_block(&units("```python", 3)[0]));
+        assert!(!open_block(&units("```python\nx = 1\n```", 3)[0]));
+        assert!(!open_block(&units(">>> x = 1", 3)[0]));
+    }
+
+    #[test]
     fn sentence_ends() {
         assert!(ends_sentence("(Run it with -h to see the arguments.)"));
         assert!(ends_sentence("It says “done.”"));
@@ -370,6 +387,7 @@ mod tests {
         assert_eq!(units("```\nprint(1)", 1).len(), 1, "a cut-off block is one unit");
         assert_eq!(sentences("One. Two?  Three"), ["One. ", "Two?  ", "Three"]);
         assert_eq!(sentences("v1.2 is out."), ["v1.2 is out."]);
+        assert_eq!(sentences("1. Mailman is a list manager. It is written in Python."), ["1. Mailman is a list manager. ", "It is written in Python."]);
     }
 
     #[test]
