@@ -35,7 +35,7 @@ stage "answer-quality harness on 2 + 2 dev questions (SmolLM2 as model and judge
 python3 tests/eval/answer_eval.py --bundle "$CARGO_TARGET_DIR/python-docs.bundle" \
   --model models/cache/SmolLM2-135M-Instruct.Q4_1.gguf --judge models/cache/SmolLM2-135M-Instruct.Q4_1.gguf \
   --set dev --limit 2 --closed-book --check
-stage "judge-agreement harness on the 44 hand labels (SmolLM2 as judge: proves it runs; the 1.5B judge's figure is in docs/EVALUATION.md)"
+stage "judge-agreement harness on the 277 hand labels (SmolLM2 as judge: proves it runs; the 1.5B judge's figure is in docs/EVALUATION.md)"
 python3 tests/eval/judge_agreement.py --judge models/cache/SmolLM2-135M-Instruct.Q4_1.gguf >/dev/null
 stage "routing on the shared dev set, demo course with its subjects and multilingual-e5-small (rules + the learned classifier; SmolLM2 only where no classifier applies): accuracy must stay >= 0.9 (0.925 measured)"
 "$CARGO_TARGET_DIR/release/index-builder" build --encoder e5-small --title "Pathshala demo course" \
