@@ -431,7 +431,7 @@ impl AskRun {
         let mut shown = String::new();
         for u in units.iter().filter(|u| u.supported) {
             if !shown.is_empty() {
-                shown.push_str(if u.code || shown.ends_with("```") || u.text.starts_with("- ") || u.text.starts_with("* ") { "\n" } else { " " });
+                shown.push_str(if u.code || shown.ends_with("```") || verify::list_item(&u.text) { "\n" } else { " " });
             }
             shown.push_str(&u.text);
         }

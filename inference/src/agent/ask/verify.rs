@@ -86,9 +86,13 @@ pub fn looping(text: &str) -> bool {
 /// of at most two words that does not end as a sentence does.
 pub fn fragment(unit: &Unit, words: &HashSet<String>) -> bool {
     let t = unit.text.trim();
-    let item = t.starts_with("- ") || t.starts_with("* ") || t.split_once(". ").is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()));
     let ends = ends_sentence(&strip_citations(t, usize::MAX));
-    !unit.code && !item && !ends && !words.is_empty() && t.split_whitespace().count() <= 2
+    !unit.code && !list_item(t) && !ends && !words.is_empty() && t.split_whitespace().count() <= 2
+}
+
+/// Whether `text` opens a list item: "- ", "* " or "1. ".
+pub fn list_item(text: &str) -> bool {
+    text.starts_with("- ") || text.starts_with("* ") || text.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// Whether a code unit is a block the answer's end cut open (no closing fence).
