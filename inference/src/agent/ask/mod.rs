@@ -420,8 +420,9 @@ impl AskRun {
     }
 
     fn finish(&mut self, raw: String, tokens: usize, truncated: bool, mut units: Vec<Checked>) -> AskEvent {
-        // A lead-in ("Here's an example:") whose example was left out is left out too.
-        for i in 0..units.len() {
+        // A lead-in ("Here's an example:") whose example was left out is left out too (from the
+        // end, so a lead-in to a left-out lead-in goes as well).
+        for i in (0..units.len()).rev() {
             let next_shown = units.get(i + 1).is_some_and(|u| u.supported);
             if units[i].supported && !units[i].code && !next_shown && verify::strip_citations(&units[i].text, usize::MAX).trim_end().ends_with(':') {
                 units[i].supported = false;
