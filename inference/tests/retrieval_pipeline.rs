@@ -136,3 +136,37 @@ fn quiz_evidence_is_diverse() {
     let files: std::collections::HashSet<&str> = picked.iter().map(|e| e.file.as_str()).collect();
     assert!(files.len() >= 2, "{files:?}");
 }
+
+#[test]
+fn the_passage_is_the_part_of_its_section_about_the_question() {
+    use inference::retrieve::context::focus;
+    use std::collections::HashSet;
+    let b = &fixture().bundle;
+    let section_named = |h: &str| b.sections.iter().position(|s| s.heading_path.last().is_some_and(|l| l == h)).unwrap() as u32;
+    let terms = |q: &str| -> HashSet<String> { inference::text::query_terms(q).into_iter().collect() };
+    let one = |_: &str| 1.0;
+
+    // A section that fits is read whole.
+    let early = section_named("Leaving a loop early");
+    let chunk = b.chunks.iter().find(|c| c.section == early).unwrap();
+    assert_eq!(focus(b, chunk.id, &terms("break"), &one, 1000), b.sections[early as usize].text.trim());
+
+    // A short chunk just before the code is widened to the code the question is about, within
+    // the budget and still holding the chunk.
+    let fors = section_named("The for statement");
+    let section = &b.sections[fors as usize];
+    let code_at = section.text.find("for fruit").unwrap() as u32;
+    let before = b.chunks.iter().filter(|c| c.section == fors && c.end <= code_at).max_by_key(|c| (c.end, std::cmp::Reverse(c.end - c.start))).unwrap();
+    let text = focus(b, before.id, &terms("how do I print each fruit"), &one, 600);
+    assert!(text.contains("print(fruit)"), "{text}");
+    assert!(text.chars().count() <= 600);
+    let last_paragraph = b.chunk_text(before.id).trim().rsplit("\n\n").next().unwrap();
+    assert!(text.contains(last_paragraph), "the window overlaps the chunk");
+
+    // A long chunk is narrowed to the blocks that hold the question's words.
+    let long = b.chunks.iter().filter(|c| c.section == fors).max_by_key(|c| c.end - c.start).unwrap();
+    let last = b.chunk_text(long.id).trim().rsplit("\n\n").find(|p| p.contains("example ")).unwrap();
+    let n: String = last.split("example ").nth(1).unwrap().chars().take_while(char::is_ascii_digit).collect();
+    let text = focus(b, long.id, &terms(&format!("example {n}")), &one, 300);
+    assert!(text.contains(&format!("example {n}:")) && text.chars().count() <= 300, "{text}");
+}

@@ -1,7 +1,7 @@
 //! `index-builder ask`: the Ask agent from a terminal, with the app's defaults.
 
 use anyhow::Result;
-use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, Quote, Source};
+use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, CheckRule, Quote, Source};
 use inference::bundle::Bundle;
 use inference::llm::now;
 use serde::Serialize;
@@ -32,7 +32,10 @@ pub struct Args {
     /// Passages in the prompt (default: the app's).
     #[arg(long)]
     passages: Option<usize>,
-    /// Characters of each passage (default: the app's).
+    /// Characters of the top-ranked passage (default: the app's).
+    #[arg(long)]
+    first_passage_chars: Option<usize>,
+    /// Characters of each other passage (default: the app's).
     #[arg(long)]
     passage_chars: Option<usize>,
     /// Most answer tokens (default: the app's).
@@ -41,7 +44,7 @@ pub struct Args {
     /// Show the model's answer unchecked (for measuring the model alone).
     #[arg(long)]
     no_verify: bool,
-    /// Least `margin + 3 × lexical` of the check (default: the app's; for tuning).
+    /// Least score of the check (`agent::ask::CheckRule`; default: the one fitted for the model's size; for tuning).
     #[arg(long, allow_hyphen_values = true)]
     min_score: Option<f64>,
     /// Least lexical support of the check (default: the app's; for tuning).
@@ -137,6 +140,9 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(n) = a.passages {
         settings.ask.passages = n;
     }
+    if let Some(n) = a.first_passage_chars {
+        settings.ask.first_passage_chars = n;
+    }
     if let Some(n) = a.passage_chars {
         settings.ask.passage_chars = n;
     }
@@ -144,8 +150,11 @@ pub fn run(a: Args) -> Result<()> {
         settings.ask.max_new_tokens = n;
     }
     settings.verify.enabled = !a.no_verify;
-    settings.verify.min_score = a.min_score.unwrap_or(settings.verify.min_score);
-    settings.verify.min_lexical = a.min_lexical.unwrap_or(settings.verify.min_lexical);
+    if a.min_score.is_some() || a.min_lexical.is_some() {
+        let fitted = CheckRule::for_checker(session.parameters());
+        let min_score = a.min_score.unwrap_or(fitted.min_score);
+        settings.verify.rule = Some(CheckRule { min_score, min_lexical: a.min_lexical.unwrap_or(fitted.min_lexical), ..fitted });
+    }
     settings.closed_book = a.closed_book;
     settings.sufficiency.enabled = a.sufficiency;
     let questions = super::questions(a.question.as_deref(), a.queries.as_deref())?;

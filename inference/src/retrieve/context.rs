@@ -95,6 +95,57 @@ pub fn parent_context(bundle: &Bundle, chunk: u32, budget: usize) -> Option<Stri
     Some(format!("{}: {}", source.heading_path.join(" › "), snippet))
 }
 
+/// The passage a model reads for `chunk`: whole blocks of its section, at most `budget`
+/// characters, that overlap the chunk and hold the most of the question's terms (`weight` gives
+/// each of `question`'s terms its weight, e.g. BM25 IDF). A section that fits is read whole; a
+/// long chunk is narrowed to the blocks about the question instead of being cut after its
+/// opening, and a short one is widened with the blocks around it (the answer to "why does
+/// `from package import *` miss submodules" is in the paragraph before the one retrieval found).
+/// Among windows that hold as much of the question, the longer one is kept, then the one that
+/// starts the chunk. A window of one block longer than `budget` is returned whole (the caller clips).
+pub fn focus(bundle: &Bundle, chunk: u32, question: &HashSet<String>, weight: &dyn Fn(&str) -> f32, budget: usize) -> String {
+    let c = &bundle.chunks[chunk as usize];
+    let section = &bundle.sections[c.section as usize];
+    let text = section.text.as_str();
+    if text.trim().chars().count() <= budget || section.blocks.is_empty() {
+        return if text.trim().chars().count() <= budget { text.trim().to_string() } else { bundle.chunk_text(chunk).to_string() };
+    }
+    let blocks = &section.blocks;
+    let span = |b: usize| &text[blocks[b].start as usize..blocks[b].end as usize];
+    let overlaps = |b: usize| blocks[b].start < c.end && blocks[b].end > c.start;
+    let first = (0..blocks.len()).find(|&b| overlaps(b));
+    let Some(first) = first else { return bundle.chunk_text(chunk).to_string() };
+    let last = (first..blocks.len()).take_while(|&b| overlaps(b)).last().unwrap_or(first);
+    let terms: Vec<HashSet<String>> = (0..blocks.len()).map(|b| crate::text::query_terms(span(b)).into_iter().filter(|t| question.contains(t)).collect()).collect();
+    let chars: Vec<usize> = (0..blocks.len()).map(|b| span(b).chars().count()).collect();
+    // (score, length, starts the chunk, earlier) — the best window wins.
+    let mut best: Option<((f32, usize, bool, std::cmp::Reverse<usize>), usize, usize)> = None;
+    for i in 0..=last {
+        let mut held: HashSet<&String> = HashSet::new();
+        let mut len = 0;
+        for j in i..blocks.len() {
+            len += chars[j] + if j > i { 2 } else { 0 };
+            if len > budget && j > i {
+                break;
+            }
+            held.extend(terms[j].iter());
+            if j < first {
+                continue;
+            }
+            let score: f32 = held.iter().map(|t| weight(t)).sum();
+            let key = (score, len, i == first, std::cmp::Reverse(i));
+            if best.as_ref().is_none_or(|(k, _, _)| key.0 > k.0 || (key.0 == k.0 && (key.1, key.2, key.3) > (k.1, k.2, k.3))) {
+                best = Some((key, i, j));
+            }
+            if len > budget {
+                break;
+            }
+        }
+    }
+    let (_, i, j) = best.expect("the chunk's own blocks are a window");
+    text[blocks[i].start as usize..blocks[j].end as usize].trim().to_string()
+}
+
 /// At most `budget` characters of `text`, cut at a sentence or word end.
 pub fn clip(text: &str, budget: usize) -> String {
     if text.chars().count() <= budget {

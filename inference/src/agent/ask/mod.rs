@@ -31,7 +31,7 @@ pub mod verify;
 
 pub use prompt::{AskConfig, AskPrompt, Citation, Plan, Source, citations, plan};
 pub use sufficiency::Sufficiency;
-pub use verify::VerifyConfig;
+pub use verify::{CheckRule, VerifyConfig};
 
 use crate::bundle::Bundle;
 use crate::embed::{EncoderError, Role, SentenceEncoder};
@@ -301,8 +301,14 @@ impl AskRun {
             let p = AskPrompt { system, user, sources: Vec::new() };
             return self.answering(env, p, None, None);
         }
-        let retrieval = search(env.bundle, env.encoder, &self.question, &self.settings.retrieval).await?;
+        let mut retrieval = search(env.bundle, env.encoder, &self.question, &self.settings.retrieval).await?;
         self.nearest = retrieval.nearest_sections.clone();
+        // The model reads the part of each passage's section that is about the question.
+        let asked = verify::terms(&self.question);
+        let weight = |t: &str| env.bundle.bm25.idf(t);
+        for (rank, e) in retrieval.evidence.iter_mut().enumerate() {
+            e.text = crate::retrieve::context::focus(env.bundle, e.chunk, &asked, &weight, self.settings.ask.chars(rank));
+        }
         let session = &*env.session;
         let title = &env.bundle.header.title;
         let count = |p: &AskPrompt| prompt_tokens(session, p);
@@ -387,10 +393,11 @@ impl AskRun {
             return Ok(base);
         }
         if words.is_empty() {
-            // Nothing to check ("Sure!", a lone list marker): shown as it is.
-            return Ok(Checked { supported: true, ..base });
+            // Nothing to check: a sentence ("Sure!") is shown as it is; a connective between
+            // units ("or" between two code blocks) means nothing alone.
+            return Ok(Checked { supported: verify::ends_sentence(&plain), ..base });
         }
-        let cfg = &self.settings.verify;
+        let cfg = self.settings.verify.rule.unwrap_or_else(|| verify::CheckRule::for_checker(env.session.parameters()));
         let idf = |t: &str| env.bundle.bm25.idf(t);
         let passages: Vec<_> = prompt.sources.iter().map(|s| verify::terms(&format!("{} {}", s.heading_path.join(" "), s.text))).collect();
         let lexical = |n: usize| verify::lexical_support(&words, &passages[n - 1], &idf);
