@@ -107,14 +107,13 @@ pub fn focus(bundle: &Bundle, chunk: u32, question: &HashSet<String>, weight: &d
     let c = &bundle.chunks[chunk as usize];
     let section = &bundle.sections[c.section as usize];
     let text = section.text.as_str();
-    if text.trim().chars().count() <= budget || section.blocks.is_empty() {
-        return if text.trim().chars().count() <= budget { text.trim().to_string() } else { bundle.chunk_text(chunk).to_string() };
+    if text.trim().chars().count() <= budget {
+        return text.trim().to_string();
     }
     let blocks = &section.blocks;
     let span = |b: usize| &text[blocks[b].start as usize..blocks[b].end as usize];
     let overlaps = |b: usize| blocks[b].start < c.end && blocks[b].end > c.start;
-    let first = (0..blocks.len()).find(|&b| overlaps(b));
-    let Some(first) = first else { return bundle.chunk_text(chunk).to_string() };
+    let Some(first) = (0..blocks.len()).find(|&b| overlaps(b)) else { return bundle.chunk_text(chunk).to_string() };
     let last = (first..blocks.len()).take_while(|&b| overlaps(b)).last().unwrap_or(first);
     let terms: Vec<HashSet<String>> = (0..blocks.len()).map(|b| crate::text::query_terms(span(b)).into_iter().filter(|t| question.contains(t)).collect()).collect();
     let chars: Vec<usize> = (0..blocks.len()).map(|b| span(b).chars().count()).collect();
@@ -134,7 +133,7 @@ pub fn focus(bundle: &Bundle, chunk: u32, question: &HashSet<String>, weight: &d
             }
             let score: f32 = held.iter().map(|t| weight(t)).sum();
             let key = (score, len, i == first, std::cmp::Reverse(i));
-            if best.as_ref().is_none_or(|(k, _, _)| key.0 > k.0 || (key.0 == k.0 && (key.1, key.2, key.3) > (k.1, k.2, k.3))) {
+            if best.as_ref().is_none_or(|(k, _, _)| key > *k) {
                 best = Some((key, i, j));
             }
             if len > budget {
