@@ -3,7 +3,7 @@
 //! is reused; every shown sentence was checked.
 
 mod common;
-use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, PREFIX, Sufficiency, judge_support};
+use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, CheckRule, PREFIX, Sufficiency, judge_support};
 use inference::bundle::Bundle;
 use inference::corpus::{Block, BlockKind, Document};
 use inference::llm::{LoadOptions, Session, now};
@@ -53,9 +53,13 @@ fn fixture() -> Option<Fixture> {
 
 /// Every event of one question.
 fn ask(f: &Fixture, question: &str) -> Vec<AskEvent> {
+    ask_with(f, question, AskSettings::default())
+}
+
+fn ask_with(f: &Fixture, question: &str, settings: AskSettings) -> Vec<AskEvent> {
     let mut session = f.session.borrow_mut();
     let mut env = AskEnv { bundle: &f.bundle, encoder: None, session: &mut session };
-    let mut run = AskRun::new(question, AskSettings::default());
+    let mut run = AskRun::new(question, settings);
     let mut events = Vec::new();
     while let Some(e) = now(run.step(&mut env)).unwrap() {
         events.push(e);
@@ -101,6 +105,29 @@ fn bad_input_is_refused_without_searching_or_calling_the_model() {
     }
     let events = ask(f, "Who painted the Mona Lisa?");
     assert!(matches!(&events[..], [AskEvent::Abstained { reason: AbstainReason::Gate, answer: None, .. }]), "{events:?}");
+}
+
+#[test]
+fn an_answer_the_check_leaves_empty_is_written_once_more_then_withheld() {
+    let Some(f) = fixture() else { return };
+    let mut settings = AskSettings::default();
+    // A rule no sentence passes: the first answer is withdrawn, the second too, and no third.
+    settings.verify.rule = Some(CheckRule { min_score: f64::INFINITY, lexical_weight: 0.0, min_lexical: 0.0 });
+    let events = ask_with(&f, "How do I add an item to the end of a list?", settings);
+    let retry = events.iter().position(|e| matches!(e, AskEvent::Retrying(_))).expect("a second try");
+    assert_eq!(events.iter().filter(|e| matches!(e, AskEvent::Retrying(_))).count(), 1, "{events:?}");
+    let AskEvent::Retrying(first) = &events[retry] else { unreachable!() };
+    assert!(!first.raw.is_empty() && first.units.iter().all(|u| u.support.is_none()), "{first:?}");
+    assert!(events[retry..].iter().any(|e| matches!(e, AskEvent::Token(t) if !t.is_empty())), "the second answer streams");
+    let Some(AskEvent::Abstained { reason: AbstainReason::Model, answer: Some(second), .. }) = events.last() else { panic!("{events:?}") };
+    assert_ne!(second.raw, first.raw, "the second try is a new answer");
+    // Without the second try the first answer is withheld at once.
+    let mut settings = AskSettings::default();
+    settings.verify.rule = Some(CheckRule { min_score: f64::INFINITY, lexical_weight: 0.0, min_lexical: 0.0 });
+    settings.ask.retry = false;
+    let events = ask_with(&f, "How do I add an item to the end of a list?", settings);
+    assert!(!events.iter().any(|e| matches!(e, AskEvent::Retrying(_))), "{events:?}");
+    assert!(matches!(events.last(), Some(AskEvent::Abstained { reason: AbstainReason::Model, .. })), "{events:?}");
 }
 
 fn run_events_note() -> &'static str {

@@ -136,6 +136,8 @@ def figures(qa, ooc, answers, verdicts, tag):
         "answered": answered,
         "citation_precision": cite_ok / answered if answered else None,
         "false_abstentions": sum(1 for q in qa if ok(q) and answers[q["id"]]["abstained"]),
+        # Answered again in the passages' words after the check left none of the first answer.
+        "retried": sum(1 for q in qa + ooc if ok(q) and answers[q["id"]].get("first_raw_answer")),
         "correct_abstentions": sum(1 for q in ooc if ok(q) and answers[q["id"]]["abstained"]),
         "out_of_corpus": len(ooc),
         "errors": sum(1 for q in qa + ooc if not ok(q)),

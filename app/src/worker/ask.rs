@@ -113,6 +113,7 @@ async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>, pos
                 answer_end.get_or_insert_with(now_ms);
                 post(Reply::Checking { id, done, total });
             }
+            AskEvent::Retrying(_) => post(Reply::Retrying { id }),
             AskEvent::Answered(a) => {
                 let stats = stats(prompt_tokens, first_token_ms, a.tokens, answer_end);
                 post(Reply::Done { id, text: a.shown, dropped: a.dropped, stopped: a.stopped, stats });

@@ -44,6 +44,14 @@ pub struct Args {
     /// Show the model's answer unchecked (for measuring the model alone).
     #[arg(long)]
     no_verify: bool,
+    /// Withhold an answer none of whose sentences passed the check, without the second try in
+    /// the passages' own words (for measuring what the second try adds).
+    #[arg(long)]
+    no_retry: bool,
+    /// Answer in the passages' own sentences from the start, or not (`AskConfig::book_words`;
+    /// default: by the model's size).
+    #[arg(long)]
+    book_words: Option<bool>,
     /// Least score of the check (`agent::ask::CheckRule`; default: the one fitted for the model's size; for tuning).
     #[arg(long, allow_hyphen_values = true)]
     min_score: Option<f64>,
@@ -104,6 +112,9 @@ struct AnswerLine<'a> {
     message: Option<&'a str>,
     answer: Option<&'a str>,
     raw_answer: Option<&'a str>,
+    /// The first answer's text when none of it passed the check and the model answered again
+    /// in the passages' words (`raw_answer` is then the second).
+    first_raw_answer: Option<&'a str>,
     sentences: Vec<SentenceLine<'a>>,
     dropped: usize,
     quote: Option<QuoteLine<'a>>,
@@ -125,6 +136,8 @@ struct Outcome {
     quote: Option<Quote>,
     prompt_tokens: usize,
     answer: Option<Answer>,
+    /// The withdrawn first answer, when there was a second try.
+    first_try: Option<Answer>,
     abstained: Option<(AbstainReason, String, Vec<u32>)>,
     sufficiency: Option<(bool, f64)>,
     sources_ms: Option<f64>,
@@ -150,6 +163,8 @@ pub fn run(a: Args) -> Result<()> {
         settings.ask.max_new_tokens = n;
     }
     settings.verify.enabled = !a.no_verify;
+    settings.ask.retry = !a.no_retry;
+    settings.ask.book_words = a.book_words;
     if a.min_score.is_some() || a.min_lexical.is_some() {
         let fitted = CheckRule::for_checker(session.parameters());
         let min_score = a.min_score.unwrap_or(fitted.min_score);
@@ -209,6 +224,12 @@ fn answer(env: &mut AskEnv<'_>, question: &str, settings: AskSettings, stream: b
                     }
                 }
             }
+            AskEvent::Retrying(first) => {
+                if stream {
+                    println!("\n(None of that could be checked against the book; answering again in its words.)");
+                }
+                o.first_try = Some(first);
+            }
             AskEvent::Answered(answer) => o.answer = Some(answer),
             AskEvent::Abstained { reason, message, nearest, answer } => {
                 o.abstained = Some((reason, message, nearest));
@@ -236,6 +257,7 @@ fn line<'a>(bundle: &'a Bundle, id: &'a serde_json::Value, o: &'a Outcome) -> An
         message: o.abstained.as_ref().map(|(_, m, _)| m.as_str()),
         answer: o.answer.as_ref().filter(|_| !abstained).map(|a| a.shown.as_str()),
         raw_answer: o.answer.as_ref().map(|a| a.raw.as_str()),
+        first_raw_answer: o.first_try.as_ref().map(|a| a.raw.as_str()),
         sentences: o
             .answer
             .iter()

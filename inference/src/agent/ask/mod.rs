@@ -19,7 +19,9 @@
 //!    passage's nearest sentences and lexical support together ([`VerifyConfig::supported`]).
 //!    Supported units keep (or get) the passage's `[n]`; the others are left out of the shown
 //!    answer and counted ([`AskEvent::Checking`], then [`AskEvent::Answered`]). An answer with no
-//!    supported sentence, or one where the model says the book does not cover the question, is
+//!    supported sentence is withdrawn and written once more, asking for the passages' own
+//!    sentences ([`AskEvent::Retrying`], [`AskPrompt::in_book_words`]; steps 3–4 again); if
+//!    that one has none either, or the model says the book does not cover the question, it is
 //!    [`AbstainReason::Model`].
 //!
 //! The app's worker and `index-builder ask` both drive this, so they build the same prompt and
@@ -136,6 +138,10 @@ pub enum AskEvent {
     Token(String),
     /// `done` of `total` units checked.
     Checking { done: usize, total: usize },
+    /// None of the answer's units passed the check: it is withdrawn (the text streamed so far
+    /// is to be cleared) and the model answers once more in the passages' own words
+    /// ([`AskPrompt::in_book_words`]); tokens, the check and the outcome follow again.
+    Retrying(Answer),
     Answered(Answer),
     /// No answer: why, what to say, the nearest sections, and the model's answer if there was
     /// one.
@@ -186,11 +192,13 @@ pub struct AskRun {
     nearest: Vec<u32>,
     /// The judge's calibration: its margin for a content-free pair.
     bias: Option<f64>,
+    /// The answer is the second try ([`AskEvent::Retrying`]).
+    retried: bool,
 }
 
 impl AskRun {
     pub fn new(question: &str, settings: AskSettings) -> AskRun {
-        AskRun { question: question.to_string(), settings, state: State::Start, stopped: false, nearest: Vec::new(), bias: None }
+        AskRun { question: question.to_string(), settings, state: State::Start, stopped: false, nearest: Vec::new(), bias: None, retried: false }
     }
 
     /// Stops the answer where it is (a Stop button); what was written is still checked.
@@ -279,7 +287,20 @@ impl AskRun {
                     self.state = State::Checking { prompt, raw, tokens, truncated, units, checked };
                     return Ok(Some(AskEvent::Checking { done, total }));
                 }
-                Ok(Some(self.finish(raw, tokens, truncated, checked)))
+                let event = self.finish(raw, tokens, truncated, checked);
+                match event {
+                    AskEvent::Abstained { reason: AbstainReason::Model, answer: Some(first), .. } if self.may_retry(&first) => {
+                        // None of it could be checked: once more, in the passages' own words.
+                        self.retried = true;
+                        let prompt = prompt.in_book_words();
+                        let messages = prompt.messages();
+                        let (ids, fixed) = env.session.chat_ids(&messages[..prompt.fixed()], &messages[prompt.fixed()..])?;
+                        let generation = self.generator(env, &ids);
+                        self.state = State::Answering { prompt, ids, fixed, generation, kept: true };
+                        Ok(Some(AskEvent::Retrying(first)))
+                    }
+                    event => Ok(Some(event)),
+                }
             }
             State::Refused => Ok(Some(AskEvent::Abstained {
                 reason: AbstainReason::Sufficiency,
@@ -313,7 +334,10 @@ impl AskRun {
         let title = &env.bundle.header.title;
         let count = |p: &AskPrompt| prompt_tokens(session, p);
         let check = self.settings.sufficiency.enabled;
-        let prompt = match plan(title, &self.question, &retrieval, &self.settings.ask, &count, check) {
+        let mut cfg = self.settings.ask.clone();
+        cfg.book_words = Some(cfg.book_words.unwrap_or_else(|| AskConfig::book_words_for(env.session.parameters())));
+        self.settings.ask.book_words = cfg.book_words;
+        let prompt = match plan(title, &self.question, &retrieval, &cfg, &count, check) {
             Plan::Abstain { nearest_sections } => {
                 return Ok(AskEvent::Abstained {
                     reason: AbstainReason::Gate,
@@ -424,6 +448,12 @@ impl AskRun {
             }
         }
         Ok(last)
+    }
+
+    /// A withheld answer is tried once more ([`AskConfig::retry`]) unless the model said the
+    /// book does not cover the question or the learner stopped it.
+    fn may_retry(&self, first: &Answer) -> bool {
+        self.settings.ask.retry && self.settings.ask.book_words != Some(true) && !self.retried && !first.stopped && !first.raw.is_empty() && !verify::says_not_covered(&first.raw)
     }
 
     fn finish(&mut self, raw: String, tokens: usize, truncated: bool, mut units: Vec<Checked>) -> AskEvent {
