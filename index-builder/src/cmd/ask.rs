@@ -44,14 +44,13 @@ pub struct Args {
     /// Show the model's answer unchecked (for measuring the model alone).
     #[arg(long)]
     no_verify: bool,
-    /// Withhold an answer none of whose sentences passed the check, without the second try in
-    /// the passages' own words (for measuring what the second try adds).
+    /// Write an answer none of whose sentences passed the check once more, in the passages' own
+    /// words, before withholding it (`AskConfig::retry`; off in the app).
     #[arg(long)]
-    no_retry: bool,
-    /// Answer in the passages' own sentences from the start, or not (`AskConfig::book_words`;
-    /// default: by the model's size).
+    retry: bool,
+    /// Answer in the passages' own sentences from the start (`AskConfig::book_words`; off in the app).
     #[arg(long)]
-    book_words: Option<bool>,
+    book_words: bool,
     /// Least score of the check (`agent::ask::CheckRule`; default: the one fitted for the model's size; for tuning).
     #[arg(long, allow_hyphen_values = true)]
     min_score: Option<f64>,
@@ -163,7 +162,7 @@ pub fn run(a: Args) -> Result<()> {
         settings.ask.max_new_tokens = n;
     }
     settings.verify.enabled = !a.no_verify;
-    settings.ask.retry = !a.no_retry;
+    settings.ask.retry = a.retry;
     settings.ask.book_words = a.book_words;
     if a.min_score.is_some() || a.min_lexical.is_some() {
         let fitted = CheckRule::for_checker(session.parameters());

@@ -19,10 +19,10 @@
 //!    passage's nearest sentences and lexical support together ([`VerifyConfig::supported`]).
 //!    Supported units keep (or get) the passage's `[n]`; the others are left out of the shown
 //!    answer and counted ([`AskEvent::Checking`], then [`AskEvent::Answered`]). An answer with no
-//!    supported sentence is withdrawn and written once more, asking for the passages' own
-//!    sentences ([`AskEvent::Retrying`], [`AskPrompt::in_book_words`]; steps 3–4 again); if
-//!    that one has none either, or the model says the book does not cover the question, it is
-//!    [`AbstainReason::Model`].
+//!    supported sentence, or one where the model says the book does not cover the question, is
+//!    [`AbstainReason::Model`] — or, with [`AskConfig::retry`] (off by default), first withdrawn
+//!    and written once more asking for the passages' own sentences ([`AskEvent::Retrying`],
+//!    [`AskPrompt::in_book_words`]; steps 3–4 again).
 //!
 //! The app's worker and `index-builder ask` both drive this, so they build the same prompt and
 //! show the same answer for the same bundle and question.
@@ -334,10 +334,7 @@ impl AskRun {
         let title = &env.bundle.header.title;
         let count = |p: &AskPrompt| prompt_tokens(session, p);
         let check = self.settings.sufficiency.enabled;
-        let mut cfg = self.settings.ask.clone();
-        cfg.book_words = Some(cfg.book_words.unwrap_or_else(|| AskConfig::book_words_for(env.session.parameters())));
-        self.settings.ask.book_words = cfg.book_words;
-        let prompt = match plan(title, &self.question, &retrieval, &cfg, &count, check) {
+        let prompt = match plan(title, &self.question, &retrieval, &self.settings.ask, &count, check) {
             Plan::Abstain { nearest_sections } => {
                 return Ok(AskEvent::Abstained {
                     reason: AbstainReason::Gate,
@@ -453,7 +450,7 @@ impl AskRun {
     /// A withheld answer is tried once more ([`AskConfig::retry`]) unless the model said the
     /// book does not cover the question or the learner stopped it.
     fn may_retry(&self, first: &Answer) -> bool {
-        self.settings.ask.retry && self.settings.ask.book_words != Some(true) && !self.retried && !first.stopped && !first.raw.is_empty() && !verify::says_not_covered(&first.raw)
+        self.settings.ask.retry && !self.settings.ask.book_words && !self.retried && !first.stopped && !first.raw.is_empty() && !verify::says_not_covered(&first.raw)
     }
 
     fn finish(&mut self, raw: String, tokens: usize, truncated: bool, mut units: Vec<Checked>) -> AskEvent {

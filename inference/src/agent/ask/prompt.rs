@@ -26,29 +26,25 @@ pub struct AskConfig {
     pub max_new_tokens: usize,
     /// When the check leaves none of an answer's sentences, answer once more asking for the
     /// passages' own sentences ([`AskPrompt::in_book_words`]) before withholding the answer
-    /// (unless it was asked for them already, [`AskConfig::book_words`]).
+    /// (unless it was asked for them already, [`AskConfig::book_words`]). Off by default, as
+    /// `book_words`.
     pub retry: bool,
-    /// Ask for the passages' own sentences from the start ([`AskPrompt::in_book_words`]); `None`:
-    /// by the model's size ([`AskConfig::book_words_for`]).
-    pub book_words: Option<bool>,
+    /// Ask for the passages' own sentences from the start ([`AskPrompt::in_book_words`]). Off by
+    /// default: measured with Qwen-0.5B it makes the shown answer more faithful (held-out half:
+    /// 0.74 → 0.89 of its sentences supported), but the model then copies whole passages, and
+    /// the check, which tests support and not relevance, shows sentences that do not answer the
+    /// question, planted instructions included (`ask_qwen`'s planted-instruction course);
+    /// docs/EVALUATION.md. It waits for a relevance check.
+    pub book_words: bool,
 }
 
 impl Default for AskConfig {
     fn default() -> Self {
-        AskConfig { passages: 3, first_passage_chars: 1600, passage_chars: 700, max_prompt_tokens: 1500, max_new_tokens: 256, retry: true, book_words: None }
+        AskConfig { passages: 3, first_passage_chars: 1600, passage_chars: 700, max_prompt_tokens: 1500, max_new_tokens: 256, retry: false, book_words: false }
     }
 }
 
 impl AskConfig {
-    /// Whether a chat model of `parameters` answers in the passages' own sentences: below 1B
-    /// (Qwen2.5-Coder-0.5B). On the tuning half of our own set that model's shown answers were
-    /// judged supported 0.85 of the time in the book's words against 0.70 in its own, with
-    /// key-fact recall 0.15 against 0.13 (docs/EVALUATION.md); from 1B the model paraphrases and
-    /// its own check tells a supported paraphrase from an unsupported one.
-    pub fn book_words_for(parameters: u64) -> bool {
-        parameters < 1_000_000_000
-    }
-
     /// Characters of the passage at `rank` (0 is retrieval's first).
     pub fn chars(&self, rank: usize) -> usize {
         if rank == 0 { self.first_passage_chars } else { self.passage_chars }
@@ -175,7 +171,7 @@ pub fn prompt(course_title: &str, question: &str, retrieval: &Retrieval, cfg: &A
     }
     let user = format!("Passages from the course book:\n\n{}\n\nQuestion: {}", evidence.trim_end(), inert(question.trim()));
     let p = AskPrompt { system: system(course_title), user, sources };
-    if cfg.book_words == Some(true) { p.in_book_words() } else { p }
+    if cfg.book_words { p.in_book_words() } else { p }
 }
 
 impl AskPrompt {
