@@ -228,7 +228,6 @@ texts! {
     bad_input: "Ask a question in words (at most 2,000 characters).", "শব্দে একটি প্রশ্ন করো (সর্বোচ্চ ২,০০০ অক্ষর)।";
     from_book: "From the book", "বই থেকে";
     checking_answer: "Checking each sentence against the book", "প্রতিটি বাক্য বইয়ের সাথে মেলানো হচ্ছে";
-    retrying: "None of that could be checked against the book; answering again in the book's words", "এর কিছুই বইয়ের সাথে মেলানো গেল না; বইয়ের ভাষায় আবার উত্তর দেওয়া হচ্ছে";
     dropped: "sentence(s) left out: the book's passages do not support them.", "টি বাক্য বাদ দেওয়া হয়েছে: বইয়ের অংশে এগুলোর সমর্থন নেই।";
     stopped: "Stopped.", "থামানো হয়েছে।";
     small_model: "Answers come from a small on-device model; each sentence shown was checked against the passage it cites.", "উত্তর আসে ডিভাইসের ছোট মডেল থেকে; দেখানো প্রতিটি বাক্য তার উৎস-অংশের সাথে মিলিয়ে দেখা হয়েছে।";

@@ -191,9 +191,6 @@ pub enum Reply {
     Token { id: u32, text: String },
     /// The answer's sentences are being checked against the passages: `done` of `total`.
     Checking { id: u32, done: usize, total: usize },
-    /// None of the streamed answer passed the check: it is cleared, and the model answers once
-    /// more in the book's words (tokens and the check follow again).
-    Retrying { id: u32 },
     /// The checked answer: only sentences the book supports, each citing its passage; `dropped`
     /// sentences were left out.
     Done { id: u32, text: String, dropped: usize, stopped: bool, stats: AnswerStats },

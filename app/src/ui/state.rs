@@ -69,8 +69,6 @@ pub struct Answer {
     /// Sentences left out of the checked answer.
     pub dropped: usize,
     pub stopped: bool,
-    /// The first answer could not be checked and this one is the second try, in the book's words.
-    pub retried: bool,
     pub stats: Option<AnswerStats>,
 }
 
@@ -229,7 +227,6 @@ impl Reducible for State {
                     nearest: Vec::new(),
                     dropped: 0,
                     stopped: false,
-                    retried: false,
                     stats: None,
                 });
             }
@@ -336,13 +333,6 @@ impl State {
                     a.phase = Phase::Checking { done, total };
                 }
             }
-            Reply::Retrying { id } => {
-                if let Some(a) = self.answer_mut(id) {
-                    a.text.clear();
-                    a.retried = true;
-                    a.phase = Phase::Streaming;
-                }
-            }
             Reply::Done { id, text, dropped, stopped, stats } => {
                 if let Some(a) = self.answer_mut(id) {
                     // The checked answer replaces the streamed one.
@@ -415,19 +405,6 @@ mod tests {
         s = reduce(s, Action::Reply(done));
         let a = s.answer.as_ref().unwrap();
         assert_eq!((a.state(), a.text.as_str(), a.dropped), ("done", "Hi there [1]", 1));
-    }
-
-    #[test]
-    fn a_second_try_clears_the_first_answer() {
-        let mut s = State::new(Lang::En);
-        s = reduce(s, Action::Asked { id: 1, question: "q".into(), followup: None });
-        s = reduce(s, Action::Reply(Reply::Token { id: 1, text: "Not from the book.".into() }));
-        s = reduce(s, Action::Reply(Reply::Checking { id: 1, done: 1, total: 1 }));
-        s = reduce(s, Action::Reply(Reply::Retrying { id: 1 }));
-        let a = s.answer.as_ref().unwrap();
-        assert_eq!((a.state(), a.text.as_str(), a.retried), ("streaming", "", true));
-        s = reduce(s, Action::Reply(Reply::Token { id: 1, text: "The book's words [1].".into() }));
-        assert_eq!(s.answer.as_ref().unwrap().text, "The book's words [1].");
     }
 
     #[test]

@@ -113,7 +113,9 @@ async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>, pos
                 answer_end.get_or_insert_with(now_ms);
                 post(Reply::Checking { id, done, total });
             }
-            AskEvent::Retrying(_) => post(Reply::Retrying { id }),
+            // The app leaves `AskConfig::retry` off (`protocol::ask_settings`), so no second try
+            // comes; were one to, the checked answer (`Done`) still replaces the streamed text.
+            AskEvent::Retrying(_) => {}
             AskEvent::Answered(a) => {
                 let stats = stats(prompt_tokens, first_token_ms, a.tokens, answer_end);
                 post(Reply::Done { id, text: a.shown, dropped: a.dropped, stopped: a.stopped, stats });

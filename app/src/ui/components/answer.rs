@@ -96,7 +96,6 @@ pub fn AnswerView(p: &Props) -> Html {
         },
         _ => html! {},
     };
-    let retrying = (a.retried && a.busy()).then(|| html! { <p class="phase" data-testid="retrying">{ format!("{}…", t.retrying()) }</p> });
     let nearest = a.nearest.iter().map(|s| {
         let id = s.section;
         let onclick = p.on_open.reform(move |e: MouseEvent| {
@@ -168,7 +167,6 @@ pub fn AnswerView(p: &Props) -> Html {
             <p class="question">{ question }</p>
             { for chip }
             { for routed }
-            { retrying }
             { phase }
             if let Phase::Abstained(reason) = a.phase {
                 <p data-testid="abstain-message" data-reason={format!("{reason:?}").to_lowercase()}>{ match reason {

@@ -192,8 +192,8 @@ impl AskPrompt {
         self.messages().len() - 1
     }
 
-    /// The same prompt asking for the passages' own sentences: the second try when none of
-    /// the first answer's sentences passed the check. Copied sentences pass it, and a small
+    /// The same prompt asking for the passages' own sentences ([`AskConfig::book_words`], and
+    /// the second try of [`AskConfig::retry`]): copied sentences pass the check, and a small
     /// model copies more faithfully than it paraphrases.
     pub fn in_book_words(&self) -> AskPrompt {
         AskPrompt { user: format!("{}\n\n{IN_BOOK_WORDS}", self.user), ..self.clone() }
