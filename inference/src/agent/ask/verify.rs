@@ -78,8 +78,9 @@ pub fn looping(text: &str) -> bool {
         None => return false,
     };
     let Some((last, before)) = complete.split_last() else { return false };
-    let t = terms(&last.text);
-    !last.code && t.len() >= 4 && before.iter().filter(|u| !u.code).any(|u| repeats(&t, &terms(&u.text)))
+    let words = |u: &Unit| terms(&strip_citations(&u.text, usize::MAX));
+    let t = words(last);
+    !last.code && t.len() >= 4 && before.iter().filter(|u| !u.code).any(|u| repeats(&t, &words(u)))
 }
 
 /// Whether `unit` is a stray fragment rather than a sentence: prose (not code, not a list item)
@@ -134,9 +135,11 @@ fn unit(text: &str, max_n: usize, code: bool) -> Unit {
 }
 
 /// `text` with every citation group removed (and the space before it): valid ones, and
-/// numbers past the last passage written after a space (`list [5]`, which the model invented),
-/// but not an index such as `x[5]`.
+/// numbers past the last passage written after a space (`list [5]`, which the model invented)
+/// or opening the text (`[6] The type …`: a small model numbers copied sentences the way the
+/// prompt numbers passages), but not an index such as `x[5]`.
 pub fn strip_citations(text: &str, max_n: usize) -> String {
+    let text = without_leading_number(text);
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for c in citations(text, max_n) {
@@ -167,6 +170,16 @@ pub fn strip_citations(text: &str, max_n: usize) -> String {
     }
     clean.push_str(rest);
     clean
+}
+
+/// `text` without a bracketed number that opens it (`[6] `), spaces before and after included.
+fn without_leading_number(text: &str) -> &str {
+    let t = text.trim_start();
+    let number = t.strip_prefix('[').and_then(|r| r.split_once(']')).filter(|(n, _)| !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit()));
+    match number {
+        Some((_, rest)) if rest.starts_with(char::is_whitespace) => rest.trim_start(),
+        _ => text,
+    }
 }
 
 /// Splits a line into sentences, each keeping its trailing punctuation and spaces.
@@ -390,6 +403,7 @@ mod tests {
         let once = "The range function does not include the end point. It makes numbers lazily. ";
         assert!(!looping(once));
         assert!(looping(&format!("{once}The range function does not include the end point. And")));
+        assert!(looping(&format!("{once}\n[4] The range function does not include the end point [1].\nAnd")), "a numbered copy repeats");
         // Short sentences ("For example:") may recur.
         assert!(!looping("For example: x. For example: y. For example: z. More"));
     }
@@ -411,6 +425,14 @@ mod tests {
         assert_eq!(strip_citations("Add it to the list [5], then x[5] and [1, 2] [a].", 2), "Add it to the list, then x[5] and [a].");
         let lists = "tuple([1, 2, 3]) yields (1, 2, 3), x = [7] and `f(a, [9])`.";
         assert_eq!(strip_citations(lists, 2), lists);
+        // A number the model put in front of a copied sentence, mimicking the passages' labels.
+        assert_eq!(strip_citations("[6] The type constructor list(seq) converts it [3].", 3), "The type constructor list(seq) converts it.");
+        assert_eq!(strip_citations("[1] Lists hold items.", 3), "Lists hold items.");
+        assert_eq!(strip_citations("[x] marks the spot.", 3), "[x] marks the spot.");
+        let copied = "The type constructor list(seq) converts any sequence into a list [3].";
+        let numbered = units(&format!("{copied}\n[4] {copied}\n[6] {copied}"), 3);
+        let first = terms(&numbered[0].plain(3));
+        assert!(numbered[1..].iter().all(|u| repeats(&terms(&u.plain(3)), &first)), "numbered copies repeat the first: {numbered:?}");
         assert_eq!(units("```\nprint(1)", 1).len(), 1, "a cut-off block is one unit");
         assert_eq!(sentences("One. Two?  Three"), ["One. ", "Two?  ", "Three"]);
         assert_eq!(sentences("v1.2 is out."), ["v1.2 is out."]);
