@@ -35,7 +35,9 @@ for (const t of threads) {
     out.cases.forEach((c, i) => {
       console.log(JSON.stringify({ engine: t === 0 ? 'ours-single' : engine, threads: out.threads, size: prompts[i].size, load: Number(load),
         prompt_tokens: c.prompt_tokens, prefill_tok_s: +(c.prompt_tokens / (c.prefill_ms / 1000)).toFixed(2),
-        decode_tok_s: +c.decode_tok_s.toFixed(2), prefill_ms: Math.round(c.prefill_ms), load_ms: Math.round(out.load_ms) }));
+        decode_tok_s: +c.decode_tok_s.toFixed(2), prefill_ms: Math.round(c.prefill_ms), load_ms: Math.round(out.load_ms),
+        // Our greedy tokens, so two builds of ours can be compared token for token.
+        ...(c.ids ? { ids: c.ids } : {}) }));
     });
   }
 }

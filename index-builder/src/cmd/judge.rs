@@ -17,10 +17,11 @@ pub struct Args {
     /// The judge model (GGUF), e.g. models/cache/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf.
     #[arg(long)]
     model: PathBuf,
-    /// JSONL of `{"id", "kind": "fact"|"support"|"answerable", "text", "claim"}`: for `fact`,
-    /// does the answer `text` state the fact `claim`; for `support`, does the passage `text`
-    /// support the sentence `claim`; for `answerable`, can the question `claim` be answered from
-    /// the passage `text`.
+    /// JSONL of `{"id", "kind": "fact"|"support"|"answerable"|"relevant", "text", "claim"}`: for
+    /// `fact`, does the answer `text` state the fact `claim`; for `support`, does the passage
+    /// `text` support the sentence `claim`; for `answerable`, can the question `claim` be
+    /// answered from the passage `text`; for `relevant`, does the sentence `text` help answer the
+    /// question `claim`.
     #[arg(long)]
     pairs: PathBuf,
     /// Show the judge only up to this many characters of `text`: its sentences sharing most
@@ -42,12 +43,13 @@ struct Pair {
 /// "yes" to 46 % of what a person labelled "no". Fitted on the 277 hand labels of the three
 /// `tests/eval/data/judge_labels*.jsonl` files (the middle of each kind's best plateau); fitted on
 /// any two files, the two thresholds agree with the person on the third 0.886, 0.916 and 0.881
-/// (docs/EVALUATION.md "Judge agreement"). `answerable` keeps 0 (no labels).
+/// (docs/EVALUATION.md "Judge agreement"). `answerable` and `relevant` keep 0 (measured apart:
+/// `tests/eval/relevance_fit.py`).
 pub fn min_margin(kind: Judge) -> f64 {
     match kind {
         Judge::Fact => 1.8,
         Judge::Support => 1.15,
-        Judge::Answerable => 0.0,
+        Judge::Answerable | Judge::Relevant => 0.0,
     }
 }
 
@@ -85,12 +87,13 @@ pub fn run(a: Args) -> Result<()> {
             "fact" => Judge::Fact,
             "support" => Judge::Support,
             "answerable" => Judge::Answerable,
-            k => bail!("{}:{}: unknown judgement kind {k:?}; use fact, support or answerable", a.pairs.display(), n + 1),
+            "relevant" => Judge::Relevant,
+            k => bail!("{}:{}: unknown judgement kind {k:?}; use fact, support, answerable or relevant", a.pairs.display(), n + 1),
         };
         // The answer's `[n]` markers are not words of the book: with them, the 1.5B judge gave
         // sentences copied word for word from their passage margins near 0.
         let claim = if kind == Judge::Support { without_citations(&p.claim) } else { p.claim };
-        let text = if kind == Judge::Fact { without_citations(&p.text) } else { p.text };
+        let text = if matches!(kind, Judge::Fact | Judge::Relevant) { without_citations(&p.text) } else { p.text };
         let text = if a.excerpt > 0 { nearest_sentences(&claim, &text, a.excerpt) } else { text };
         let q = judge_question(kind, &text, &claim);
         let (ids, fixed) = session.chat_ids(&system, &[ChatMessage { role: "user", content: &q }])?;

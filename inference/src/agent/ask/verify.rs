@@ -327,6 +327,8 @@ pub enum Judge {
     Fact,
     /// Can the question `claim` be answered from the passage `text`?
     Answerable,
+    /// Does the sentence `text` help answer the question `claim`?
+    Relevant,
 }
 
 /// The judge's user turn for one pair.
@@ -334,6 +336,7 @@ pub fn judge_question(kind: Judge, text: &str, claim: &str) -> String {
     match kind {
         Judge::Fact => format!("Answer:\n\"\"\"\n{text}\n\"\"\"\n\nFact: {claim}\n\nDoes the answer state this fact (in any words)? Yes or No?"),
         Judge::Answerable => format!("Passage:\n\"\"\"\n{text}\n\"\"\"\n\nQuestion: {claim}\n\nCan the question be answered from the passage? Yes or No?"),
+        Judge::Relevant => format!("Question: {claim}\n\nSentence: {text}\n\nDoes the sentence help answer the question? Yes or No?"),
         Judge::Support => {
             format!("Passage:\n\"\"\"\n{text}\n\"\"\"\n\nSentence: {claim}\n\nIs everything the sentence says supported by the passage? Yes or No?")
         }
