@@ -2,7 +2,8 @@
 # SmolLM2-135M in the browser on Burn's WebGPU backend (wasm, async readbacks only): builds the
 # check crate tests/webgpu-llm, computes the native greedy tokens of the same Burn model with the
 # same weight format (`index-builder generate --device flex --weights q8`), and compares in
-# headless Chromium with WebGPU flags.
+# headless Chromium with WebGPU flags. The same page checks the quantized CPU kernels as wasm
+# runs them: a prompt's batched matmul against one token at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pathshala/target}"
@@ -24,8 +25,9 @@ ln -s "$PWD/$MODEL" "$out/model.gguf"
 cat > "$out/index.html" <<'HTML'
 <!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>WebGPU LLM check</title>
 <script type="module">
-import init, { greedy } from './webgpu_llm.js';
+import init, { greedy, cpu_kernel_check } from './webgpu_llm.js';
 await init();
+window.cpuKernelCheck = (n) => JSON.parse(cpu_kernel_check(n));
 window.runGreedy = async (prompts, stop, n, weights) => {
   const bytes = new Uint8Array(await (await fetch('model.gguf')).arrayBuffer());
   return greedy(bytes, JSON.stringify(prompts), JSON.stringify(stop), n, weights);

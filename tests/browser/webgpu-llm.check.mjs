@@ -1,5 +1,7 @@
 // SmolLM2-135M on Burn's WebGPU backend in headless Chromium (SwiftShader without a GPU): the
-// greedy tokens must equal the native run of the same Burn model. Run by scripts/webgpu-llm-test.sh:
+// greedy tokens must equal the native run of the same Burn model; and the quantized CPU kernels
+// in wasm give a prompt's batch what they give its tokens one at a time. Run by
+// scripts/webgpu-llm-test.sh:
 //
 //   BASE=http://127.0.0.1:PORT/ EXPECTED=expected.json node --test tests/browser/webgpu-llm.check.mjs
 //
@@ -23,6 +25,16 @@ before(async () => {
   await page.waitForFunction(() => typeof window.runGreedy === 'function', null, { timeout: 300_000 });
 });
 after(async () => browser?.close());
+
+test('wasm CPU kernels: a batch of tokens equals its tokens one at a time (to f32 rounding)', async () => {
+  for (const n of [4, 5, 8, 19, 40]) {
+    for (const r of await page.evaluate((n) => window.cpuKernelCheck(n), n)) {
+      console.log(JSON.stringify(r));
+      assert.ok(r.max_out > 0.1, `${r.ty}: outputs of a real size (${r.max_out})`);
+      assert.ok(r.max_abs <= 1e-5 * r.max_out, `${r.ty} n=${n}: batch and one-token results differ by ${r.max_abs} (largest output ${r.max_out})`);
+    }
+  }
+});
 
 test('WebGPU greedy tokens equal native', { timeout: 1_500_000 }, async () => {
   const adapter = await page.evaluate(async () => {

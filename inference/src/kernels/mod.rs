@@ -6,6 +6,8 @@
 //! - [`timing`]: wall time in matmuls and attention, for `--bench`.
 //! - [`vnni`]: kernels for AVX-512 VNNI CPUs (a prompt sixteen tokens per vector, one token two
 //!   rows per vector), with the same results as [`dot`]'s.
+//! - `simd128` (wasm): a prompt eight tokens per two vectors in the browser, equal to [`dot`]'s
+//!   to f32 rounding.
 //! - [`QMatrix::matmul`]: all rows × a batch of tokens, over rayon's threads natively and in the
 //!   threaded wasm build (built with `+atomics`: a pool of Web Workers, `init_thread_pool`), on
 //!   one thread in the single-threaded wasm build; compiled a second time with AVX2 and picked at run
@@ -14,6 +16,8 @@
 pub mod act;
 pub mod dot;
 pub mod timing;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub mod simd128;
 #[cfg(target_arch = "x86_64")]
 pub mod vnni;
 
@@ -220,7 +224,18 @@ impl QMatrix {
         }
     }
 
-    #[cfg(not(target_arch = "x86_64"))]
+    /// In the browser: a prompt's activations widened and interleaved for [`simd128`].
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> VnniInput {
+        match acts {
+            _ if !simd128::takes(self.ty, n) => None,
+            Acts::Q8_0(a) => Some(simd128::Packed::q8_0(a, n, bpr)),
+            Acts::Q8K(a) => Some(simd128::Packed::q8_k(a, n, bpr)),
+            _ => None,
+        }
+    }
+
+    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
     fn pack(&self, _acts: &Acts, _n: usize, _bpr: usize) -> VnniInput {
         None
     }
@@ -296,10 +311,12 @@ fn for_row_chunks(out: &mut [f32], rows: usize, n: usize, work: usize, f: impl F
 /// Q4_K's groups of four tokens (llama.cpp's GEMM) are the same as over the whole batch.
 const TOKEN_CHUNK: usize = 32;
 
-/// A batch's activations made ready for [`vnni`]'s kernels, if any.
+/// A batch's activations made ready for [`vnni`]'s kernels (in the browser [`simd128`]'s), if any.
 #[cfg(target_arch = "x86_64")]
 type VnniInput = Option<vnni::Batch>;
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+type VnniInput = Option<simd128::Packed>;
+#[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
 type VnniInput = Option<std::convert::Infallible>;
 
 /// Rows `r0..` of `w` times all `n` activation rows into `out` (`rows × n`): by [`vnni`]'s
@@ -339,6 +356,10 @@ fn rows(w: &QMatrix, acts: &Acts, vnni_input: &VnniInput, bpr: usize, n: usize, 
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        if let Some(p) = vnni_input {
+            return simd128::rows(w.ty, |r| w.row_bytes(r), p, n, r0, out);
+        }
         let _ = vnni_input;
         rows_generic(w, acts, bpr, n, r0, out)
     }

@@ -100,3 +100,63 @@ fn cpu_runs(model: Vec<u8>, prompts: Vec<Vec<u32>>, stop_ids: Vec<u32>, n: usize
     }
     Ok(Value::to_string(&json!({"load_ms": load_ms, "threads": inference::kernels::threads(), "cases": cases})))
 }
+
+/// The quantized CPU kernels as the browser runs them (SIMD128): a batch of `n` tokens through
+/// `QMatrix::matmul` (a prompt's path: `kernels::simd128` from four tokens)
+/// against each token alone (a decoded token's path), on matrices of every type those kernels
+/// take, with pseudo-random weights and activations. Returns JSON `[{ty, n, max_abs, max_out}]`:
+/// the largest difference and the largest output (the two paths round differently, so they agree
+/// to f32 rounding, not bit for bit).
+#[wasm_bindgen]
+pub fn cpu_kernel_check(n: usize) -> Result<String, JsValue> {
+    use inference::gguf::GgmlType;
+    use inference::kernels::QMatrix;
+    use std::sync::Arc;
+    let mut seed = 0x9E37_79B9u32;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    let (rows, cols) = (24, 256);
+    let mut out = Vec::new();
+    for ty in [GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K] {
+        let mut bytes = Vec::new();
+        for _ in 0..rows * cols / ty.block_size() {
+            // Random bytes, with finite f16 scales between 2^-8 and 2^-6 where the type keeps
+            // them: first (Q4_0/Q5_0/Q8_0), first two (Q4_K: d, dmin), last (Q6_K).
+            let mut block: Vec<u8> = (0..ty.type_size()).map(|_| next() as u8).collect();
+            let places: &[usize] = match ty {
+                GgmlType::Q4_K => &[0, 2],
+                GgmlType::Q6_K => &[ty.type_size() - 2],
+                _ => &[0],
+            };
+            for &at in places {
+                block[at..at + 2].copy_from_slice(&half_bits(0.004 + (next() % 1000) as f32 * 1e-5).to_le_bytes());
+            }
+            bytes.extend(block);
+        }
+        let w = QMatrix::new(ty, rows, cols, Arc::new(bytes), 0).ok_or_else(|| err(format!("{ty:?} matrix")))?;
+        let x: Vec<f32> = (0..n * cols).map(|_| (next() as f32 / u32::MAX as f32 - 0.5) * 4.0).collect();
+        let mut batch = vec![0.0f32; n * rows];
+        w.matmul(&x, n, &mut batch);
+        let (mut one, mut max_abs, mut max_out) = (vec![0.0f32; rows], 0.0f32, 0.0f32);
+        for t in 0..n {
+            w.matmul(&x[t * cols..(t + 1) * cols], 1, &mut one);
+            for (a, b) in batch[t * rows..(t + 1) * rows].iter().zip(&one) {
+                max_abs = max_abs.max((a - b).abs());
+                max_out = max_out.max(b.abs());
+            }
+        }
+        out.push(json!({"ty": format!("{ty:?}"), "n": n, "max_abs": max_abs, "max_out": max_out}));
+    }
+    Ok(Value::to_string(&json!(out)))
+}
+
+/// `x` as f16 bits (round toward zero; `x` is a small positive normal number here).
+fn half_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let exp = ((b >> 23) & 0xFF) as i32 - 127 + 15;
+    ((exp as u16) << 10) | ((b >> 13) & 0x3FF) as u16
+}
