@@ -51,6 +51,9 @@ pub struct Args {
     /// Answer in the passages' own sentences from the start (`AskConfig::book_words`; off in the app).
     #[arg(long)]
     book_words: bool,
+    /// Prompt-lookup drafts of up to this many tokens (`AskConfig::draft`; default: the app's).
+    #[arg(long)]
+    draft: Option<usize>,
     /// Least score of the check (`agent::ask::CheckRule`; default: the one fitted for the model's size; for tuning).
     #[arg(long, allow_hyphen_values = true)]
     min_score: Option<f64>,
@@ -164,6 +167,9 @@ pub fn run(a: Args) -> Result<()> {
     settings.verify.enabled = !a.no_verify;
     settings.ask.retry = a.retry;
     settings.ask.book_words = a.book_words;
+    if let Some(d) = a.draft {
+        settings.ask.draft = d;
+    }
     if a.min_score.is_some() || a.min_lexical.is_some() {
         let fitted = CheckRule::for_checker(session.parameters());
         let min_score = a.min_score.unwrap_or(fitted.min_score);

@@ -62,6 +62,9 @@ pub struct Args {
     system: Option<String>,
     #[arg(long, default_value_t = 64)]
     max_tokens: usize,
+    /// Prompt-lookup drafts of up to this many tokens (greedy only; `GenerateOptions::draft`).
+    #[arg(long, default_value_t = 0)]
+    draft: usize,
     /// 0 is greedy (deterministic).
     #[arg(long, default_value_t = 0.0)]
     temperature: f32,
@@ -141,7 +144,7 @@ pub fn run(a: Args) -> Result<()> {
         repeat_last_n: a.repeat_last_n,
         seed: a.seed,
     };
-    let opts = GenerateOptions { max_new_tokens: a.max_tokens, stop_ids, stop_strings: a.stop.clone(), sampling };
+    let opts = GenerateOptions { max_new_tokens: a.max_tokens, stop_ids, stop_strings: a.stop.clone(), sampling, draft: a.draft };
     let schema = match &a.json_schema {
         Some(path) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("cannot read the schema {}", path.display()))?;

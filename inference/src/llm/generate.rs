@@ -23,11 +23,22 @@ pub struct GenerateOptions {
     /// it are not returned. Needs text: [`generate_text`].
     pub stop_strings: Vec<String>,
     pub sampling: Sampling,
+    /// Prompt-lookup drafts (greedy, unconstrained generation only; 0: off): after each chosen
+    /// token, up to this many tokens that followed the latest earlier occurrence of the last
+    /// [`DRAFT_MATCH`] tokens (in the prompt or the output) are evaluated with it in one batch;
+    /// those the model would have chosen itself are kept, the rest forgotten. An answer that
+    /// copies its passages is then read in batches, as a prompt is. The tokens are the model's own
+    /// choices; only the logits' rounding can differ, where a batch's kernels round differently
+    /// from one token's (wasm, Q4_K's grouped order).
+    pub draft: usize,
 }
+
+/// Tokens a prompt-lookup draft must match before it is tried ([`GenerateOptions::draft`]).
+pub const DRAFT_MATCH: usize = 3;
 
 impl Default for GenerateOptions {
     fn default() -> Self {
-        GenerateOptions { max_new_tokens: 256, stop_ids: Vec::new(), stop_strings: Vec::new(), sampling: Sampling::greedy() }
+        GenerateOptions { max_new_tokens: 256, stop_ids: Vec::new(), stop_strings: Vec::new(), sampling: Sampling::greedy(), draft: 0 }
     }
 }
 
@@ -90,6 +101,10 @@ pub struct Generator<'a> {
     finish: Option<Finish>,
     /// Text held back by the stream, released once at the end.
     flushed: bool,
+    /// Draft tokens the model agreed with, already in its cache, to be chosen next.
+    pending: std::collections::VecDeque<u32>,
+    /// Draft tokens tried and kept, for [`Generator::drafted`].
+    drafted: (usize, usize),
 }
 
 /// What one [`Generator::step`] did.
@@ -125,6 +140,8 @@ impl<'a> Generator<'a> {
             budget: 0,
             finish: None,
             flushed: false,
+            pending: Default::default(),
+            drafted: (0, 0),
         }
     }
 
@@ -171,12 +188,21 @@ impl<'a> Generator<'a> {
             self.finish = Some(Finish::Length);
             return Ok(self.flush());
         }
-        if let Some(c) = self.constraint.as_deref_mut() {
-            if !c.mask(&mut self.logits, self.budget - self.ids.len()) {
-                return Err(LmError::Unsupported("the constraint allows no token here; the vocabulary cannot spell what the schema needs".into()));
+        // A draft token the model agreed with is already evaluated: chosen without sampling.
+        let drafted = self.pending.pop_front();
+        let next = match drafted {
+            Some(id) => id,
+            None => {
+                if let Some(c) = self.constraint.as_deref_mut() {
+                    if !c.mask(&mut self.logits, self.budget - self.ids.len()) {
+                        return Err(LmError::Unsupported(
+                            "the constraint allows no token here; the vocabulary cannot spell what the schema needs".into(),
+                        ));
+                    }
+                }
+                self.sampler.sample(&mut self.logits, &self.history)
             }
-        }
-        let next = self.sampler.sample(&mut self.logits, &self.history);
+        };
         if self.opts.stop_ids.contains(&next) {
             self.finish = Some(Finish::StopId(next));
             return Ok(self.flush());
@@ -193,10 +219,52 @@ impl<'a> Generator<'a> {
             self.finish = Some(Finish::Complete);
         } else if self.ids.len() >= self.budget {
             self.finish = Some(Finish::Length);
-        } else {
-            self.logits = m.eval(&[next], false).await?;
+        } else if drafted.is_none() {
+            self.logits = self.evaluate(m, next).await?;
         }
         Ok(Event::Token { id: next, text })
+    }
+
+    /// Evaluates the chosen token `next` (the last of `history`), with a prompt-lookup draft
+    /// after it where [`GenerateOptions::draft`] allows one; returns the logits after the last
+    /// token kept, the draft tokens kept waiting in `pending`.
+    async fn evaluate<E: Eval + ?Sized>(&mut self, m: &mut E, next: u32) -> Result<Vec<f32>, LmError> {
+        let room = self.budget - self.ids.len();
+        let draft = if self.opts.draft > 0 && self.constraint.is_none() && self.opts.sampling.is_greedy() {
+            lookup(&self.history, DRAFT_MATCH, self.opts.draft.min(room.saturating_sub(1)))
+        } else {
+            Vec::new()
+        };
+        if draft.is_empty() {
+            return m.eval(&[next], false).await;
+        }
+        let mut batch = Vec::with_capacity(1 + draft.len());
+        batch.push(next);
+        batch.extend_from_slice(&draft);
+        let rows = m.eval(&batch, true).await?;
+        let vocab = rows.len() / batch.len();
+        // Row i holds the logits after batch[i]: keep draft[i] while the model would choose it.
+        let mut history = self.history.clone();
+        let mut kept = 0;
+        while kept < draft.len() {
+            let mut row = rows[kept * vocab..(kept + 1) * vocab].to_vec();
+            if self.sampler.sample(&mut row, &history) != draft[kept] {
+                break;
+            }
+            history.push(draft[kept]);
+            kept += 1;
+        }
+        self.drafted.0 += draft.len();
+        self.drafted.1 += kept;
+        // The cache holds the prompt, every chosen token and the draft: forget what was not kept.
+        m.truncate(self.prompt.len() + self.ids.len() + kept);
+        self.pending.extend(&draft[..kept]);
+        Ok(rows[kept * vocab..(kept + 1) * vocab].to_vec())
+    }
+
+    /// Draft tokens tried and kept so far ([`GenerateOptions::draft`]).
+    pub fn drafted(&self) -> (usize, usize) {
+        self.drafted
     }
 
     /// Ends the generation at the caller's request (a Stop button); the next step is `Done`.
@@ -258,6 +326,20 @@ impl<'a> Generator<'a> {
     }
 }
 
+/// Up to `most` tokens that followed the latest earlier occurrence of `history`'s last `n`
+/// tokens in `history` (prompt-lookup decoding's draft); empty when they occur nowhere before.
+pub fn lookup(history: &[u32], n: usize, most: usize) -> Vec<u32> {
+    if most == 0 || history.len() <= n {
+        return Vec::new();
+    }
+    let tail = &history[history.len() - n..];
+    (0..history.len() - n)
+        .rev()
+        .find(|&i| &history[i..i + n] == tail)
+        .map(|i| history[i + n..].iter().take(most).copied().collect())
+        .unwrap_or_default()
+}
+
 /// Generates after `prompt_ids` (the cache is cleared first); returns the new token ids.
 ///
 /// `on_token` sees each id as it is chosen; return `false` from it to stop early (cancel).
@@ -316,6 +398,67 @@ mod tests {
             l[(*tokens.last().unwrap() as usize + 1) % 8] = 5.0;
             Ok(l)
         }
+    }
+
+    /// A model whose next token after `t` is `(t + 1) % 6`, answering every row when asked
+    /// (`all`), counting its evaluations.
+    struct Cycle {
+        cache: Vec<u32>,
+        evals: usize,
+    }
+
+    impl LanguageModel for Cycle {
+        fn vocab_size(&self) -> usize {
+            8
+        }
+        fn context_length(&self) -> usize {
+            64
+        }
+        fn cached(&self) -> usize {
+            self.cache.len()
+        }
+        fn truncate(&mut self, len: usize) {
+            self.cache.truncate(len);
+        }
+        fn eval(&mut self, tokens: &[u32], all: bool) -> Result<Vec<f32>, LmError> {
+            self.evals += 1;
+            self.cache.extend_from_slice(tokens);
+            let rows = if all { tokens } else { &tokens[tokens.len() - 1..] };
+            let mut l = vec![0.0; 8 * rows.len()];
+            for (i, &t) in rows.iter().enumerate() {
+                l[i * 8 + (t as usize + 1) % 6] = 5.0;
+            }
+            Ok(l)
+        }
+    }
+
+    #[test]
+    fn drafts_from_the_prompt_change_no_token_and_save_evaluations() {
+        let run = |prompt: &[u32], draft: usize, max: usize| {
+            let mut lm = Cycle { cache: vec![], evals: 0 };
+            let opts = GenerateOptions { max_new_tokens: max, stop_ids: vec![7], draft, ..Default::default() };
+            let mut g = Generator::new(prompt, opts, None);
+            while now(g.step(&mut lm)).unwrap() != Event::Done {}
+            let ids = g.ids().to_vec();
+            // The cache holds the prompt and every chosen token but the last (never evaluated).
+            assert_eq!(lm.cache, [prompt, &ids[..ids.len() - 1]].concat(), "draft {draft}");
+            (ids, lm.evals, g.drafted())
+        };
+        // The prompt holds the cycle the model follows: drafts are right.
+        let prompt = [0, 1, 2, 3, 4, 5, 0, 1, 2];
+        let (plain, evals, none) = run(&prompt, 0, 20);
+        let (drafted, fewer, (tried, kept)) = run(&prompt, 4, 20);
+        assert_eq!(drafted, plain);
+        assert_eq!(none, (0, 0));
+        assert!(kept > 0 && kept <= tried && fewer < evals, "{evals} evaluations without drafts, {fewer} with; {kept} of {tried} kept");
+        // The prompt's continuation is not the model's: drafts are tried and dropped, the tokens stay.
+        let prompt = [0, 1, 2, 3, 6, 6, 0, 1, 2];
+        let (plain, _, _) = run(&prompt, 0, 7);
+        let (drafted, _, (tried, kept)) = run(&prompt, 4, 7);
+        assert_eq!((drafted, kept), (plain, 0));
+        assert!(tried > 0);
+        assert_eq!(lookup(&[5, 1, 2, 9, 1, 2], 2, 3), [9, 1, 2]);
+        assert_eq!(lookup(&[1, 2, 3], 2, 3), Vec::<u32>::new());
     }
 
     fn letters() -> TokenBytes {

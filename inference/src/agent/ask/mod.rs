@@ -377,7 +377,7 @@ impl AskRun {
 
     /// The answer's generation after `ids`.
     fn generator(&self, env: &AskEnv<'_>, ids: &[u32]) -> Generator<'static> {
-        let opts = GenerateOptions { max_new_tokens: self.settings.ask.max_new_tokens, ..Default::default() };
+        let opts = GenerateOptions { max_new_tokens: self.settings.ask.max_new_tokens, draft: self.settings.ask.draft, ..Default::default() };
         self.chunked(env.session.generator(ids, opts))
     }
 

@@ -36,11 +36,24 @@ pub struct AskConfig {
     /// question, planted instructions included (`ask_qwen`'s planted-instruction course);
     /// docs/EVALUATION.md. It waits for a relevance check.
     pub book_words: bool,
+    /// Prompt-lookup drafts of the answer ([`crate::llm::GenerateOptions::draft`]): answers
+    /// repeat their passages, and a batch of tokens costs a fraction of as many decoded ones
+    /// (docs/BENCHMARKS.md, "Drafts from the passages").
+    pub draft: usize,
 }
 
 impl Default for AskConfig {
     fn default() -> Self {
-        AskConfig { passages: 3, first_passage_chars: 1600, passage_chars: 700, max_prompt_tokens: 1500, max_new_tokens: 256, retry: false, book_words: false }
+        AskConfig {
+            passages: 3,
+            first_passage_chars: 1600,
+            passage_chars: 700,
+            max_prompt_tokens: 1500,
+            max_new_tokens: 256,
+            retry: false,
+            book_words: false,
+            draft: 8,
+        }
     }
 }
 
