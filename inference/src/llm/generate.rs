@@ -374,9 +374,20 @@ pub fn generate_text(
 mod tests {
     use super::*;
 
-    /// A model whose next token is always `(last + 1) % vocab`, with a 12-position context.
+    /// A model whose next token after `t` is `(t + 1) % cycle` (a vocabulary of 8), answering
+    /// every row when asked (`all`), counting its evaluations.
     struct Counter {
         cache: Vec<u32>,
+        cycle: usize,
+        context: usize,
+        evals: usize,
+    }
+
+    impl Counter {
+        /// Next token `(t + 1) % 8`, a 12-position context.
+        fn new() -> Self {
+            Counter { cache: vec![], cycle: 8, context: 12, evals: 0 }
+        }
     }
 
     impl LanguageModel for Counter {
@@ -384,35 +395,7 @@ mod tests {
             8
         }
         fn context_length(&self) -> usize {
-            12
-        }
-        fn cached(&self) -> usize {
-            self.cache.len()
-        }
-        fn truncate(&mut self, len: usize) {
-            self.cache.truncate(len);
-        }
-        fn eval(&mut self, tokens: &[u32], _all: bool) -> Result<Vec<f32>, LmError> {
-            self.cache.extend_from_slice(tokens);
-            let mut l = vec![0.0; 8];
-            l[(*tokens.last().unwrap() as usize + 1) % 8] = 5.0;
-            Ok(l)
-        }
-    }
-
-    /// A model whose next token after `t` is `(t + 1) % 6`, answering every row when asked
-    /// (`all`), counting its evaluations.
-    struct Cycle {
-        cache: Vec<u32>,
-        evals: usize,
-    }
-
-    impl LanguageModel for Cycle {
-        fn vocab_size(&self) -> usize {
-            8
-        }
-        fn context_length(&self) -> usize {
-            64
+            self.context
         }
         fn cached(&self) -> usize {
             self.cache.len()
@@ -426,7 +409,7 @@ mod tests {
             let rows = if all { tokens } else { &tokens[tokens.len() - 1..] };
             let mut l = vec![0.0; 8 * rows.len()];
             for (i, &t) in rows.iter().enumerate() {
-                l[i * 8 + (t as usize + 1) % 6] = 5.0;
+                l[i * 8 + (t as usize + 1) % self.cycle] = 5.0;
             }
             Ok(l)
         }
@@ -435,7 +418,7 @@ mod tests {
     #[test]
     fn drafts_from_the_prompt_change_no_token_and_save_evaluations() {
         let run = |prompt: &[u32], draft: usize, max: usize| {
-            let mut lm = Cycle { cache: vec![], evals: 0 };
+            let mut lm = Counter { cycle: 6, context: 64, ..Counter::new() };
             let opts = GenerateOptions { max_new_tokens: max, stop_ids: vec![7], draft, ..Default::default() };
             let mut g = Generator::new(prompt, opts, None);
             while now(g.step(&mut lm)).unwrap() != Event::Done {}
@@ -467,7 +450,7 @@ mod tests {
 
     #[test]
     fn stops_at_ids_lengths_context_and_callbacks() {
-        let mut lm = Counter { cache: vec![] };
+        let mut lm = Counter::new();
         let opts = GenerateOptions { max_new_tokens: 10, stop_ids: vec![5], ..Default::default() };
         assert_eq!(generate(&mut lm, &[1], &opts, |_| true).unwrap(), [2, 3, 4]);
         let opts = GenerateOptions { max_new_tokens: 3, ..Default::default() };
@@ -487,19 +470,19 @@ mod tests {
 
     #[test]
     fn no_new_tokens_reads_the_prompt_only() {
-        let mut lm = Counter { cache: vec![] };
+        let mut lm = Counter::new();
         let opts = GenerateOptions { max_new_tokens: 0, ..Default::default() };
         assert!(generate(&mut lm, &[1, 2, 3], &opts, |_| true).unwrap().is_empty());
         assert_eq!(lm.cache, [1, 2, 3], "the cache holds the prompt");
         // A prompt longer than the context is not read.
-        let mut lm = Counter { cache: vec![] };
+        let mut lm = Counter::new();
         assert!(generate(&mut lm, &[0; 13], &opts, |_| true).unwrap().is_empty());
         assert!(lm.cache.is_empty());
     }
 
     #[test]
     fn text_stops_before_the_stop_string() {
-        let mut lm = Counter { cache: vec![] };
+        let mut lm = Counter::new();
         let opts = GenerateOptions { max_new_tokens: 10, stop_strings: vec!["de".into()], ..Default::default() };
         let mut streamed = String::new();
         let g = generate_text(&mut lm, &letters(), &[0], &opts, |_, t| {
