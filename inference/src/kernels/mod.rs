@@ -63,7 +63,7 @@ impl std::fmt::Debug for QMatrix {
 /// An input prepared for one kind of kernel ([`QMatrix::prep_kind`]).
 struct Prepared {
     acts: Acts,
-    vnni: VnniInput,
+    packing: Packing,
 }
 
 /// Which matrices can share a [`Prepared`] input.
@@ -166,25 +166,25 @@ impl QMatrix {
         }
     }
 
-    /// The input quantized as this matrix's kernels read it, and prepared for [`vnni`]'s where
-    /// they take it.
+    /// The input quantized as this matrix's kernels read it, and packed for [`vnni`]'s (in the
+    /// browser `simd128`'s) where they take it.
     fn prepare(&self, x: &[f32], n: usize, batched: bool) -> Prepared {
         assert_eq!(x.len(), n * self.cols, "activations are n × cols");
         let acts = self.quantize(x, n);
-        let vnni = if batched { self.pack(&acts, n, self.cols / self.ty.block_size()) } else { None };
-        Prepared { acts, vnni }
+        let packing = if batched { self.pack(&acts, n, self.cols / self.ty.block_size()) } else { None };
+        Prepared { acts, packing }
     }
 
     fn matmul_prepared(&self, p: &Prepared, n: usize, out: &mut [f32]) {
         assert_eq!(out.len(), n * self.rows, "output is n × rows");
-        let (acts, vnni) = (&p.acts, &p.vnni);
+        let (acts, packing) = (&p.acts, &p.packing);
         let bpr = self.cols / self.ty.block_size();
         if n == 1 {
-            for_row_chunks(out, self.rows, 1, self.rows * self.cols, |r0, chunk| rows(self, acts, vnni, bpr, 1, r0, chunk));
+            for_row_chunks(out, self.rows, 1, self.rows * self.cols, |r0, chunk| rows(self, acts, packing, bpr, 1, r0, chunk));
         } else {
             let mut out_t = vec![0.0f32; n * self.rows];
             for_row_chunks(&mut out_t, self.rows, n, self.rows * self.cols * n, |r0, chunk| {
-                rows(self, acts, vnni, bpr, n, r0, chunk)
+                rows(self, acts, packing, bpr, n, r0, chunk)
             });
             // Transposed in 16 × 16 tiles, so neither side is walked with a large stride.
             const B: usize = 16;
@@ -203,7 +203,7 @@ impl QMatrix {
     /// A batch made ready for [`vnni`]'s kernels (groups of 16 tokens interleaved, or one
     /// token's lane offsets), where the CPU has AVX-512 VNNI and the weight type has such a kernel.
     #[cfg(target_arch = "x86_64")]
-    fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> VnniInput {
+    fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> Packing {
         use GgmlType::*;
         use vnni::Batch;
         if !vnni::available() {
@@ -224,9 +224,9 @@ impl QMatrix {
         }
     }
 
-    /// In the browser: a prompt's activations widened and interleaved for [`simd128`].
+    /// In the browser: a prompt's activations widened and interleaved for `simd128`.
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> VnniInput {
+    fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> Packing {
         match acts {
             _ if !simd128::takes(self.ty, n) => None,
             Acts::Q8_0(a) => Some(simd128::Packed::q8_0(a, n, bpr)),
@@ -236,7 +236,7 @@ impl QMatrix {
     }
 
     #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
-    fn pack(&self, _acts: &Acts, _n: usize, _bpr: usize) -> VnniInput {
+    fn pack(&self, _acts: &Acts, _n: usize, _bpr: usize) -> Packing {
         None
     }
 
@@ -311,20 +311,20 @@ fn for_row_chunks(out: &mut [f32], rows: usize, n: usize, work: usize, f: impl F
 /// Q4_K's groups of four tokens (llama.cpp's GEMM) are the same as over the whole batch.
 const TOKEN_CHUNK: usize = 32;
 
-/// A batch's activations made ready for [`vnni`]'s kernels (in the browser [`simd128`]'s), if any.
+/// A batch's activations packed for [`vnni`]'s kernels (in the browser `simd128`'s), if any.
 #[cfg(target_arch = "x86_64")]
-type VnniInput = Option<vnni::Batch>;
+type Packing = Option<vnni::Batch>;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-type VnniInput = Option<simd128::Packed>;
+type Packing = Option<simd128::Packed>;
 #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
-type VnniInput = Option<std::convert::Infallible>;
+type Packing = Option<std::convert::Infallible>;
 
 /// Rows `r0..` of `w` times all `n` activation rows into `out` (`rows × n`): by [`vnni`]'s
-/// kernels where `vnni_input` is there, else by [`dot`]'s.
-fn rows(w: &QMatrix, acts: &Acts, vnni_input: &VnniInput, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
+/// kernels where `packing` is there, else by [`dot`]'s.
+fn rows(w: &QMatrix, acts: &Acts, packing: &Packing, bpr: usize, n: usize, r0: usize, out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
     {
-        match (vnni_input, acts) {
+        match (packing, acts) {
             (Some(vnni::Batch::Groups(p)), _) => {
                 // SAFETY: made only where vnni::available() found the features.
                 unsafe { rows_vnni(w, p, n, r0, out) };
@@ -357,10 +357,10 @@ fn rows(w: &QMatrix, acts: &Acts, vnni_input: &VnniInput, bpr: usize, n: usize, 
     #[cfg(not(target_arch = "x86_64"))]
     {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        if let Some(p) = vnni_input {
+        if let Some(p) = packing {
             return simd128::rows(w.ty, |r| w.row_bytes(r), p, n, r0, out);
         }
-        let _ = vnni_input;
+        let _ = packing;
         rows_generic(w, acts, bpr, n, r0, out)
     }
 }
