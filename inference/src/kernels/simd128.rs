@@ -226,9 +226,10 @@ fn pair_sums(w: &[i16], y: &[i16], pairs: usize) -> (v128, v128) {
     (lo, hi)
 }
 
-/// Eight f32 lanes from memory.
+/// Eight 4-byte lanes (f32 scales, i32 sums) from memory.
 #[inline(always)]
-fn load8(x: &[f32]) -> (v128, v128) {
+fn load8<T: Copy>(x: &[T]) -> (v128, v128) {
+    const { assert!(size_of::<T>() == 4) };
     assert!(x.len() >= G);
     // SAFETY: 8 values (asserted); unaligned loads are allowed.
     unsafe { (v128_load(x.as_ptr() as *const v128), v128_load(x.as_ptr().add(4) as *const v128)) }
@@ -278,9 +279,7 @@ fn group_q4_k(w: &Row, p: &Packed, g: usize) -> [f32; G] {
             let (sl, sh) = pair_sums(&wv[j * QK..], &y[j * QK * G..], QK / 2);
             let (sc, m) = (i32x4_splat(w.scales[b * 16 + j]), i32x4_splat(w.mins[b * 8 + j]));
             (al, ah) = (i32x4_add(al, i32x4_mul(sl, sc)), i32x4_add(ah, i32x4_mul(sh, sc)));
-            let s = &sums[(b * 8 + j) * G..][..G];
-            // SAFETY: 8 sums.
-            let (yl, yh) = unsafe { (v128_load(s.as_ptr() as *const v128), v128_load(s.as_ptr().add(4) as *const v128)) };
+            let (yl, yh) = load8(&sums[(b * 8 + j) * G..]);
             (ml, mh) = (i32x4_add(ml, i32x4_mul(yl, m)), i32x4_add(mh, i32x4_mul(yh, m)));
         }
         let (dl, dh) = load8(&scales[b * G..]);

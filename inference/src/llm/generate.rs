@@ -243,17 +243,20 @@ impl<'a> Generator<'a> {
         batch.extend_from_slice(&draft);
         let rows = m.eval(&batch, true).await?;
         let vocab = rows.len() / batch.len();
-        // Row i holds the logits after batch[i]: keep draft[i] while the model would choose it.
-        let mut history = self.history.clone();
+        // Row i holds the logits after batch[i]: keep draft[i] while the model would choose it
+        // (the history grows by each kept token while checking, and is put back after: the kept
+        // tokens join it when they are chosen).
+        let before = self.history.len();
         let mut kept = 0;
         while kept < draft.len() {
             let mut row = rows[kept * vocab..(kept + 1) * vocab].to_vec();
-            if self.sampler.sample(&mut row, &history) != draft[kept] {
+            if self.sampler.sample(&mut row, &self.history) != draft[kept] {
                 break;
             }
-            history.push(draft[kept]);
+            self.history.push(draft[kept]);
             kept += 1;
         }
+        self.history.truncate(before);
         self.drafted.0 += draft.len();
         self.drafted.1 += kept;
         // The cache holds the prompt, every chosen token and the draft: forget what was not kept.
