@@ -120,7 +120,10 @@ pub fn focus(bundle: &Bundle, chunk: u32, question: &HashSet<String>, weight: &d
     // (score, length, starts the chunk, earlier) — the best window wins.
     let mut best: Option<((f32, usize, bool, std::cmp::Reverse<usize>), usize, usize)> = None;
     for i in 0..=last {
-        let mut held: HashSet<&String> = HashSet::new();
+        // Ordered, so the weights are summed in the same order every time: a hash set's order
+        // changes per instance, and with it the sum's last bits, which decided near-ties between
+        // windows (the same question got passages cut differently from run to run).
+        let mut held: std::collections::BTreeSet<&String> = Default::default();
         let mut len = 0;
         for j in i..blocks.len() {
             len += chars[j] + if j > i { 2 } else { 0 };
