@@ -7,7 +7,7 @@ time. Stripping earlier (`-C strip=symbols`) would also drop `target_features`, 
 reads to decide on reference types and threads. A file whose Subresource Integrity hash
 index.html carries (Trunk's preload of the page's wasm) gets its new hash written there.
 
-    scripts/wasm-strip-names.py DIR     # every *_bg.wasm in DIR and DIR/mt
+    scripts/wasm-strip-names.py DIR     # every *_bg.wasm in DIR, DIR/mt and DIR/mt/relaxed
 """
 import base64
 import hashlib
@@ -52,7 +52,7 @@ def main() -> None:
     index = site / "index.html"
     html = index.read_text() if index.exists() else None
     saved = 0
-    for wasm in sorted(list(site.glob("*_bg.wasm")) + list(site.glob("mt/*_bg.wasm"))):
+    for wasm in sorted(list(site.glob("*_bg.wasm")) + list(site.glob("mt/*_bg.wasm")) + list(site.glob("mt/relaxed/*_bg.wasm"))):
         data = wasm.read_bytes()
         stripped = without_names(data)
         if len(stripped) == len(data):

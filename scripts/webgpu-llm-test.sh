@@ -3,7 +3,9 @@
 # check crate tests/webgpu-llm, computes the native greedy tokens of the same Burn model with the
 # same weight format (`index-builder generate --device flex --weights q8`), and compares in
 # headless Chromium with WebGPU flags. The same page checks the quantized CPU kernels as wasm
-# runs them: a prompt's batched matmul against one token at a time.
+# runs them: a prompt's batched matmul against one token at a time and against the exact
+# product, in this build and in one made with relaxed SIMD (relaxed/, as the app's threaded
+# worker is built for browsers that have it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pathshala/target}"
@@ -21,13 +23,17 @@ CARGO_TARGET_DIR="$WASM_TARGET_DIR" cargo build --release -p webgpu-llm --target
 out="$(mktemp -d)"
 trap 'rm -rf "$out"; kill ${server:-} 2>/dev/null || true' EXIT
 wasm-bindgen --target web --no-typescript --out-dir "$out" "$WASM_TARGET_DIR/wasm32-unknown-unknown/release/webgpu_llm.wasm"
+CARGO_TARGET_DIR="$WASM_TARGET_DIR" cargo build --release -p webgpu-llm --target wasm32-unknown-unknown --features relaxed-simd
+wasm-bindgen --target web --no-typescript --out-dir "$out/relaxed" "$WASM_TARGET_DIR/wasm32-unknown-unknown/release/webgpu_llm.wasm"
 ln -s "$PWD/$MODEL" "$out/model.gguf"
 cat > "$out/index.html" <<'HTML'
 <!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>WebGPU LLM check</title>
 <script type="module">
 import init, { greedy, cpu_kernel_check } from './webgpu_llm.js';
+import relaxedInit, { cpu_kernel_check as relaxedCheck } from './relaxed/webgpu_llm.js';
 await init();
-window.cpuKernelCheck = (n) => JSON.parse(cpu_kernel_check(n));
+await relaxedInit();
+window.cpuKernelCheck = (n, relaxed) => JSON.parse((relaxed ? relaxedCheck : cpu_kernel_check)(n));
 window.runGreedy = async (prompts, stop, n, weights) => {
   const bytes = new Uint8Array(await (await fetch('model.gguf')).arrayBuffer());
   return greedy(bytes, JSON.stringify(prompts), JSON.stringify(stop), n, weights);

@@ -26,12 +26,16 @@ before(async () => {
 });
 after(async () => browser?.close());
 
-test('wasm CPU kernels: a batch of tokens equals its tokens one at a time (to f32 rounding)', async () => {
-  for (const n of [4, 5, 8, 19, 40]) {
-    for (const r of await page.evaluate((n) => window.cpuKernelCheck(n), n)) {
-      console.log(JSON.stringify(r));
-      assert.ok(r.max_out > 0.1, `${r.ty}: outputs of a real size (${r.max_out})`);
-      assert.ok(r.max_abs <= 1e-5 * r.max_out, `${r.ty} n=${n}: batch and one-token results differ by ${r.max_abs} (largest output ${r.max_out})`);
+test('wasm CPU kernels, SIMD128 and relaxed SIMD builds: a batch of tokens equals its tokens one at a time and the exact product (to f32 rounding)', async () => {
+  for (const relaxed of [false, true]) {
+    for (const n of [4, 5, 8, 19, 40]) {
+      for (const r of await page.evaluate(([n, relaxed]) => window.cpuKernelCheck(n, relaxed), [n, relaxed])) {
+        console.log(JSON.stringify({ relaxed, ...r }));
+        const what = `${relaxed ? 'relaxed ' : ''}${r.ty} n=${n}`;
+        assert.ok(r.max_out > 0.1, `${what}: outputs of a real size (${r.max_out})`);
+        assert.ok(r.max_abs <= 1e-5 * r.max_out, `${what}: batch and one-token results differ by ${r.max_abs} (largest output ${r.max_out})`);
+        assert.ok(r.ref_abs <= 1e-5 * r.max_out, `${what}: one-token results differ from the exact product by ${r.ref_abs} (largest output ${r.max_out})`);
+      }
     }
   }
 });

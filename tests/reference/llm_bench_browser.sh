@@ -11,6 +11,8 @@
 #   tests/reference/llm_bench_browser.sh models/cache/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf [max_tokens] [threads]
 #
 # threads: comma-separated pool sizes (default 0,1,2; 0 is our single-threaded build alone).
+# RELAXED=1 builds ours with relaxed SIMD's kernels (the `relaxed-simd` feature: the app's
+# threaded worker where the browser has it, scripts/build-threaded.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 model="$1"; n="${2:-64}"; threads="${3:-0,1,2}"
@@ -21,12 +23,17 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"; kill ${server:-} 2>/dev/null || true' EXIT
 
 # Ours, single-threaded (stable) and threaded (the pinned nightly, as scripts/build-threaded.sh).
-CARGO_TARGET_DIR="$wasm_dir" cargo build --release -p webgpu-llm --target wasm32-unknown-unknown
-wasm-bindgen --target web --no-typescript --out-dir "$out/st" "$wasm_dir/wasm32-unknown-unknown/release/webgpu_llm.wasm"
 source scripts/threaded-env.sh
-RUSTFLAGS="$THREADED_RUSTFLAGS" CARGO_TARGET_DIR="$WASM_MT_TARGET_DIR" cargo "+$PATHSHALA_NIGHTLY" build --release -Z build-std=panic_abort,std \
-  --target wasm32-unknown-unknown -p webgpu-llm
-wasm-bindgen --target web --no-typescript --out-dir "$out/mt" "$WASM_MT_TARGET_DIR/wasm32-unknown-unknown/release/webgpu_llm.wasm"
+features=""
+if [ "${RELAXED:-0}" = 1 ]; then features="--features relaxed-simd"; fi
+CARGO_TARGET_DIR="$wasm_dir" cargo build --release -p webgpu-llm --target wasm32-unknown-unknown $features
+wasm-bindgen --target web --no-typescript --out-dir "$out/st" "$wasm_dir/wasm32-unknown-unknown/release/webgpu_llm.wasm"
+if [ "$threads" != 0 ]; then
+  RUSTFLAGS="$THREADED_RUSTFLAGS" CARGO_TARGET_DIR="$WASM_MT_TARGET_DIR" cargo "+$PATHSHALA_NIGHTLY" build --release -Z build-std=panic_abort,std \
+    --target wasm32-unknown-unknown -p webgpu-llm $features
+  wasm-bindgen --target web --no-typescript --out-dir "$out/mt" "$WASM_MT_TARGET_DIR/wasm32-unknown-unknown/release/webgpu_llm.wasm"
+fi
+
 cp -r "$wllama/esm" "$out/wllama"
 ln -s "$PWD/$model" "$out/model.gguf"
 

@@ -161,6 +161,8 @@ impl QMatrix {
         match self.ty {
             Q4_0 if self.rows.is_multiple_of(8) => PrepKind::Q4_0Repacked,
             _ if n == 1 => PrepKind::Type(self.ty),
+            // The relaxed build's batch kernels take Q4_0 and Q5_0 but not Q8_0.
+            Q8_0 if cfg!(all(target_arch = "wasm32", feature = "relaxed-simd")) => PrepKind::Type(Q8_0),
             Q4_0 | Q5_0 | Q8_0 => PrepKind::Q8_0,
             ty => PrepKind::Type(ty),
         }
@@ -227,10 +229,24 @@ impl QMatrix {
     /// In the browser: a prompt's activations widened and interleaved for `simd128`.
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> Packing {
+        use simd128::Batch;
+        #[cfg(feature = "relaxed-simd")]
+        if n == 1 && simd128::relaxed::takes_one(self.ty) {
+            let y = if let Acts::Q8_0(a) = acts { &a[..] } else { &[] };
+            return Some(Batch::One(simd128::relaxed::OneToken::new(self.ty, y)));
+        }
+        #[cfg(feature = "relaxed-simd")]
+        if simd128::relaxed::takes(self.ty, n) {
+            return match acts {
+                Acts::Q8_0(a) => Some(Batch::Quads(simd128::relaxed::Packed::q8_0(a, n, bpr))),
+                Acts::Q8K(a) => Some(Batch::Quads(simd128::relaxed::Packed::q8_k(a, n, bpr))),
+                _ => None,
+            };
+        }
         match acts {
             _ if !simd128::takes(self.ty, n) => None,
-            Acts::Q8_0(a) => Some(simd128::Packed::q8_0(a, n, bpr)),
-            Acts::Q8K(a) => Some(simd128::Packed::q8_k(a, n, bpr)),
+            Acts::Q8_0(a) => Some(Batch::Groups(simd128::Packed::q8_0(a, n, bpr))),
+            Acts::Q8K(a) => Some(Batch::Groups(simd128::Packed::q8_k(a, n, bpr))),
             _ => None,
         }
     }
@@ -315,7 +331,7 @@ const TOKEN_CHUNK: usize = 32;
 #[cfg(target_arch = "x86_64")]
 type Packing = Option<vnni::Batch>;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-type Packing = Option<simd128::Packed>;
+type Packing = Option<simd128::Batch>;
 #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
 type Packing = Option<std::convert::Infallible>;
 
@@ -357,8 +373,19 @@ fn rows(w: &QMatrix, acts: &Acts, packing: &Packing, bpr: usize, n: usize, r0: u
     #[cfg(not(target_arch = "x86_64"))]
     {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        if let Some(p) = packing {
-            return simd128::rows(w.ty, |r| w.row_bytes(r), p, n, r0, out);
+        match (packing, acts) {
+            (Some(simd128::Batch::Groups(p)), _) => return simd128::rows(w.ty, |r| w.row_bytes(r), p, n, r0, out),
+            #[cfg(feature = "relaxed-simd")]
+            (Some(simd128::Batch::Quads(p)), _) => return simd128::relaxed::rows(w.ty, |r| w.row_bytes(r), p, n, r0, out),
+            #[cfg(feature = "relaxed-simd")]
+            (Some(simd128::Batch::One(one)), Acts::Q8_0(y)) => {
+                return simd128::relaxed::one_token_rows(w.ty, |r| w.row_bytes(r), y, &[], one, r0, out);
+            }
+            #[cfg(feature = "relaxed-simd")]
+            (Some(simd128::Batch::One(one)), Acts::Q8K(y)) => {
+                return simd128::relaxed::one_token_rows(w.ty, |r| w.row_bytes(r), &[], y, one, r0, out);
+            }
+            _ => {}
         }
         let _ = packing;
         rows_generic(w, acts, bpr, n, r0, out)

@@ -21,6 +21,19 @@ use crate::gguf::GgmlType;
 use crate::gguf::quant::{K_SCALE_SIZE, Q4_0_BYTES, Q4_K_BYTES, Q5_0_BYTES, Q6_K_BYTES, Q8_0_BYTES, QK, QK_K, get_scale_min_k4};
 use core::arch::wasm32::*;
 
+#[cfg(feature = "relaxed-simd")]
+pub mod relaxed;
+
+/// Activations made ready for this module's kernels (or, in the relaxed build, for
+/// [`relaxed`]'s one-token ones).
+pub enum Batch {
+    Groups(Packed),
+    #[cfg(feature = "relaxed-simd")]
+    Quads(relaxed::Packed),
+    #[cfg(feature = "relaxed-simd")]
+    One(relaxed::OneToken),
+}
+
 /// Tokens per group: two vectors of four.
 pub const G: usize = 8;
 
@@ -187,19 +200,43 @@ impl Row {
 /// Rows `r0..` of a `ty` matrix (row `r`'s bytes from `row_bytes`) times the packed tokens into
 /// `out` (`rows × n`, row-major).
 pub fn rows<'w>(ty: GgmlType, row_bytes: impl Fn(usize) -> &'w [u8], p: &Packed, n: usize, r0: usize, out: &mut [f32]) {
+    let row = &mut Row::new(p.bpr, p.block);
+    chunked(
+        p.groups,
+        p.bpr * p.block * G * 2,
+        n,
+        out,
+        row,
+        |row, r| row.unpack(ty, row_bytes(r0 + r)),
+        |row, g| match ty {
+            GgmlType::Q4_K => group_q4_k(row, p, g),
+            GgmlType::Q6_K => group_q6_k(row, p, g),
+            _ => group_q8_0(row, p, g),
+        },
+    );
+}
+
+/// The loop of [`rows`] (and of the relaxed build's): `groups` groups of [`G`] tokens of
+/// `group_bytes` packed bytes each, as many at a time as fit [`CHUNK_BYTES`]; per chunk each
+/// row `r` of `out` (`rows × n`) is unpacked once into `row` (`unpack(row, r)`) and multiplied
+/// with every group of the chunk (`group(row, g)`).
+fn chunked<R>(
+    groups: usize,
+    group_bytes: usize,
+    n: usize,
+    out: &mut [f32],
+    row: &mut R,
+    unpack: impl Fn(&mut R, usize),
+    group: impl Fn(&R, usize) -> [f32; G],
+) {
     let rows = out.len() / n;
-    let mut row = Row::new(p.bpr, p.block);
-    let per_chunk = (CHUNK_BYTES / (p.bpr * p.block * G * 2)).max(1);
-    for g0 in (0..p.groups).step_by(per_chunk) {
-        let g1 = (g0 + per_chunk).min(p.groups);
+    let per_chunk = (CHUNK_BYTES / group_bytes).max(1);
+    for g0 in (0..groups).step_by(per_chunk) {
+        let g1 = (g0 + per_chunk).min(groups);
         for r in 0..rows {
-            row.unpack(ty, row_bytes(r0 + r));
+            unpack(row, r);
             for g in g0..g1 {
-                let sums = match ty {
-                    GgmlType::Q4_K => group_q4_k(&row, p, g),
-                    GgmlType::Q6_K => group_q6_k(&row, p, g),
-                    _ => group_q8_0(&row, p, g),
-                };
+                let sums = group(row, g);
                 let t0 = g * G;
                 let k = G.min(n - t0);
                 out[r * n + t0..r * n + t0 + k].copy_from_slice(&sums[..k]);

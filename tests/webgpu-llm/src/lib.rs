@@ -54,7 +54,6 @@ pub async fn greedy(model: Vec<u8>, prompts: String, stop_ids: String, n: usize,
     Ok(Value::to_string(&json!({"load_ms": load_ms, "weights": format.name(), "weight_bytes": weight_bytes, "cases": cases})))
 }
 
-
 /// The same greedy runs on the quantized CPU runtime (`CpuLm`, wasm SIMD128; on one thread, or on
 /// the pool in the threaded build), for comparing speed and tokens with WebGPU and native.
 /// Returns the same JSON shape plus `threads`.
@@ -104,13 +103,16 @@ fn cpu_runs(model: Vec<u8>, prompts: Vec<Vec<u32>>, stop_ids: Vec<u32>, n: usize
 /// The quantized CPU kernels as the browser runs them (SIMD128): a batch of `n` tokens through
 /// `QMatrix::matmul` (a prompt's path: `kernels::simd128` from four tokens)
 /// against each token alone (a decoded token's path), on matrices of every type those kernels
-/// take, with pseudo-random weights and activations. Returns JSON `[{ty, n, max_abs, max_out}]`:
-/// the largest difference and the largest output (the two paths round differently, so they agree
-/// to f32 rounding, not bit for bit).
+/// take, with pseudo-random weights and activations. Returns JSON `[{ty, n, max_abs, max_out,
+/// ref_abs}]`: the largest difference between the two paths and the largest output (they round
+/// differently, so they agree to f32 rounding, not bit for bit), and the one-token path's largest
+/// difference from the exact (f64) product of the dequantized weights and quantized activations.
+/// Built with `+relaxed-simd` too (`scripts/webgpu-llm-test.sh`), where both paths are that
+/// build's.
 #[wasm_bindgen]
 pub fn cpu_kernel_check(n: usize) -> Result<String, JsValue> {
     use inference::gguf::GgmlType;
-    use inference::kernels::QMatrix;
+    use inference::kernels::{QMatrix, act};
     use std::sync::Arc;
     let mut seed = 0x9E37_79B9u32;
     let mut next = move || {
@@ -141,15 +143,33 @@ pub fn cpu_kernel_check(n: usize) -> Result<String, JsValue> {
         let x: Vec<f32> = (0..n * cols).map(|_| (next() as f32 / u32::MAX as f32 - 0.5) * 4.0).collect();
         let mut batch = vec![0.0f32; n * rows];
         w.matmul(&x, n, &mut batch);
-        let (mut one, mut max_abs, mut max_out) = (vec![0.0f32; rows], 0.0f32, 0.0f32);
+        let (mut one, mut max_abs, mut max_out, mut ref_abs) = (vec![0.0f32; rows], 0.0f32, 0.0f32, 0.0f64);
+        let mut weights = vec![0.0f32; cols];
         for t in 0..n {
-            w.matmul(&x[t * cols..(t + 1) * cols], 1, &mut one);
+            let xt = &x[t * cols..(t + 1) * cols];
+            w.matmul(xt, 1, &mut one);
             for (a, b) in batch[t * rows..(t + 1) * rows].iter().zip(&one) {
                 max_abs = max_abs.max((a - b).abs());
                 max_out = max_out.max(b.abs());
             }
+            // The exact product of the dequantized weights and the activations as the kernels
+            // quantize them (Q8_0 or Q8_K), in f64.
+            let y: Vec<f64> = if matches!(ty, GgmlType::Q4_K | GgmlType::Q6_K) {
+                let mut q = Vec::new();
+                act::quantize_q8_k(xt, &mut q);
+                q.iter().flat_map(|b| b.qs.map(|v| v as f64 * b.d as f64)).collect()
+            } else {
+                let mut q = Vec::new();
+                act::quantize_q8_0(xt, &mut q);
+                q.iter().flat_map(|b| b.qs.map(|v| v as f64 * b.d as f64)).collect()
+            };
+            for (r, &got) in one.iter().enumerate() {
+                w.dequantize_row_into(r, &mut weights);
+                let want: f64 = weights.iter().zip(&y).map(|(&a, &b)| a as f64 * b).sum();
+                ref_abs = ref_abs.max((got as f64 - want).abs());
+            }
         }
-        out.push(json!({"ty": format!("{ty:?}"), "n": n, "max_abs": max_abs, "max_out": max_out}));
+        out.push(json!({"ty": format!("{ty:?}"), "n": n, "max_abs": max_abs, "max_out": max_out, "ref_abs": ref_abs}));
     }
     Ok(Value::to_string(&json!(out)))
 }
