@@ -123,7 +123,9 @@ test('a reload is cross-origin isolated (the service worker\'s headers): the CPU
   const cpu = /\(Quantized\)$/.test(llm);
   assert.equal(threads, cpu ? Math.max(1, cores - 1) : 1, `${llm}: ${threads} threads on ${cores} cores`);
   if (cpu) {
-    assert.ok(requests.some((u) => u.endsWith('/mt/worker_bg.wasm')), 'the threaded build was fetched');
+    // Chromium has relaxed SIMD: the loader takes that build, not the SIMD128 one.
+    assert.ok(requests.some((u) => u.endsWith('/mt/relaxed/worker_bg.wasm')), 'the threaded build with relaxed SIMD was fetched');
+    assert.ok(!requests.some((u) => u.endsWith('/mt/worker_bg.wasm')), 'the SIMD128 threaded build was not fetched');
     assert.match(await page.textContent('[data-testid=threads]'), new RegExp(`CPU threads for the models: ${threads}`));
   }
   // The tests below (Ask, Stop, the router, the quiz, authoring, offline) run on this worker.
