@@ -110,10 +110,11 @@ impl Packed {
     }
 }
 
-/// One weight row unpacked: values as i16 and, per block, its scale (and the K-quants' min
-/// scale, sub-block scales and mins).
-struct Row {
-    values: Vec<i16>,
+/// One weight row unpacked: values (i16 here with their offset taken off; unsigned bytes in
+/// [`relaxed`]) and, per block, its scale (and the K-quants' min scale, sub-block scales and
+/// mins).
+struct Row<V> {
+    values: Vec<V>,
     d: Vec<f32>,
     dmin: Vec<f32>,
     /// `[block][sub-block]`: Q4_K's 8 scales of 32 values, Q6_K's 16 of 16.
@@ -122,11 +123,13 @@ struct Row {
     mins: Vec<i32>,
 }
 
-impl Row {
-    fn new(bpr: usize, block: usize) -> Row {
-        Row { values: vec![0; bpr * block], d: vec![0.0; bpr], dmin: vec![0.0; bpr], scales: vec![0; bpr * 16], mins: vec![0; bpr * 8] }
+impl<V: Copy + Default> Row<V> {
+    fn new(bpr: usize, block: usize) -> Row<V> {
+        Row { values: vec![V::default(); bpr * block], d: vec![0.0; bpr], dmin: vec![0.0; bpr], scales: vec![0; bpr * 16], mins: vec![0; bpr * 8] }
     }
+}
 
+impl Row<i16> {
     fn unpack(&mut self, ty: GgmlType, row: &[u8]) {
         let f16 = |b: &[u8], i: usize| f16_bits(u16::from_le_bytes([b[i], b[i + 1]]));
         match ty {
@@ -200,7 +203,7 @@ impl Row {
 /// Rows `r0..` of a `ty` matrix (row `r`'s bytes from `row_bytes`) times the packed tokens into
 /// `out` (`rows × n`, row-major).
 pub fn rows<'w>(ty: GgmlType, row_bytes: impl Fn(usize) -> &'w [u8], p: &Packed, n: usize, r0: usize, out: &mut [f32]) {
-    let row = &mut Row::new(p.bpr, p.block);
+    let row = &mut Row::<i16>::new(p.bpr, p.block);
     chunked(
         p.groups,
         p.bpr * p.block * G * 2,
@@ -291,7 +294,7 @@ fn scaled(acc: v128, s: v128, d: f32, dy: v128) -> v128 {
 
 /// Q4_0, Q5_0, Q8_0: per block of 32 and token, `f32(Σ w·y) · (d·dy)`.
 #[inline(always)]
-fn group_q8_0(w: &Row, p: &Packed, g: usize) -> [f32; G] {
+fn group_q8_0(w: &Row<i16>, p: &Packed, g: usize) -> [f32; G] {
     let (values, scales) = (p.group_values(g), &p.scales[g * p.bpr * G..][..p.bpr * G]);
     let (mut lo, mut hi) = (f32x4_splat(0.0), f32x4_splat(0.0));
     for (((wv, &d), y), s) in w.values.chunks_exact(QK).zip(&w.d).zip(values.chunks_exact(QK * G)).zip(scales.chunks_exact(G)) {
@@ -305,7 +308,7 @@ fn group_q8_0(w: &Row, p: &Packed, g: usize) -> [f32; G] {
 /// Q4_K: per super-block and token, `f32(Σ_j sc_j·Σ w·y) · (d·dy)` less
 /// `f32(Σ_j m_j·Σ y) · (dmin·dy)` (the two summed apart and subtracted last, as ggml does).
 #[inline(always)]
-fn group_q4_k(w: &Row, p: &Packed, g: usize) -> [f32; G] {
+fn group_q4_k(w: &Row<i16>, p: &Packed, g: usize) -> [f32; G] {
     let (values, scales) = (p.group_values(g), &p.scales[g * p.bpr * G..][..p.bpr * G]);
     let sums = &p.sums[g * p.bpr * 8 * G..][..p.bpr * 8 * G];
     let (mut lo, mut hi, mut lo_min, mut hi_min) = (f32x4_splat(0.0), f32x4_splat(0.0), f32x4_splat(0.0), f32x4_splat(0.0));
@@ -328,7 +331,7 @@ fn group_q4_k(w: &Row, p: &Packed, g: usize) -> [f32; G] {
 
 /// Q6_K: per super-block and token, `f32(Σ_l sc_l·Σ (q − 32)·y) · (d·dy)` over 16 sub-blocks of 16.
 #[inline(always)]
-fn group_q6_k(w: &Row, p: &Packed, g: usize) -> [f32; G] {
+fn group_q6_k(w: &Row<i16>, p: &Packed, g: usize) -> [f32; G] {
     let (values, scales) = (p.group_values(g), &p.scales[g * p.bpr * G..][..p.bpr * G]);
     let (mut lo, mut hi) = (f32x4_splat(0.0), f32x4_splat(0.0));
     for b in 0..p.bpr {

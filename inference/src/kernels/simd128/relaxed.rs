@@ -22,7 +22,7 @@
 
 use super::super::act::{BlockQ8_0, BlockQ8K};
 use super::super::dot::f16_bits;
-use super::{G, load8, scaled as scaled8, store8};
+use super::{G, Row, load8, scaled as scaled8, store8};
 use crate::gguf::GgmlType;
 use crate::gguf::quant::{K_SCALE_SIZE, Q4_0_BYTES, Q4_K_BYTES, Q5_0_BYTES, Q6_K_BYTES, Q8_0_BYTES, QK, QK_K, get_scale_min_k4};
 use core::arch::wasm32::*;
@@ -347,23 +347,8 @@ impl Packed {
     }
 }
 
-/// One weight row unpacked to unsigned bytes (the offset left on), with its block scales and
-/// the K-quants' sub-block scales and mins.
-struct Row {
-    values: Vec<u8>,
-    d: Vec<f32>,
-    dmin: Vec<f32>,
-    /// `[block][sub-block]`: Q4_K's 8 scales of 32 values, Q6_K's 16 of 16.
-    scales: Vec<i32>,
-    /// `[block][sub-block of 32]`: Q4_K's mins.
-    mins: Vec<i32>,
-}
-
-impl Row {
-    fn new(bpr: usize, block: usize) -> Row {
-        Row { values: vec![0; bpr * block], d: vec![0.0; bpr], dmin: vec![0.0; bpr], scales: vec![0; bpr * 16], mins: vec![0; bpr * 8] }
-    }
-
+/// A weight row unpacked to unsigned bytes, the offset left on.
+impl Row<u8> {
     #[target_feature(enable = "relaxed-simd")]
     fn store(&mut self, at: usize, v: v128) {
         assert!(at + 16 <= self.values.len());
@@ -430,7 +415,7 @@ impl Row {
 /// `out` (`rows × n`, row-major).
 #[target_feature(enable = "relaxed-simd")]
 pub fn rows<'w>(ty: GgmlType, row_bytes: impl Fn(usize) -> &'w [u8], p: &Packed, n: usize, r0: usize, out: &mut [f32]) {
-    let row = &mut Row::new(p.bpr, p.block);
+    let row = &mut Row::<u8>::new(p.bpr, p.block);
     super::chunked(
         p.groups,
         p.group_bytes(),
@@ -480,7 +465,7 @@ fn quad_sums<const RUN: usize>(w: &[u8], y: &[i8], quads: usize, (mut lo, mut hi
 /// Q4_0 and Q5_0: per block of 32 and token, `f32(Σ q·y + offset·Σ y) · (d·dy)`.
 #[inline]
 #[target_feature(enable = "relaxed-simd")]
-fn group_q8_0(w: &Row, p: &Packed, g: usize, offset: i32) -> [f32; G] {
+fn group_q8_0(w: &Row<u8>, p: &Packed, g: usize, offset: i32) -> [f32; G] {
     let (values, scales) = (p.group_values(g), &p.scales[g * p.bpr * G..][..p.bpr * G]);
     let sums = &p.sums[g * p.bpr * 2 * G..][..p.bpr * 2 * G];
     let (mut lo, mut hi) = (f32x4_splat(0.0), f32x4_splat(0.0));
@@ -500,7 +485,7 @@ fn group_q8_0(w: &Row, p: &Packed, g: usize, offset: i32) -> [f32; G] {
 /// `f32(Σ_j m_j·Σ y) · (dmin·dy)` (the two summed apart and subtracted last, as ggml does).
 #[inline]
 #[target_feature(enable = "relaxed-simd")]
-fn group_q4_k(w: &Row, p: &Packed, g: usize) -> [f32; G] {
+fn group_q4_k(w: &Row<u8>, p: &Packed, g: usize) -> [f32; G] {
     let (values, scales) = (p.group_values(g), &p.scales[g * p.bpr * G..][..p.bpr * G]);
     let sums = &p.sums[g * p.bpr * 16 * G..][..p.bpr * 16 * G];
     let zero = (i32x4_splat(0), i32x4_splat(0));
@@ -526,7 +511,7 @@ fn group_q4_k(w: &Row, p: &Packed, g: usize) -> [f32; G] {
 /// sub-blocks of 16.
 #[inline]
 #[target_feature(enable = "relaxed-simd")]
-fn group_q6_k(w: &Row, p: &Packed, g: usize) -> [f32; G] {
+fn group_q6_k(w: &Row<u8>, p: &Packed, g: usize) -> [f32; G] {
     let (values, scales) = (p.group_values(g), &p.scales[g * p.bpr * G..][..p.bpr * G]);
     let sums = &p.sums[g * p.bpr * 16 * G..][..p.bpr * 16 * G];
     let zero = (i32x4_splat(0), i32x4_splat(0));
