@@ -226,7 +226,9 @@ impl QMatrix {
         }
     }
 
-    /// In the browser: a prompt's activations widened and interleaved for `simd128`.
+    /// In the browser: a prompt's activations widened and interleaved for `simd128`; in the
+    /// relaxed-SIMD build, one token's or a prompt's made ready for `simd128::relaxed` where it
+    /// takes the type.
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> Packing {
         use simd128::Batch;
