@@ -6,6 +6,8 @@ of each gzipped binary (docs/BENCHMARKS.md, "A lean first visit") and nothing re
 time. Stripping earlier (`-C strip=symbols`) would also drop `target_features`, which wasm-bindgen
 reads to decide on reference types and threads. A file whose Subresource Integrity hash
 index.html carries (Trunk's preload of the page's wasm) gets its new hash written there.
+Fails on a binary whose exports `wasm-ld` wrapped to run the static constructors on every call
+(names ending in `.command_export`): see `inference::run_static_constructors`.
 
     scripts/wasm-strip-names.py DIR     # every *_bg.wasm in DIR, DIR/mt and DIR/mt/relaxed
 """
@@ -42,6 +44,12 @@ def without_names(data: bytes) -> bytes:
         if section == 0:
             name_len, name_at = leb128(data, body)
             if data[name_at:name_at + name_len] == b"name":
+                wrapped = re.findall(rb"([\w$.]+)\.command_export", data[body:i])
+                if wrapped:
+                    raise ValueError(
+                        f"wasm-ld wrapped {len(wrapped)} exports ({wrapped[0].decode()}, ...) to run every static "
+                        "constructor on each call into wasm: the binary must call "
+                        "inference::run_static_constructors() first (ARCHITECTURE.md, Entry points)")
                 continue
         out += data[start:i]
     return bytes(out)
@@ -54,7 +62,10 @@ def main() -> None:
     saved = 0
     for wasm in sorted(list(site.glob("*_bg.wasm")) + list(site.glob("mt/*_bg.wasm")) + list(site.glob("mt/relaxed/*_bg.wasm"))):
         data = wasm.read_bytes()
-        stripped = without_names(data)
+        try:
+            stripped = without_names(data)
+        except ValueError as e:
+            sys.exit(f"wasm-strip-names: {wasm}: {e}")
         if len(stripped) == len(data):
             continue
         wasm.write_bytes(stripped)

@@ -5,5 +5,6 @@
 //! (`data-testid="md-preview"`, used by the safety test).
 
 fn main() {
+    inference::run_static_constructors();
     yew::Renderer::<app::ui::App>::new().render();
 }

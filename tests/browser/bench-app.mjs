@@ -4,7 +4,7 @@
 //
 //   node tests/browser/bench-app.mjs BASE_URL DIST_DIR [rounds]
 //   e.g. node tests/browser/bench-app.mjs http://127.0.0.1:8080/ dist 3
-//   LLM=quantized node tests/browser/bench-app.mjs …   (the LLM runtime: burn, the default, or quantized)
+//   LLM=quantized node tests/browser/bench-app.mjs …   (`?llm=`: webgpu, burn or quantized; unset, the app picks)
 //   THREADS=0 node tests/browser/bench-app.mjs …       (the single-threaded worker after the reload;
 //                                                       by default the threaded one, one thread per core)
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -124,5 +124,5 @@ result.summary = {
   longest_main_thread_task_ms_max: Math.max(...result.answers.map((a) => a.longest_main_thread_task_ms)),
   longest_frame_gap_ms_max: Math.max(...result.answers.map((a) => a.longest_frame_gap_ms)),
 };
-result.llm = process.env.LLM || 'burn';
+result.llm = process.env.LLM || 'the app\'s choice (no ?llm=)';
 console.log(JSON.stringify(result, null, 1));

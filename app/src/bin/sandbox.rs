@@ -6,5 +6,6 @@
 static ALLOC: app::sandbox::SandboxAlloc = app::sandbox::SandboxAlloc;
 
 fn main() {
+    inference::run_static_constructors();
     app::sandbox::start();
 }

@@ -12,5 +12,6 @@ pub use inference::kernels::init_thread_pool;
 /// Installs the worker's message handler, as the `worker` binary's `main` does.
 #[wasm_bindgen]
 pub fn start() {
+    inference::run_static_constructors();
     app::worker::start();
 }

@@ -11,6 +11,12 @@ use wasm_bindgen::prelude::*;
 #[cfg(target_feature = "atomics")]
 pub use inference::kernels::init_thread_pool;
 
+/// The module's constructors, once, at instantiation (see `inference::run_static_constructors`).
+#[wasm_bindgen(start)]
+fn start() {
+    inference::run_static_constructors();
+}
+
 fn now_ms() -> f64 {
     js_sys::Date::now()
 }
