@@ -110,3 +110,46 @@ fn the_learner_can_change_a_route_but_not_a_refusal() {
     let r = now(route(&mut env, "write a program that prints the numbers 1 to 5", None, &cfg)).unwrap();
     assert_eq!((r.label, r.reply), (Label::Code, None));
 }
+
+#[test]
+fn a_warm_up_reads_the_first_message_s_prefixes_ahead_and_gives_way_to_a_message() {
+    use inference::agent::ask::{self, AskSettings};
+    use inference::agent::route::PREFIX;
+    use inference::agent::warm::Warmup;
+    let Some(mut session) = session() else { return };
+    let b = bundle(false);
+    let (settings, cfg) = (AskSettings::default(), RouteConfig::default());
+    let warmup = |session: &Session| Warmup::for_course(&b, None, session, &settings, Some(&cfg), 64).unwrap();
+    let mut first = warmup(&session);
+    let lens = first.prefixes();
+    let names: Vec<&str> = lens.iter().map(|(name, _)| *name).collect();
+    assert_eq!(names, [PREFIX, ask::PREFIX, ask::verify::JUDGE_PREFIX], "the order the first question needs them");
+    let route_len = lens[0].1;
+    assert!(route_len > 128, "the router's prefix: {route_len} tokens");
+
+    // One chunk, then a message arrives: it resumes from the chunk, and the warm-up gives way.
+    assert!(now(first.step(&mut session)).unwrap());
+    assert_eq!(session.kept_ids(PREFIX).map(<[u32]>::len), Some(64));
+    let before = session.evaluated();
+    let r = route_in(&b, &mut session, "Why do green plants need sunlight?").unwrap();
+    assert_eq!(r.decided_by, DecidedBy::Model);
+    let read = session.evaluated() - before;
+    assert!(read < route_len - 64 + 60, "read {read}: the router's prefix from its 64th token, then the message");
+    assert!(!now(first.step(&mut session)).unwrap(), "the model was used in between: the warm-up ends");
+
+    // A warm-up on the same session skips what is kept whole and reads the rest.
+    let mut second = warmup(&session);
+    let mut steps = 0;
+    while now(second.step(&mut session)).unwrap() {
+        steps += 1;
+    }
+    for (name, len) in second.prefixes() {
+        assert_eq!(session.kept_ids(name).map(<[u32]>::len), Some(len), "{name} kept whole");
+    }
+    assert!(steps >= lens[1].1 / 64, "Ask's prefix in chunks of 64: {steps} steps");
+    // The next message reads only its own words and the labels.
+    let before = session.evaluated();
+    let r = route_in(&b, &mut session, "What does the append method do?").unwrap();
+    assert_eq!(r.decided_by, DecidedBy::Model);
+    assert!(session.evaluated() - before < 60, "read {}", session.evaluated() - before);
+}

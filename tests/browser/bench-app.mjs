@@ -5,6 +5,7 @@
 //   node tests/browser/bench-app.mjs BASE_URL DIST_DIR [rounds]
 //   e.g. node tests/browser/bench-app.mjs http://127.0.0.1:8080/ dist 3
 //   LLM=quantized node tests/browser/bench-app.mjs …   (`?llm=`: webgpu, burn or quantized; unset, the app picks)
+//   THINK_S=30 node tests/browser/bench-app.mjs …      (wait 30 s after ready before the first question)
 //   THREADS=0 node tests/browser/bench-app.mjs …       (the single-threaded worker after the reload;
 //                                                       by default the threaded one, one thread per core)
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -89,6 +90,9 @@ for (let r = 0; r < rounds; r++) {
     await page.waitForTimeout(300);
     result.longtask_check_ms = await page.evaluate(() => window.__longest);
   }
+  // THINK_S: seconds between ready and the first question, as a learner reads and types (the
+  // worker reads the agents' prompt prefixes meanwhile); 0, the default, asks at once.
+  await page.waitForTimeout(1000 * Number(process.env.THINK_S || 0));
   for (const q of questions) {
     await page.evaluate(() => { window.__longest = 0; window.__maxGap = 0; });
     await page.fill('[data-testid=ask-input]', q);
@@ -98,10 +102,14 @@ for (let r = 0; r < rounds; r++) {
     const firstTokenPage = Date.now() - t1;
     await page.waitForSelector('[data-testid=answer]:not([data-state=streaming])', { timeout: 600_000 });
     const stats = await page.$eval('[data-testid=answer-stats]', (e) => ({ ...e.dataset }));
+    // The router's part of the first token: how it decided (rule, classifier or the chat model) and its time.
+    const route = await page.$eval('[data-testid=route-chip]', (e) => ({ ...e.dataset })).catch(() => ({}));
     result.answers.push({
       question: q,
       first_token_page_ms: firstTokenPage,
       first_token_worker_ms: Number(stats.firstTokenMs),
+      route_decided_by: route.decidedBy ?? null,
+      route_ms: route.ms === undefined ? null : Number(route.ms),
       prompt_tokens: Number(stats.promptTokens),
       tokens: Number(stats.tokens),
       tokens_per_s: Number(stats.tokensPerS),
@@ -125,4 +133,5 @@ result.summary = {
   longest_frame_gap_ms_max: Math.max(...result.answers.map((a) => a.longest_frame_gap_ms)),
 };
 result.llm = process.env.LLM || 'the app\'s choice (no ?llm=)';
+result.think_s = Number(process.env.THINK_S || 0);
 console.log(JSON.stringify(result, null, 1));

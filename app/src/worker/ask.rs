@@ -7,6 +7,7 @@ use super::loader::now_ms;
 use crate::protocol::{AnswerStats, QuoteRef, Reply, Results, SourceRef};
 use inference::agent::ask::{AskEnv, AskEvent, AskRun};
 use inference::agent::route::{self, Label, RouteConfig, RouteEnv, RouteError};
+use inference::agent::warm::Warmup;
 use std::cell::Cell;
 
 /// Lets the worker's event loop run (a `setTimeout(0)`), e.g. to receive Stop.
@@ -17,6 +18,25 @@ pub async fn yield_now() {
         let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Reads the agents' fixed prompt prefixes once the course is ready, a chunk at a time, while the
+/// learner reads the page ([`Warmup`]); ends when done, or once a message is being answered
+/// (`asking`) or another task used the model. A failure here is the agent's to report when it runs.
+pub async fn warm(engine: &Engine, routing: bool, asking: &Cell<bool>) {
+    let route_cfg = RouteConfig::default();
+    let warmup = {
+        let session = engine.session().await;
+        Warmup::for_course(&engine.bundle, engine.encoder.as_ref(), &session, &engine.ask, routing.then_some(&route_cfg), engine.ask.prompt_chunk)
+    };
+    let Ok(mut warmup) = warmup else { return };
+    loop {
+        yield_now().await;
+        let mut session = engine.session().await;
+        if asking.get() || !matches!(warmup.step(&mut session).await, Ok(true)) {
+            return;
+        }
+    }
 }
 
 /// Hybrid search results for the Find panel.

@@ -87,12 +87,18 @@ fn handle(state: &Rc<State>, req: Request) {
                 let ask = protocol::ask_settings(runtime, answer_tokens, passages, check);
                 match load(assets, runtime, ask).await {
                     Ok((engine, info)) => {
-                        *state.engine.borrow_mut() = Some(Rc::new(engine));
+                        let engine = Rc::new(engine);
+                        *state.engine.borrow_mut() = Some(engine.clone());
                         post(Reply::Ready(info));
+                        state.loading.set(false);
+                        // The first message's prompt prefixes, read while the learner reads the page.
+                        ask::warm(&engine, !state.no_routing.get(), &state.asking).await;
                     }
-                    Err(f) => post(Reply::Error { id: None, message: f.message, retry: f.retry }),
+                    Err(f) => {
+                        post(Reply::Error { id: None, message: f.message, retry: f.retry });
+                        state.loading.set(false);
+                    }
                 }
-                state.loading.set(false);
             });
         }
         Request::Search { id, question, lexical } => {

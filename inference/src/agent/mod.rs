@@ -16,6 +16,7 @@
 //!   then label scoring on the course's model, decide where each message goes.
 //! - [`tutor`] (feature `sandbox`): the step-by-step Code Tutor (ACE-TA): plan, checked step code,
 //!   the learner's lines compared by behaviour, final tests.
+//! - [`warm`]: the agents' fixed prompt prefixes read ahead of the first message.
 
 pub mod ask;
 pub mod author;
@@ -23,3 +24,4 @@ pub mod quiz;
 pub mod route;
 #[cfg(feature = "sandbox")]
 pub mod tutor;
+pub mod warm;

@@ -234,6 +234,20 @@ impl Session {
         self.evaluated
     }
 
+    /// The ids kept under `name`, if any.
+    pub fn kept_ids(&self, name: &str) -> Option<&[u32]> {
+        self.prefixes.iter().find(|p| p.name == name).map(|p| p.ids.as_slice())
+    }
+
+    /// The fixed part's ids of every prompt that starts with the messages `fixed`, as
+    /// [`Session::chat_ids`] counts them (empty when the template gives the fixed part no ids
+    /// of its own).
+    pub fn fixed_ids(&self, fixed: &[ChatMessage]) -> Result<Vec<u32>, SessionError> {
+        let (mut ids, n) = self.chat_ids(fixed, &[ChatMessage { role: "user", content: "" }])?;
+        ids.truncate(n);
+        Ok(ids)
+    }
+
     /// Names and sizes (positions, bytes) of the kept prefixes.
     pub fn kept(&self) -> Vec<(&str, usize, usize)> {
         self.prefixes.iter().map(|p| (p.name.as_str(), p.kv.len, p.kv.bytes)).collect()

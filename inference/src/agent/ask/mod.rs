@@ -549,6 +549,21 @@ pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question
     Ok(retrieve(bundle, cfg, &query, Some(&reranker as &dyn Reranker)))
 }
 
+/// The ids of Ask's kept prefix for a course ([`PREFIX`]): its rules and worked example (or, with
+/// `closed_book`, the closed-book instruction alone).
+pub fn prefix(session: &Session, title: &str, closed_book: bool) -> Result<Vec<u32>, SessionError> {
+    if closed_book {
+        let system = prompt::system_closed_book(title);
+        return session.fixed_ids(&[ChatMessage { role: "system", content: &system }]);
+    }
+    session.fixed_ids(&prompt::fixed_messages(&prompt::system(title)))
+}
+
+/// The ids of the check's judge's kept prefix ([`verify::JUDGE_PREFIX`]).
+pub fn judge_prefix(session: &Session) -> Result<Vec<u32>, SessionError> {
+    session.fixed_ids(&[ChatMessage { role: "system", content: verify::JUDGE_SYSTEM }])
+}
+
 /// Yes-minus-no log-probability that `passage` supports `unit`, asked as a fresh prompt after
 /// the judge's kept system turn with the passage's sentences nearest to the unit. The margin
 /// is calibrated (Zhao et al. 2021): the same question with "N/A" for passage and sentence gives

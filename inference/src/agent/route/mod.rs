@@ -323,15 +323,41 @@ async fn classified(env: &RouteEnv<'_>, text: &str) -> Result<Option<Vec<(Label,
     }
 }
 
+/// The router's kept prefix for a course ([`PREFIX`]): its instruction and worked examples.
+struct Fixed {
+    system: String,
+    turns: Vec<String>,
+}
+
+impl Fixed {
+    fn new(title: &str, subjects: &[String]) -> Fixed {
+        Fixed { system: system(title, subjects), turns: EXAMPLES.iter().map(|(m, _)| user_turn(m)).collect() }
+    }
+
+    fn messages(&self) -> Vec<ChatMessage<'_>> {
+        let mut messages = vec![ChatMessage { role: "system", content: &self.system }];
+        for (turn, (_, label)) in self.turns.iter().zip(EXAMPLES) {
+            messages.push(ChatMessage { role: "user", content: turn });
+            messages.push(ChatMessage { role: "assistant", content: label });
+        }
+        messages
+    }
+}
+
+/// The ids of the router's kept prefix when it will ask the chat model (a course whose encoder
+/// has no classifier); `None` when the rules and the classifier decide every message.
+pub fn model_prefix(bundle: &Bundle, encoder: Option<&SentenceEncoder>, session: &Session, cfg: &RouteConfig) -> Result<Option<Vec<u32>>, SessionError> {
+    if cfg.use_classifier && encoder.is_some_and(|e| classify::Classifier::for_encoder(e.id()).is_some()) {
+        return Ok(None);
+    }
+    let fixed = Fixed::new(&bundle.header.title, &bundle.header.course.subjects);
+    session.fixed_ids(&fixed.messages()).map(Some)
+}
+
 /// Mean log-probability per token of each label as the model's reply to `text`.
 async fn score(session: &mut Session, title: &str, subjects: &[String], text: &str) -> Result<Vec<(Label, f64)>, SessionError> {
-    let system = system(title, subjects);
-    let mut messages = vec![ChatMessage { role: "system", content: &system }];
-    let turns: Vec<String> = EXAMPLES.iter().map(|(m, _)| user_turn(m)).collect();
-    for (turn, (_, label)) in turns.iter().zip(EXAMPLES) {
-        messages.push(ChatMessage { role: "user", content: turn });
-        messages.push(ChatMessage { role: "assistant", content: label });
-    }
+    let fixed = Fixed::new(title, subjects);
+    let messages = fixed.messages();
     let user = user_turn(text);
     let (ids, fixed) = session.chat_ids(&messages, &[ChatMessage { role: "user", content: &user }])?;
     session.keep(PREFIX, &ids[..fixed]).await?;
