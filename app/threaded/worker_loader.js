@@ -1,9 +1,10 @@
 // The threaded inference worker's entry (a module worker, started by the page only when it is
 // cross-origin isolated): instantiate the wasm with shared memory, start the rayon pool of Web
 // Workers, then install the message handler. `?threads=N` (from the page) sets the pool's size;
-// by default one thread per logical core but one, left to the page (the worker itself waits
-// while the pool works): with a worker per core, the page's longest task during an answer went
-// from 0.52 s (single-threaded worker) to 0.93 s on a 2-core machine (docs/BENCHMARKS.md).
+// by default one thread per logical core (the worker itself waits while the pool works, and the
+// page needs little: on a 2-core machine a pool of 2 answered 1.5-1.9x sooner than a pool of 1,
+// with no main-thread task over 50 ms; docs/BENCHMARKS.md, session 25. Before the constructors
+// fix of that session the page itself was busy and one core was left to it).
 //
 // Two builds sit side by side (scripts/build-threaded.sh): ./ with SIMD128, and ./relaxed/ with
 // relaxed SIMD's integer dot product as well (Chrome ≥ 114: the matmul kernels'
@@ -25,7 +26,7 @@ const { default: init, initThreadPool, start } = await import(dir + 'worker.js')
 
 await init({ module_or_path: new URL(dir + 'worker_bg.wasm', import.meta.url) });
 const asked = Number(new URL(self.location.href).searchParams.get('threads'));
-const threads = asked >= 1 ? asked : Math.max(1, (navigator.hardwareConcurrency || 1) - 1);
+const threads = asked >= 1 ? asked : Math.max(1, navigator.hardwareConcurrency || 1);
 await initThreadPool(threads);
 // The worker fetches the course's files relative to the site's root, one level up from here.
 self.PATHSHALA_SITE = new URL('../', import.meta.url).href;

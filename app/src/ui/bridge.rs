@@ -1,7 +1,7 @@
 //! The page's side of the worker: spawns it and passes messages both ways.
 //!
 //! Two builds of the same worker: the threaded one (`mt/worker_loader.js`, a module worker whose
-//! matmuls run on a pool of Web Workers sharing its memory, one per core but one; CPU only, no
+//! matmuls run on a pool of Web Workers sharing its memory, one per core; CPU only, no
 //! WebGPU) when the model
 //! runs on the quantized CPU runtime, the page is cross-origin isolated (the service worker's
 //! headers; never on a first visit) and the browser has more than one core; the single-threaded
@@ -34,7 +34,7 @@ struct Inner {
 }
 
 /// The pool size the page asks for: `Some(n)` to start the threaded build with `n` threads
-/// (0: the loader's default, a thread per core but one), `None` for the single-threaded build.
+/// (0: the loader's default, a thread per core), `None` for the single-threaded build.
 fn threaded_pool() -> Option<u32> {
     let asked: Option<u32> = crate::fetch::query_param("threads").and_then(|n| n.parse().ok());
     match asked {
