@@ -3,7 +3,8 @@
 # ~1,500 tokens; the prompts of tests/reference/llm_bench_sizes.sh): ours (the quantized CPU
 # runtime in wasm: the single-threaded build, and the threaded build on a pool of Web Workers)
 # and llama.cpp's wasm build (wllama 3.13, multi-threaded when the page is isolated), same GGUF,
-# same prompts, same thread counts, each pair in the same run. The page is served cross-origin
+# same prompts, same thread counts, each pair in the same run; both run in a Web Worker, as the
+# app runs ours (since session 25; before, ours ran on the page's main thread). The page is served cross-origin
 # isolated (COOP/COEP), as the app's service worker makes it. One JSON line per engine, thread
 # count and size.
 #
@@ -45,11 +46,19 @@ const engine = q.get('engine'), threads = Number(q.get('threads'));
 const model = () => fetch('model.gguf').then((r) => r.arrayBuffer());
 try {
   if (engine === 'ours') {
-    const pkg = await import(threads > 0 ? './mt/webgpu_llm.js' : './st/webgpu_llm.js');
-    await pkg.default();
-    if (threads > 0) await pkg.initThreadPool(threads);
-    const bytes = new Uint8Array(await model());
-    window.bench = async (texts, n) => JSON.parse(await pkg.cpu_bench(bytes, JSON.stringify(texts), n));
+    // In a module worker, as the app runs it (and wllama runs llama.cpp): the page's main thread
+    // may not block while the pool works.
+    const worker = new Worker(`ours_worker.js?threads=${threads}`, { type: 'module' });
+    const reply = () => new Promise((resolve, reject) => {
+      worker.onmessage = (e) => (e.data.error ? reject(new Error(e.data.error)) : resolve(e.data));
+      worker.onerror = (e) => reject(new Error(e.message || 'the worker failed to start'));
+    });
+    await reply();
+    window.bench = (texts, n) => {
+      const done = reply();
+      worker.postMessage({ texts, n });
+      return done.then((d) => d.result);
+    };
   } else {
     const { Wllama } = await import('./wllama/index.js');
     const w = new Wllama({ default: new URL('./wllama/wasm/wllama.wasm', location.href).href }, { suppressNativeLog: true });
@@ -72,6 +81,26 @@ try {
 }
 </script>
 HTML
+
+cat > "$out/ours_worker.js" <<'JS'
+const threads = Number(new URLSearchParams(self.location.search).get('threads'));
+try {
+  const pkg = await import(threads > 0 ? './mt/webgpu_llm.js' : './st/webgpu_llm.js');
+  await pkg.default();
+  if (threads > 0) await pkg.initThreadPool(threads);
+  const bytes = new Uint8Array(await (await fetch('model.gguf')).arrayBuffer());
+  self.onmessage = async (e) => {
+    try {
+      self.postMessage({ result: JSON.parse(await pkg.cpu_bench(bytes, JSON.stringify(e.data.texts), e.data.n)) });
+    } catch (err) {
+      self.postMessage({ error: String((err && err.stack) || err) });
+    }
+  };
+  self.postMessage({ ready: true });
+} catch (err) {
+  self.postMessage({ error: String((err && err.stack) || err) });
+}
+JS
 
 # The prompts, chat-wrapped as tests/reference/llm_bench_sizes.sh wraps them.
 course=index-builder/demo-course/python
