@@ -85,19 +85,17 @@ fn handle(state: &Rc<State>, req: Request) {
             let state = state.clone();
             spawn_local(async move {
                 let ask = protocol::ask_settings(runtime, answer_tokens, passages, check);
-                match load(assets, runtime, ask).await {
+                let loaded = load(assets, runtime, ask).await;
+                state.loading.set(false);
+                match loaded {
                     Ok((engine, info)) => {
                         let engine = Rc::new(engine);
                         *state.engine.borrow_mut() = Some(engine.clone());
                         post(Reply::Ready(info));
-                        state.loading.set(false);
                         // The first message's prompt prefixes, read while the learner reads the page.
                         ask::warm(&engine, !state.no_routing.get(), &state.asking).await;
                     }
-                    Err(f) => {
-                        post(Reply::Error { id: None, message: f.message, retry: f.retry });
-                        state.loading.set(false);
-                    }
+                    Err(f) => post(Reply::Error { id: None, message: f.message, retry: f.retry }),
                 }
             });
         }

@@ -552,11 +552,8 @@ pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question
 /// The ids of Ask's kept prefix for a course ([`PREFIX`]): its rules and worked example (or, with
 /// `closed_book`, the closed-book instruction alone).
 pub fn prefix(session: &Session, title: &str, closed_book: bool) -> Result<Vec<u32>, SessionError> {
-    if closed_book {
-        let system = prompt::system_closed_book(title);
-        return session.fixed_ids(&[ChatMessage { role: "system", content: &system }]);
-    }
-    session.fixed_ids(&prompt::fixed_messages(&prompt::system(title)))
+    let system = if closed_book { prompt::system_closed_book(title) } else { prompt::system(title) };
+    session.fixed_ids(&prompt::fixed_messages(&system, !closed_book))
 }
 
 /// The ids of the check's judge's kept prefix ([`verify::JUDGE_PREFIX`]).

@@ -187,20 +187,22 @@ pub fn prompt(course_title: &str, question: &str, retrieval: &Retrieval, cfg: &A
     if cfg.book_words { p.in_book_words() } else { p }
 }
 
-/// The turns every prompt with passages starts with: `system` and the worked example.
-pub fn fixed_messages(system: &str) -> [ChatMessage<'_>; 3] {
-    [
-        ChatMessage { role: "system", content: system },
-        ChatMessage { role: "user", content: EXAMPLE_QUESTION },
-        ChatMessage { role: "assistant", content: EXAMPLE_ANSWER },
-    ]
+/// The turns every prompt of one kind starts with: `system`, then the worked example when the
+/// prompt has passages (`with_example`).
+pub fn fixed_messages(system: &str, with_example: bool) -> Vec<ChatMessage<'_>> {
+    let mut m = vec![ChatMessage { role: "system", content: system }];
+    if with_example {
+        m.push(ChatMessage { role: "user", content: EXAMPLE_QUESTION });
+        m.push(ChatMessage { role: "assistant", content: EXAMPLE_ANSWER });
+    }
+    m
 }
 
 impl AskPrompt {
     /// The turns: the system turn and (with passages) the worked example, the same for every
     /// question of a course ([`AskPrompt::fixed`] of them), then the user turn.
     pub fn messages(&self) -> Vec<ChatMessage<'_>> {
-        let mut m = if self.sources.is_empty() { vec![ChatMessage { role: "system", content: &self.system }] } else { fixed_messages(&self.system).to_vec() };
+        let mut m = fixed_messages(&self.system, !self.sources.is_empty());
         m.push(ChatMessage { role: "user", content: &self.user });
         m
     }

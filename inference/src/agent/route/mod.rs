@@ -314,13 +314,18 @@ fn ask_for_program(lang: Lang) -> &'static str {
 
 /// The learned classifier's log-probabilities, when the course's encoder has one and reads `text`.
 async fn classified(env: &RouteEnv<'_>, text: &str) -> Result<Option<Vec<(Label, f64)>>, RouteError> {
-    let Some(encoder) = env.encoder else { return Ok(None) };
-    let Some(classifier) = classify::Classifier::for_encoder(encoder.id()) else { return Ok(None) };
+    let Some((encoder, classifier)) = classifier(env.encoder) else { return Ok(None) };
     match crate::agent::ask::query_vector(Some(encoder), text).await {
         Ok(Some(v)) => Ok(Some(classifier.log_probs(&v))),
         Ok(None) => Ok(None),
         Err(e) => Err(RouteError::BadInput(format!("the message could not be read: {e}"))),
     }
+}
+
+/// The learned classifier for the course's encoder, if one is shipped for it.
+fn classifier(encoder: Option<&SentenceEncoder>) -> Option<(&SentenceEncoder, &'static classify::Classifier)> {
+    let encoder = encoder?;
+    Some((encoder, classify::Classifier::for_encoder(encoder.id())?))
 }
 
 /// The router's kept prefix for a course ([`PREFIX`]): its instruction and worked examples.
@@ -347,7 +352,7 @@ impl Fixed {
 /// The ids of the router's kept prefix when it will ask the chat model (a course whose encoder
 /// has no classifier); `None` when the rules and the classifier decide every message.
 pub fn model_prefix(bundle: &Bundle, encoder: Option<&SentenceEncoder>, session: &Session, cfg: &RouteConfig) -> Result<Option<Vec<u32>>, SessionError> {
-    if cfg.use_classifier && encoder.is_some_and(|e| classify::Classifier::for_encoder(e.id()).is_some()) {
+    if cfg.use_classifier && classifier(encoder).is_some() {
         return Ok(None);
     }
     let fixed = Fixed::new(&bundle.header.title, &bundle.header.course.subjects);
