@@ -35,6 +35,9 @@ stage "answer-quality harness on 2 + 2 dev questions (SmolLM2 as model and judge
 python3 tests/eval/answer_eval.py --bundle "$CARGO_TARGET_DIR/python-docs.bundle" \
   --model models/cache/SmolLM2-135M-Instruct.Q4_1.gguf --judge models/cache/SmolLM2-135M-Instruct.Q4_1.gguf \
   --set dev --limit 2 --closed-book --check
+stage "Ask's evidence on the shared dev set (passages only, no model reading): the share of key facts they hold must stay >= 0.65 (0.72 measured with Qwen's tokenizer)"
+python3 tests/eval/evidence_eval.py --bundle "$CARGO_TARGET_DIR/python-docs.bundle" \
+  --model models/cache/SmolLM2-135M-Instruct.Q4_1.gguf --set dev --min-held 0.65
 stage "judge-agreement harness on the 277 hand labels (SmolLM2 as judge: proves it runs; the 1.5B judge's figure is in docs/EVALUATION.md)"
 python3 tests/eval/judge_agreement.py --judge models/cache/SmolLM2-135M-Instruct.Q4_1.gguf >/dev/null
 stage "routing on the shared dev set, demo course with its subjects and multilingual-e5-small (rules + the learned classifier; SmolLM2 only where no classifier applies): accuracy must stay >= 0.9 (0.925 measured)"

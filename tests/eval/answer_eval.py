@@ -82,8 +82,9 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
-def pairs_for(qa, answers, tag):
-    """Judge pairs: key facts of the shown answer, sentences of the raw and shown answers."""
+def pairs_for(qa, answers, tag, facts_only=False):
+    """Judge pairs: key facts of the shown and of the raw answer, sentences of the raw and shown
+    answers (with `facts_only`, the key facts alone)."""
     pairs = []
     for q in qa:
         r = answers[q["id"]]
@@ -92,6 +93,11 @@ def pairs_for(qa, answers, tag):
         if not r["abstained"] and r["answer"]:
             for i, fact in enumerate(q["key_facts"]):
                 pairs.append({"id": f"{tag}:{q['id']}:fact:{i}", "kind": "fact", "text": r["answer"], "claim": fact})
+        if r.get("raw_answer") and r["raw_answer"] != r.get("answer"):
+            for i, fact in enumerate(q["key_facts"]):
+                pairs.append({"id": f"{tag}:{q['id']}:rawfact:{i}", "kind": "fact", "text": r["raw_answer"], "claim": fact})
+        if facts_only:
+            continue
         sources = {s["n"]: s["text"] for s in r["sources"]}
         for j, s in enumerate(r["sentences"]):
             cited = [sources[n] for n in s["cites"] if n in sources] or list(sources.values())
@@ -105,12 +111,16 @@ def pairs_for(qa, answers, tag):
 
 
 def figures(qa, ooc, answers, verdicts, tag):
-    recall, raw, shown, bad, cite_ok, answered = [], [], [], 0, 0, 0
+    recall, recall_raw, raw, shown, bad, cite_ok, answered = [], [], [], [], 0, 0, 0
     for q in qa:
         r = answers[q["id"]]
         facts = [verdicts.get(f"{tag}:{q['id']}:fact:{i}") for i in range(len(q["key_facts"]))]
         if verdicts:
             recall.append(sum(1 for v in facts if v) / len(q["key_facts"]))
+            # The raw answer's facts (the same verdicts where it is the shown answer).
+            same = r.get("raw_answer") and r["raw_answer"] == r.get("answer")
+            raw_facts = facts if same else [verdicts.get(f"{tag}:{q['id']}:rawfact:{i}") for i in range(len(q["key_facts"]))]
+            recall_raw.append(sum(1 for v in raw_facts if v) / len(q["key_facts"]))
         raw += [verdicts[k] for k in verdicts if k.startswith(f"{tag}:{q['id']}:raw:")]
         s = [verdicts[k] for k in verdicts if k.startswith(f"{tag}:{q['id']}:shown:")]
         shown += s
@@ -128,6 +138,8 @@ def figures(qa, ooc, answers, verdicts, tag):
     return {
         "questions": len(qa),
         "key_fact_recall": sum(recall) / len(recall) if recall else None,
+        # The same of the model's text before the check (an answer withheld still counts here).
+        "key_fact_recall_raw": sum(recall_raw) / len(recall_raw) if recall_raw else None,
         "faithfulness_raw": sum(raw) / len(raw) if raw else None,
         "faithfulness_shown": sum(shown) / len(shown) if shown else None,
         "sentences_raw": len(raw),
@@ -163,6 +175,8 @@ def main():
     ap.add_argument("--labels", default=None)
     ap.add_argument("--ask-arg", action="append", default=[], help="passed on to `index-builder ask` (tuning: --ask-arg=--min-lexical=0)")
     ap.add_argument("--out", default=None, help="folder for the answers, the judge's verdicts and the figures")
+    ap.add_argument("--facts-only", action="store_true", help="judge the key facts only (no faithfulness figures; for tuning runs)")
+    ap.add_argument("--in-corpus-only", action="store_true", help="leave out the out-of-corpus questions (for tuning runs)")
     ap.add_argument("--check", action="store_true", help="exit 1 unless every figure was computed (the harness test)")
     args = ap.parse_args()
     for path in (args.bundle, args.model, args.index_builder) + (() if args.judge == "none" else (args.judge,)):
@@ -172,12 +186,14 @@ def main():
     qa, ooc = load_set(args.set, args.data)
     if args.limit:
         qa, ooc = qa[: args.limit], ooc[: args.limit]
+    if args.in_corpus_only:
+        ooc = []
     runs = {"grounded": ask(args.index_builder, args.bundle, args.model, qa + ooc, args.ask_arg)}
     if args.closed_book:
         runs["closed-book"] = ask(args.index_builder, args.bundle, args.model, qa, ["--closed-book", *args.ask_arg])
     pairs = []
     for tag, answers in runs.items():
-        pairs += pairs_for(qa, answers, tag)
+        pairs += pairs_for(qa, answers, tag, args.facts_only)
     # Each distinct (kind, text, claim) is judged once (a shown sentence is also a raw one), in
     # order, so pairs over the same text follow each other and the judge reuses its cache.
     unique = {}

@@ -1,6 +1,6 @@
 //! `index-builder ask`: the Ask agent from a terminal, with the app's defaults.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use inference::agent::ask::{AbstainReason, Answer, AskEnv, AskEvent, AskRun, AskSettings, CheckRule, Quote, Source};
 use inference::bundle::Bundle;
 use inference::llm::now;
@@ -67,6 +67,14 @@ pub struct Args {
     /// `agent::ask::Sufficiency`); a question the gate only doubted is then asked too.
     #[arg(long)]
     sufficiency: bool,
+    /// Stop once the passages are chosen and the prompt is built: no model reading, no answer
+    /// (for measuring the evidence stage, `tests/eval/evidence_eval.py`).
+    #[arg(long)]
+    sources_only: bool,
+    /// A file whose text replaces the rules of Ask's system turn (`agent::ask::prompt::RULES`;
+    /// for tuning the prompt).
+    #[arg(long)]
+    rules: Option<PathBuf>,
 }
 
 
@@ -166,6 +174,9 @@ pub fn run(a: Args) -> Result<()> {
     }
     settings.verify.enabled = !a.no_verify;
     settings.ask.retry = a.retry;
+    if let Some(path) = &a.rules {
+        settings.ask.rules = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    }
     settings.ask.book_words = a.book_words;
     if let Some(d) = a.draft {
         settings.ask.draft = d;
@@ -182,7 +193,7 @@ pub fn run(a: Args) -> Result<()> {
     for q in &questions {
         let mut env = AskEnv { bundle: &bundle, encoder: encoder.as_ref(), session: &mut session };
         let stream = !a.json;
-        let outcome = answer(&mut env, &q.question, settings.clone(), stream);
+        let outcome = answer(&mut env, &q.question, settings.clone(), stream, a.sources_only);
         let mut out = stdout.lock();
         match outcome {
             Ok(o) if a.json => writeln!(out, "{}", serde_json::to_string(&line(&bundle, &q.id, &o))?)?,
@@ -196,7 +207,8 @@ pub fn run(a: Args) -> Result<()> {
 }
 
 /// Runs the agent on one question; streams the answer to stdout when `stream`.
-fn answer(env: &mut AskEnv<'_>, question: &str, settings: AskSettings, stream: bool) -> Result<Outcome> {
+/// With `sources_only`, stops after the sources.
+fn answer(env: &mut AskEnv<'_>, question: &str, settings: AskSettings, stream: bool, sources_only: bool) -> Result<Outcome> {
     let t0 = Instant::now();
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
     let mut run = AskRun::new(question, settings);
@@ -211,6 +223,9 @@ fn answer(env: &mut AskEnv<'_>, question: &str, settings: AskSettings, stream: b
                     }
                 }
                 (o.sources, o.quote, o.prompt_tokens) = (sources, quote, prompt_tokens);
+                if sources_only {
+                    break;
+                }
             }
             AskEvent::Reading { .. } => {}
             AskEvent::Sufficiency { margin, sufficient, .. } => o.sufficiency = Some((sufficient, margin)),

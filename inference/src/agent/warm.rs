@@ -43,7 +43,7 @@ impl Warmup {
         {
             prefixes.push((route::PREFIX, ids));
         }
-        prefixes.push((ask::PREFIX, ask::prefix(session, &bundle.header.title, settings.closed_book)?));
+        prefixes.push((ask::PREFIX, ask::prefix(session, &bundle.header.title, settings)?));
         if settings.verify.enabled && !settings.closed_book {
             prefixes.push((ask::verify::JUDGE_PREFIX, ask::judge_prefix(session)?));
         }

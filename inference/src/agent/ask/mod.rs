@@ -549,11 +549,11 @@ pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question
     Ok(retrieve(bundle, cfg, &query, Some(&reranker as &dyn Reranker)))
 }
 
-/// The ids of Ask's kept prefix for a course ([`PREFIX`]): its rules and worked example (or, with
-/// `closed_book`, the closed-book instruction alone).
-pub fn prefix(session: &Session, title: &str, closed_book: bool) -> Result<Vec<u32>, SessionError> {
-    let system = if closed_book { prompt::system_closed_book(title) } else { prompt::system(title) };
-    session.fixed_ids(&prompt::fixed_messages(&system, !closed_book))
+/// The ids of Ask's kept prefix for a course ([`PREFIX`]): its rules and worked example (or, when
+/// `settings` answer closed-book, the closed-book instruction alone).
+pub fn prefix(session: &Session, title: &str, settings: &AskSettings) -> Result<Vec<u32>, SessionError> {
+    let system = if settings.closed_book { prompt::system_closed_book(title) } else { prompt::system(title, &settings.ask.rules) };
+    session.fixed_ids(&prompt::fixed_messages(&system, !settings.closed_book))
 }
 
 /// The ids of the check's judge's kept prefix ([`verify::JUDGE_PREFIX`]).
