@@ -255,8 +255,20 @@ pub fn lanes256_portable(q: &[i8; QK_K], y: &[i8; QK_K], scale16: &[i16; QK_K / 
     }
 }
 
+/// Q4_K's `Σ scale·Σ q·y` per 64 values of a super-block: `q` its eight sub-blocks' values
+/// (0..16), `sc16[2c]` sub-block `c`'s scale (portable).
+#[inline(always)]
+pub fn q4_k_sums64_portable(q: &[[i8; QK]; QK_K / QK], sc16: &[i16; QK_K / 16], y: &[i8; QK_K]) -> [i32; QK_K / 64] {
+    let mut s = [0i32; QK_K / 64];
+    for c in 0..QK_K / QK {
+        let p: i32 = lanes_portable(&q[c], y[c * QK..][..QK].try_into().unwrap()).iter().sum();
+        s[c / 2] += sc16[2 * c] as i32 * p;
+    }
+    s
+}
+
 #[cfg(target_arch = "x86_64")]
-pub use x86::{Avx2Acc, lanes_avx2, lanes256_avx2, q5_values_avx2};
+pub use x86::{Avx2Acc, lanes_avx2, lanes256_avx2, q4_k_sums64_avx2, q5_values_avx2};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -343,6 +355,28 @@ mod x86 {
         }
     }
 
+    /// [`super::q4_k_sums64_portable`] with AVX2: the values (unsigned) by `maddubs`, each
+    /// sub-block's pairs by its scale with `madd`, and the four sums by one `hadd` tree.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn q4_k_sums64_avx2(q: &[[i8; QK]; QK_K / QK], sc16: &[i16; QK_K / 16], y: &[i8; QK_K]) -> [i32; QK_K / 64] {
+        let mut v = [_mm256_setzero_si256(); QK_K / 64];
+        for c in 0..QK_K / QK {
+            // SAFETY: 32-byte loads from a 32-byte array and from 32 bytes of a 256-byte one.
+            let (x, yy) = unsafe {
+                (_mm256_loadu_si256(q[c].as_ptr() as *const __m256i), _mm256_loadu_si256(y[c * QK..].as_ptr() as *const __m256i))
+            };
+            let p = _mm256_madd_epi16(_mm256_maddubs_epi16(x, yy), _mm256_set1_epi16(sc16[2 * c]));
+            v[c / 2] = _mm256_add_epi32(v[c / 2], p);
+        }
+        let s = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+        let s = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+        let mut out = [0i32; QK_K / 64];
+        // SAFETY: a 16-byte store into a 16-byte array.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr() as *mut __m128i, s) };
+        out
+    }
+
     /// [`super::lanes256_portable`] with AVX2: per-16 scales applied by `madd` on the i16 pairs
     /// (as ggml's Q6_K kernel), the eight lanes kept.
     #[target_feature(enable = "avx2")]
@@ -389,9 +423,10 @@ fn bytemuck_i8(b: &[u8]) -> &[i8; QK] {
 
 /// The kernels, generated once portable and once with AVX2 (`$feat`), around ggml's lane
 /// accumulator of scaled 32-value dot products (`$acc`), its lanes of a 32-value (`$lanes`) and
-/// of a scaled 256-value dot product (`$lanes256`).
+/// of a scaled 256-value dot product (`$lanes256`), Q5 values (`$q5`) and Q4_K's sums per 64
+/// values (`$q4k64`).
 macro_rules! kernels {
-    ($($feat:literal)?; $acc:ident, $lanes:path, $lanes256:path, $q5:path) => {
+    ($($feat:literal)?; $acc:ident, $lanes:path, $lanes256:path, $q5:path, $q4k64:path) => {
         /// One f32 accumulator, `fma(Σq·qy, d·dy, acc)` per block: llama.cpp's repacked
         /// `q4_0_8x8` GEMV/GEMM.
         struct RowAcc(f32);
@@ -589,7 +624,14 @@ macro_rules! kernels {
         #[inline]
         pub fn q4_k(w: &[u8], a: &[BlockQ8K], bpr: usize, out: &mut [f32]) {
             let grouped = out.len() - out.len() % 4;
-            let mut accs = vec![(0.0f32, 0.0f32); out.len()];
+            // On the stack for the row loop's tiles of tokens (a call per row in decode).
+            let (mut stack, mut heap) = ([(0.0f32, 0.0f32); 32], Vec::new());
+            let accs: &mut [(f32, f32)] = if out.len() <= stack.len() {
+                &mut stack[..out.len()]
+            } else {
+                heap.resize(out.len(), (0.0, 0.0));
+                &mut heap
+            };
             for (i, b) in w.as_chunks::<Q4_K_BYTES>().0.iter().enumerate() {
                 let (sc, mn) = k4_scales(b);
                 let qs = &b[4 + K_SCALE_SIZE..];
@@ -604,24 +646,24 @@ macro_rules! kernels {
                 for (t, (acc, acc_min)) in accs.iter_mut().enumerate() {
                     let y = &a[t * bpr + i];
                     let (dy, dminy) = (d * y.d, dmin * y.d);
-                    let (mut sum, mut mins) = (0i32, 0i32);
+                    // Exact integers per 64 values: Σ scale·Σq·y and Σ min·bsum.
+                    let sums = $q4k64(&q, &sc, &y.qs);
+                    let mut mins = [0i32; QK_K / 64];
                     for c in 0..QK_K / QK {
-                        let p: i32 = $lanes(&q[c], y.qs[c * QK..][..QK].try_into().unwrap()).iter().sum();
-                        sum += sc[2 * c] as i32 * p;
-                        mins += mn[c] as i32 * (y.bsums[2 * c] as i32 + y.bsums[2 * c + 1] as i32);
-                        if t < grouped && c % 2 == 1 {
-                            *acc = fma(sum as f32, dy, *acc);
-                            *acc_min = fma(mins as f32, dminy, *acc_min);
-                            (sum, mins) = (0, 0);
-                        }
+                        mins[c / 2] += mn[c] as i32 * (y.bsums[2 * c] as i32 + y.bsums[2 * c + 1] as i32);
                     }
-                    if t >= grouped {
-                        *acc = fma(sum as f32, dy, *acc);
-                        *acc_min = fma(mins as f32, dminy, *acc_min);
+                    if t < grouped {
+                        for (s, m) in sums.into_iter().zip(mins) {
+                            *acc = fma(s as f32, dy, *acc);
+                            *acc_min = fma(m as f32, dminy, *acc_min);
+                        }
+                    } else {
+                        *acc = fma(sums.iter().sum::<i32>() as f32, dy, *acc);
+                        *acc_min = fma(mins.iter().sum::<i32>() as f32, dminy, *acc_min);
                     }
                 }
             }
-            for (o, (acc, acc_min)) in out.iter_mut().zip(accs) {
+            for (o, &mut (acc, acc_min)) in out.iter_mut().zip(accs) {
                 *o = acc - acc_min;
             }
         }
@@ -707,7 +749,7 @@ macro_rules! kernels {
 /// Kernels without target features: scalar natively, SIMD128 in wasm.
 pub mod portable {
     use super::*;
-    kernels!(; PortableAcc, lanes_portable, lanes256_portable, q5_values_portable);
+    kernels!(; PortableAcc, lanes_portable, lanes256_portable, q5_values_portable, q4_k_sums64_portable);
 }
 
 /// Kernels for x86-64 CPUs with AVX2, FMA and F16C; call only after detecting them.
@@ -724,7 +766,7 @@ pub mod avx2 {
         _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h as i32)))
     }
 
-    kernels!("avx2,fma,f16c"; Avx2Acc, lanes_avx2, lanes256_avx2, q5_values_avx2);
+    kernels!("avx2,fma,f16c"; Avx2Acc, lanes_avx2, lanes256_avx2, q5_values_avx2, q4_k_sums64_avx2);
 }
 
 /// f32 weights with f32 activations.

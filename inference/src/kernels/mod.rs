@@ -6,6 +6,8 @@
 //! - [`timing`]: wall time in matmuls and attention, for `--bench`.
 //! - [`vnni`]: kernels for AVX-512 VNNI CPUs (a prompt sixteen tokens per vector, one token two
 //!   rows per vector), with the same results as [`dot`]'s.
+//! - [`avx2`]: on AVX2 CPUs without VNNI, a prompt's Q4_K products eight tokens per vector and
+//!   one token's Q4_K and Q6_K ones without unpacking to memory, with the same results as [`dot`]'s.
 //! - `simd128` (wasm): a prompt eight tokens per two vectors in the browser, equal to [`dot`]'s
 //!   to f32 rounding.
 //! - [`QMatrix::matmul`]: all rows × a batch of tokens, over rayon's threads natively and in the
@@ -20,6 +22,8 @@ pub mod timing;
 pub mod simd128;
 #[cfg(target_arch = "x86_64")]
 pub mod vnni;
+#[cfg(target_arch = "x86_64")]
+pub mod avx2;
 
 use std::sync::Arc;
 
@@ -124,7 +128,7 @@ impl QMatrix {
     }
 
     fn matmul_untimed(&self, x: &[f32], n: usize, out: &mut [f32]) {
-        self.matmul_with(x, n, out, true)
+        self.matmul_with(x, n, out, Kernels::Best)
     }
 
     /// `out = W·x` for several matrices reading the same input `x` (`n` rows), such as a layer's
@@ -138,7 +142,7 @@ impl QMatrix {
                 let at = match prepared.iter().position(|(k, _)| *k == kind) {
                     Some(at) => at,
                     None => {
-                        prepared.push((kind, w.prepare(x, n, true)));
+                        prepared.push((kind, w.prepare(x, n, Kernels::Best)));
                         prepared.len() - 1
                     }
                 };
@@ -147,10 +151,9 @@ impl QMatrix {
         })
     }
 
-    /// [`Self::matmul`] without timing; `batched` lets a batch use [`vnni`]'s kernels where the
-    /// CPU has them (tests turn it off to compare the two kernel sets).
-    fn matmul_with(&self, x: &[f32], n: usize, out: &mut [f32], batched: bool) {
-        self.matmul_prepared(&self.prepare(x, n, batched), n, out)
+    /// [`Self::matmul`] without timing, by the kernels `kernels` allows (tests compare them).
+    fn matmul_with(&self, x: &[f32], n: usize, out: &mut [f32], kernels: Kernels) {
+        self.matmul_prepared(&self.prepare(x, n, kernels), n, out)
     }
 
     /// What [`Self::prepare`] makes of an input depends on this alone: matrices of one kind can
@@ -170,10 +173,13 @@ impl QMatrix {
 
     /// The input quantized as this matrix's kernels read it, and packed for [`vnni`]'s (in the
     /// browser `simd128`'s) where they take it.
-    fn prepare(&self, x: &[f32], n: usize, batched: bool) -> Prepared {
+    fn prepare(&self, x: &[f32], n: usize, kernels: Kernels) -> Prepared {
         assert_eq!(x.len(), n * self.cols, "activations are n × cols");
         let acts = self.quantize(x, n);
-        let packing = if batched { self.pack(&acts, n, self.cols / self.ty.block_size()) } else { None };
+        let packing = match kernels {
+            Kernels::PerToken => None,
+            _ => self.pack(&acts, n, self.cols / self.ty.block_size(), kernels),
+        };
         Prepared { acts, packing }
     }
 
@@ -203,18 +209,24 @@ impl QMatrix {
     }
 
     /// A batch made ready for [`vnni`]'s kernels (groups of 16 tokens interleaved, or one
-    /// token's lane offsets), where the CPU has AVX-512 VNNI and the weight type has such a kernel.
+    /// token's lane offsets), where the CPU has AVX-512 VNNI and the weight type has such a kernel;
+    /// else a prompt's Q4_K activations for [`avx2`]'s (groups of 8 tokens) where it has AVX2.
     #[cfg(target_arch = "x86_64")]
-    fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> Packing {
+    fn pack(&self, acts: &Acts, n: usize, bpr: usize, kernels: Kernels) -> Packing {
         use GgmlType::*;
         use vnni::Batch;
-        if !vnni::available() {
-            return None;
+        if !vnni::available() || kernels == Kernels::Avx2 {
+            // Q4_K's tokens in whole fours (llama.cpp's GEMM order; the rest take its GEMV's).
+            return match (self.ty, acts) {
+                (Q4_K | Q6_K, Acts::Q8K(_)) if n == 1 && avx2::available() => Some(X86Batch::Avx2One),
+                (Q4_K, Acts::Q8K(a)) if n >= 4 && avx2::available() => Some(X86Batch::Avx2(avx2::Packed::q8_k(a, n - n % 4, bpr))),
+                _ => None,
+            };
         }
         // Q4_0 in eights of rows is multiplied as llama.cpp's repacked `q4_0_8x8` (one f32
         // accumulator per row), which these lanes do not follow.
         let repacked = self.ty == Q4_0 && self.rows.is_multiple_of(8);
-        match (self.ty, acts) {
+        let batch = match (self.ty, acts) {
             _ if repacked => None,
             (Q4_0 | Q5_0 | Q8_0, Acts::Q8_0(a)) if n == 1 => vnni::OneToken::new(self.ty, a).map(Batch::One),
             (Q4_0 | Q5_0 | Q8_0, Acts::Q8_0(a)) => Some(Batch::Groups(vnni::pack_q8_0(a, n, bpr))),
@@ -223,14 +235,15 @@ impl QMatrix {
             (Q4_K, Acts::Q8K(a)) => Some(Batch::Groups(vnni::pack_q8_k(a, n - n % 4, bpr))),
             (Q6_K, Acts::Q8K(a)) => Some(Batch::Groups(vnni::pack_q8_k16(a, n, bpr))),
             _ => None,
-        }
+        };
+        batch.map(X86Batch::Vnni)
     }
 
     /// In the browser: a prompt's activations widened and interleaved for `simd128`; in the
     /// relaxed-SIMD build, one token's or a prompt's made ready for `simd128::relaxed` where it
     /// takes the type.
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    fn pack(&self, acts: &Acts, n: usize, bpr: usize) -> Packing {
+    fn pack(&self, acts: &Acts, n: usize, bpr: usize, _kernels: Kernels) -> Packing {
         use simd128::Batch;
         #[cfg(feature = "relaxed-simd")]
         if n == 1 && simd128::relaxed::takes_one(self.ty) {
@@ -254,7 +267,7 @@ impl QMatrix {
     }
 
     #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
-    fn pack(&self, _acts: &Acts, _n: usize, _bpr: usize) -> Packing {
+    fn pack(&self, _acts: &Acts, _n: usize, _bpr: usize, _kernels: Kernels) -> Packing {
         None
     }
 
@@ -329,9 +342,30 @@ fn for_row_chunks(out: &mut [f32], rows: usize, n: usize, work: usize, f: impl F
 /// Q4_K's groups of four tokens (llama.cpp's GEMM) are the same as over the whole batch.
 const TOKEN_CHUNK: usize = 32;
 
-/// A batch's activations packed for [`vnni`]'s kernels (in the browser `simd128`'s), if any.
+/// Which kernels a matmul may use.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Kernels {
+    /// The fastest this CPU has.
+    Best,
+    /// [`dot`]'s alone (one token at a time through each row).
+    PerToken,
+    /// [`avx2`]'s batch kernels even where [`vnni`]'s are there (tests; elsewhere as `Best`).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Avx2,
+}
+
+/// A batch's activations packed for [`vnni`]'s kernels, or [`avx2`]'s on CPUs without VNNI.
 #[cfg(target_arch = "x86_64")]
-type Packing = Option<vnni::Batch>;
+enum X86Batch {
+    Vnni(vnni::Batch),
+    Avx2(avx2::Packed),
+    /// One token for [`avx2`]'s Q4_K or Q6_K kernels (the Q8_K activations need nothing more).
+    Avx2One,
+}
+
+/// A batch's activations packed for the batch kernels (in the browser `simd128`'s), if any.
+#[cfg(target_arch = "x86_64")]
+type Packing = Option<X86Batch>;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 type Packing = Option<simd128::Batch>;
 #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
@@ -343,7 +377,21 @@ fn rows(w: &QMatrix, acts: &Acts, packing: &Packing, bpr: usize, n: usize, r0: u
     #[cfg(target_arch = "x86_64")]
     {
         match (packing, acts) {
-            (Some(vnni::Batch::Groups(p)), _) => {
+            (Some(X86Batch::Avx2(p)), Acts::Q8K(a)) => {
+                // SAFETY: packed only where avx2::available() found the features.
+                unsafe { rows_avx2_batched(w, p, n, r0, out) };
+                for (i, o) in out.chunks_exact_mut(n).enumerate() {
+                    // SAFETY: as above. Fewer than four tokens: llama.cpp's GEMV order.
+                    unsafe { dot::avx2::q4_k(w.row_bytes(r0 + i), &a[p.tokens * bpr..], bpr, &mut o[p.tokens..]) };
+                }
+                return;
+            }
+            (Some(X86Batch::Avx2One), Acts::Q8K(y)) => {
+                // SAFETY: as above.
+                unsafe { avx2::one_token_k_rows(w.ty, |r| w.row_bytes(r), y, r0, out) };
+                return;
+            }
+            (Some(X86Batch::Vnni(vnni::Batch::Groups(p))), _) => {
                 // SAFETY: made only where vnni::available() found the features.
                 unsafe { rows_vnni(w, p, n, r0, out) };
                 if p.tokens < n {
@@ -352,21 +400,19 @@ fn rows(w: &QMatrix, acts: &Acts, packing: &Packing, bpr: usize, n: usize, r0: u
                 }
                 return;
             }
-            (Some(vnni::Batch::One(one)), Acts::Q8_0(y)) => {
+            (Some(X86Batch::Vnni(vnni::Batch::One(one))), Acts::Q8_0(y)) => {
                 // SAFETY: as above.
                 unsafe { vnni::one_token_rows(w.ty, |r| w.row_bytes(r), y, one, r0, out) };
                 return;
             }
-            (Some(vnni::Batch::OneK), Acts::Q8K(y)) => {
+            (Some(X86Batch::Vnni(vnni::Batch::OneK)), Acts::Q8K(y)) => {
                 // SAFETY: as above.
                 unsafe { vnni::one_token_k_rows(w.ty, |r| w.row_bytes(r), y, r0, out) };
                 return;
             }
             _ => {}
         }
-        use std::sync::OnceLock;
-        static AVX2: OnceLock<bool> = OnceLock::new();
-        if *AVX2.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c")) {
+        if avx2::available() {
             // SAFETY: the CPU has AVX2, FMA and F16C (checked just above).
             return unsafe { rows_avx2(w, acts, bpr, n, r0, out) };
         }
@@ -470,6 +516,47 @@ fn rows_vnni(w: &QMatrix, p: &vnni::Packed, n: usize, r0: usize, out: &mut [f32]
     }
 }
 
+/// Bytes of packed activations [`avx2`]'s kernels read per unpacked row: as many groups of 8
+/// tokens as stay in L2 meanwhile (measured with `examples/matmul_bench.rs`).
+#[cfg(target_arch = "x86_64")]
+const AVX2_CHUNK_BYTES: usize = 256 << 10;
+
+/// Whole groups of 8 tokens by [`avx2`]'s Q4_K kernel, as many at a time over every row as fit
+/// [`AVX2_CHUNK_BYTES`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn rows_avx2_batched(w: &QMatrix, p: &avx2::Packed, n: usize, r0: usize, out: &mut [f32]) {
+    const G: usize = avx2::G;
+    /// Rows per kernel call, sharing each load of the activations.
+    const R: usize = 2;
+    let mut unpacked: [avx2::Row; R] = std::array::from_fn(|_| avx2::Row::default());
+    let rows = out.len() / n;
+    let per_chunk = (AVX2_CHUNK_BYTES / p.group_bytes()).max(1);
+    for g0 in (0..p.groups).step_by(per_chunk) {
+        let g1 = (g0 + per_chunk).min(p.groups);
+        let mut r = 0;
+        while r < rows {
+            let k = if rows - r >= R { R } else { 1 };
+            for (j, row) in unpacked.iter_mut().take(k).enumerate() {
+                row.unpack_q4_k(w.row_bytes(r0 + r + j));
+            }
+            for g in g0..g1 {
+                let mut t = [[0.0f32; G]; R];
+                if k == R {
+                    avx2::q4_k(std::array::from_fn(|j| &unpacked[j]), p, g, t.each_mut().map(|t| &mut t[..]));
+                } else {
+                    avx2::q4_k([&unpacked[0]], p, g, [&mut t[0][..]]);
+                }
+                let at = g * G..p.tokens.min((g + 1) * G);
+                for (j, t) in t.iter().take(k).enumerate() {
+                    out[(r + j) * n + at.start..(r + j) * n + at.end].copy_from_slice(&t[..at.len()]);
+                }
+            }
+            r += k;
+        }
+    }
+}
+
 /// The row loop, instantiated once per kernel set (`dot::portable`, `dot::avx2`).
 macro_rules! row_loop {
     ($w:expr, $acts:expr, $bpr:expr, $n:expr, $r0:expr, $out:expr, $k:ident) => {{
@@ -562,16 +649,35 @@ mod tests {
         use GgmlType::*;
         // Q4_0 with 12 rows (not eights: llama.cpp's repacked layout takes those).
         // Odd row counts take the one-row kernels for their last row.
-        for (ty, rows, blocks) in [(Q4_0, 12, 8), (Q5_0, 41, 8), (Q8_0, 24, 8), (Q4_K, 17, 2), (Q6_K, 15, 2)] {
+        let cases = [(Q4_0, 12, 8), (Q5_0, 41, 8), (Q8_0, 24, 8), (Q4_K, 17, 2), (Q6_K, 15, 2)];
+        assert_kernels_agree(Kernels::Best, &cases, &[1, 2, 5, 16, 17, 19, 20, 23, 31, 36, 48, 67, 100]);
+    }
+
+    /// [`avx2`]'s batch kernel gives the per-token AVX2 kernels' values bit for bit: whole and
+    /// half groups of 8 tokens, and the fewer than four after them (GEMV order); odd row counts.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_batched_kernels_equal_per_token_ones_bit_for_bit() {
+        assert!(avx2::available(), "the x86-64 CPUs this is tested on have AVX2");
+        use GgmlType::*;
+        let cases = [(Q4_K, 17, 2), (Q4_K, 2, 3), (Q4_K, 1, 1), (Q6_K, 15, 2), (Q8_0, 24, 8)];
+        assert_kernels_agree(Kernels::Avx2, &cases, &[1, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 19, 20, 23, 31, 36, 48, 67, 100]);
+    }
+
+    /// `kernels` and [`dot`]'s alone give the same values, bit for bit, for matrices of
+    /// `(type, rows, blocks per row)` and batches of each size in `tokens`.
+    #[cfg(target_arch = "x86_64")]
+    fn assert_kernels_agree(kernels: Kernels, cases: &[(GgmlType, usize, usize)], tokens: &[usize]) {
+        for &(ty, rows, blocks) in cases {
             let bytes: Vec<u8> = (0..rows).flat_map(|r| dot::tests::row(ty, blocks, r as u32 + 1)).collect();
             let cols = blocks * ty.block_size();
             let w = QMatrix::new(ty, rows, cols, Arc::new(bytes), 0).unwrap();
-            for n in [1, 2, 5, 16, 17, 19, 20, 23, 31, 36, 48, 67, 100] {
+            for &n in tokens {
                 let x: Vec<f32> =
                     dot::tests::bytes(n * cols, n as u32).iter().enumerate().map(|(i, &b)| (b as f32 - 127.5) / (1.0 + (i % 7) as f32)).collect();
                 let (mut batched, mut per_token) = (vec![0.0; n * rows], vec![0.0; n * rows]);
-                w.matmul_with(&x, n, &mut batched, true);
-                w.matmul_with(&x, n, &mut per_token, false);
+                w.matmul_with(&x, n, &mut batched, kernels);
+                w.matmul_with(&x, n, &mut per_token, Kernels::PerToken);
                 for (i, (a, b)) in batched.iter().zip(&per_token).enumerate() {
                     assert_eq!(a.to_bits(), b.to_bits(), "{ty:?} n = {n}, token {} row {}: {a} vs {b}", i / rows, i % rows);
                 }

@@ -1,0 +1,329 @@
+//! Kernels for x86-64 CPUs with AVX2 but not AVX-512 VNNI: a prompt eight tokens per vector.
+//!
+//! [`super::dot`]'s kernels take a prompt token by token: for Q4_K each 32 values end in a
+//! horizontal sum of one token's lanes, and that, not the multiplies, bounded them (~40 GOP/s on
+//! two Zen 2 cores against Q6_K's ~110). Here, as in [`super::vnni`], the eight lanes of a
+//! vector are eight *tokens*: a group's activations are interleaved four bytes at a time
+//! ([`Packed`]) and four weight bytes broadcast to every lane meet each token's four activations
+//! in one `vpmaddubsw` (unsigned weights × signed activations). Q4_K's nibbles are unsigned as
+//! they are, and a 32-value sub-block's 16-bit sums stay exact (8 × 2 × 15 × 128 < 2^15), so one
+//! `vpmaddwd` by the sub-block's scale gives each token's `scale·Σq·y` in 32 bits. Every integer
+//! is the one [`super::dot`]'s `q4_k` computes and every float operation is its GEMM order's
+//! (`fma(Σ, d·dy, acc)` per 64 values, the mins apart, `acc − acc_min`): the results are bit for
+//! bit those of the per-token kernels, so greedy tokens stay equal to llama.cpp's.
+
+use core::arch::x86_64::*;
+
+use super::act::BlockQ8K;
+use crate::gguf::quant::{K_SCALE_SIZE, Q4_K_BYTES, QK, QK_K, get_scale_min_k4};
+
+/// Tokens per vector.
+pub const G: usize = 8;
+
+/// Whether this CPU has AVX2, FMA and F16C (checked once): these kernels and [`super::dot`]'s
+/// AVX2 build need them.
+pub fn available() -> bool {
+    use std::sync::OnceLock;
+    static HAS: OnceLock<bool> = OnceLock::new();
+    *HAS.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c"))
+}
+
+/// Lane rows of one token group's super-block: 64 four-byte pieces of the values, the scale
+/// (f32 bits), and per 64 values the sums of its two 32s as a 16-bit pair.
+const PER_BLOCK: usize = QK_K / 4 + 1 + QK_K / 64;
+
+/// Q8_K activations of a batch's first tokens in groups of 8, interleaved for [`q4_k`].
+pub struct Packed {
+    /// Groups of 8 tokens, the last one padded with zeros when the tokens end inside it.
+    pub groups: usize,
+    /// Tokens the groups hold (from the first).
+    pub tokens: usize,
+    bpr: usize,
+    data: Vec<[i32; G]>,
+}
+
+impl Packed {
+    /// Interleaves the first `n` tokens' activations (`bpr` super-blocks each).
+    pub fn q8_k(a: &[BlockQ8K], n: usize, bpr: usize) -> Packed {
+        let groups = n.div_ceil(G);
+        let mut data = vec![[0i32; G]; groups * bpr * PER_BLOCK];
+        for t in 0..n {
+            let (g, lane) = (t / G, t % G);
+            for i in 0..bpr {
+                let y = &a[t * bpr + i];
+                let rows = &mut data[(g * bpr + i) * PER_BLOCK..][..PER_BLOCK];
+                for (k, q) in y.qs.as_chunks::<4>().0.iter().enumerate() {
+                    rows[k][lane] = i32::from_le_bytes(q.map(|v| v as u8));
+                }
+                rows[QK_K / 4][lane] = y.d.to_bits() as i32;
+                let sum32 = |c: usize| y.bsums[2 * c] + y.bsums[2 * c + 1];
+                for p in 0..QK_K / 64 {
+                    rows[QK_K / 4 + 1 + p][lane] = pair(sum32(2 * p), sum32(2 * p + 1));
+                }
+            }
+        }
+        Packed { groups, tokens: n, bpr, data }
+    }
+
+    /// Bytes of one group's activations.
+    pub fn group_bytes(&self) -> usize {
+        self.bpr * PER_BLOCK * G * 4
+    }
+
+    #[inline(always)]
+    fn block(&self, g: usize, i: usize) -> &[[i32; G]; PER_BLOCK] {
+        self.data[(g * self.bpr + i) * PER_BLOCK..][..PER_BLOCK].try_into().expect("a whole block")
+    }
+}
+
+/// Two 16-bit values as one word, `lo` first.
+fn pair(lo: i16, hi: i16) -> i32 {
+    (lo as u16 as u32 | (hi as u16 as u32) << 16) as i32
+}
+
+/// One Q4_K row unpacked once for all the token groups that read it: its nibbles as bytes in
+/// four-byte pieces (sub-block `2c` the low nibbles of `qs[32c..32c + 32]`, `2c + 1` the high
+/// ones), each sub-block's scale twice as a 16-bit pair, each 64 values' two mins as a pair,
+/// and the super-blocks' `d` and `dmin`.
+#[derive(Default)]
+pub struct Row {
+    w4: Vec<i32>,
+    sc: Vec<i32>,
+    mn: Vec<i32>,
+    d: Vec<f32>,
+    dmin: Vec<f32>,
+}
+
+impl Row {
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub fn unpack_q4_k(&mut self, w: &[u8]) {
+        for v in [&mut self.w4, &mut self.sc, &mut self.mn] {
+            v.clear();
+        }
+        self.d.clear();
+        self.dmin.clear();
+        for b in w.as_chunks::<Q4_K_BYTES>().0 {
+            let packed: &[u8; K_SCALE_SIZE] = b[4..4 + K_SCALE_SIZE].try_into().expect("12 scale bytes");
+            let qs = &b[4 + K_SCALE_SIZE..];
+            for c in 0..QK_K / 64 {
+                // SAFETY: 32 bytes from the block's 128 bytes of nibbles.
+                let v = unsafe { _mm256_loadu_si256(qs[32 * c..32 * c + 32].as_ptr() as *const __m256i) };
+                let mask = _mm256_set1_epi8(0x0F);
+                for x in [_mm256_and_si256(v, mask), _mm256_and_si256(_mm256_srli_epi16::<4>(v), mask)] {
+                    let mut a = [0i32; QK / 4];
+                    // SAFETY: a 32-byte store into a 32-byte array.
+                    unsafe { _mm256_storeu_si256(a.as_mut_ptr() as *mut __m256i, x) };
+                    self.w4.extend_from_slice(&a);
+                }
+            }
+            let (sc, mn): (Vec<u8>, Vec<u8>) = (0..QK_K / QK).map(|c| get_scale_min_k4(c, packed)).unzip();
+            self.sc.extend(sc.iter().map(|&s| pair(s as i16, s as i16)));
+            self.mn.extend(mn.chunks_exact(2).map(|m| pair(m[0] as i16, m[1] as i16)));
+            self.d.push(f16_at(b, 0));
+            self.dmin.push(f16_at(b, 2));
+        }
+    }
+}
+
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+fn f16_at(b: &[u8], i: usize) -> f32 {
+    let h = u16::from_le_bytes([b[i], b[i + 1]]);
+    _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h as i32)))
+}
+
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+fn load(row: &[i32; G]) -> __m256i {
+    // SAFETY: 32 bytes from a 32-byte array; the load is unaligned.
+    unsafe { _mm256_loadu_si256(row.as_ptr() as *const __m256i) }
+}
+
+/// `R` unpacked Q4_K rows times one packed group: `out[r][t]` for its 8 tokens, as
+/// [`super::dot`]'s `q4_k` computes tokens in whole groups of four (llama.cpp's repacked GEMM):
+/// per 64 values `fma(Σ scale·Σq·y, d·dy, acc)` and `fma(Σ min·bsum, dmin·dy, acc_min)`, then
+/// `acc − acc_min`. The rows share each load of the activations.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub fn q4_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f32]; R]) {
+    const SUBS: usize = QK_K / QK;
+    let (mut acc, mut acc_min) = ([_mm256_setzero_ps(); R], [_mm256_setzero_ps(); R]);
+    for i in 0..rows[0].d.len() {
+        let y = p.block(g, i);
+        let w: [&[i32; QK_K / 4]; R] = std::array::from_fn(|r| rows[r].w4[i * QK_K / 4..][..QK_K / 4].try_into().unwrap());
+        let sc: [&[i32; SUBS]; R] = std::array::from_fn(|r| rows[r].sc[i * SUBS..][..SUBS].try_into().unwrap());
+        let mn: [&[i32; SUBS / 2]; R] = std::array::from_fn(|r| rows[r].mn[i * SUBS / 2..][..SUBS / 2].try_into().unwrap());
+        let yd = _mm256_castsi256_ps(load(&y[QK_K / 4]));
+        for pr in 0..SUBS / 2 {
+            let mut sum = [_mm256_setzero_si256(); R];
+            for c in [2 * pr, 2 * pr + 1] {
+                let mut s16 = [_mm256_setzero_si256(); R];
+                for k in 8 * c..8 * c + 8 {
+                    let yk = load(&y[k]);
+                    for r in 0..R {
+                        s16[r] = _mm256_add_epi16(s16[r], _mm256_maddubs_epi16(_mm256_set1_epi32(w[r][k]), yk));
+                    }
+                }
+                for r in 0..R {
+                    sum[r] = _mm256_add_epi32(sum[r], _mm256_madd_epi16(s16[r], _mm256_set1_epi32(sc[r][c])));
+                }
+            }
+            let bsum = load(&y[QK_K / 4 + 1 + pr]);
+            for r in 0..R {
+                let mins = _mm256_madd_epi16(bsum, _mm256_set1_epi32(mn[r][pr]));
+                let dy = _mm256_mul_ps(_mm256_set1_ps(rows[r].d[i]), yd);
+                let dminy = _mm256_mul_ps(_mm256_set1_ps(rows[r].dmin[i]), yd);
+                acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum[r]), dy, acc[r]);
+                acc_min[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(mins), dminy, acc_min[r]);
+            }
+        }
+    }
+    for ((acc, acc_min), out) in acc.iter().zip(&acc_min).zip(out) {
+        // SAFETY: 32 bytes into the group's 8 outputs.
+        unsafe { _mm256_storeu_ps(out[..G].as_mut_ptr(), _mm256_sub_ps(*acc, *acc_min)) };
+    }
+}
+
+/// One token (decode) times rows `r0..` of a Q4_K or Q6_K matrix, a row per call of
+/// [`one_q4_k`] or [`one_q6_k`]; `row(r)` gives row `r`'s bytes.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub fn one_token_k_rows<'a>(ty: crate::gguf::GgmlType, row: impl Fn(usize) -> &'a [u8], y: &[BlockQ8K], r0: usize, out: &mut [f32]) {
+    use crate::gguf::GgmlType::*;
+    match ty {
+        Q4_K => out.iter_mut().enumerate().for_each(|(i, o)| *o = one_q4_k(row(r0 + i), y)),
+        Q6_K => out.iter_mut().enumerate().for_each(|(i, o)| *o = one_q6_k(row(r0 + i), y)),
+        ty => unreachable!("no one-token kernel for {ty:?}"),
+    }
+}
+
+/// Σ of eight i32 lanes (exact).
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+fn hsum_i32(v: __m256i) -> i32 {
+    let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    let s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+    _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32::<1>(s)))
+}
+
+/// A Q4_K super-block's eight six-bit scales and eight mins (ggml's `utmp` unpacking of the 12
+/// bytes; the same values as [`get_scale_min_k4`]).
+#[inline(always)]
+fn scales_mins_k4(packed: &[u8]) -> ([u8; 8], [u8; 8]) {
+    let word = |i: usize| u32::from_le_bytes(packed[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+    let (u0, u1, u2) = (word(0), word(1), word(2));
+    let (k1, k2, k3) = (0x3f3f_3f3fu32, 0x0f0f_0f0fu32, 0x0303_0303u32);
+    let sc = [u0 & k1, (u2 & k2) | (((u0 >> 6) & k3) << 4)];
+    let mn = [u1 & k1, ((u2 >> 4) & k2) | (((u1 >> 6) & k3) << 4)];
+    let bytes = |w: [u32; 2]| {
+        let (a, b) = (w[0].to_le_bytes(), w[1].to_le_bytes());
+        [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]]
+    };
+    (bytes(sc), bytes(mn))
+}
+
+/// One Q4_K row times one token in llama.cpp's GEMV order (as [`super::dot`]'s `q4_k` for a
+/// token past the last whole four): per super-block the exact `Σ scale·Σq·y` and
+/// `Σ min·bsum`, then `fma(Σ, d·dy, acc)` and `fma(mins, dmin·dy, acc_min)`; `acc − acc_min`.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub fn one_q4_k(w: &[u8], y: &[BlockQ8K]) -> f32 {
+    let (mut acc, mut acc_min) = (0.0f32, 0.0f32);
+    let mask = _mm256_set1_epi8(0x0F);
+    for (b, y) in w.as_chunks::<Q4_K_BYTES>().0.iter().zip(y) {
+        let (sc, mn) = scales_mins_k4(&b[4..4 + K_SCALE_SIZE]);
+        // Each sub-block's scale in every 16-bit lane: sub-block c's bytes of the widened scales.
+        // SAFETY: 8 bytes from the 8 scales.
+        let sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(unsafe { _mm_loadl_epi64(sc.as_ptr() as *const __m128i) }));
+        let qs = &b[4 + K_SCALE_SIZE..];
+        let mut v = _mm256_setzero_si256();
+        for c in 0..QK_K / 64 {
+            // SAFETY: 32-byte loads from the block's 128 bytes of nibbles and from y's 256 values.
+            let (q, ylo, yhi) = unsafe {
+                (
+                    _mm256_loadu_si256(qs[32 * c..].as_ptr() as *const __m256i),
+                    _mm256_loadu_si256(y.qs[64 * c..].as_ptr() as *const __m256i),
+                    _mm256_loadu_si256(y.qs[64 * c + 32..].as_ptr() as *const __m256i),
+                )
+            };
+            let at = |s: usize| _mm256_shuffle_epi8(sc16, _mm256_set1_epi16((((2 * s + 1) << 8) | 2 * s) as i16));
+            let lo = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_and_si256(q, mask), ylo), at(2 * c));
+            let hi = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16::<4>(q), mask), yhi), at(2 * c + 1));
+            v = _mm256_add_epi32(v, _mm256_add_epi32(lo, hi));
+        }
+        // SAFETY: 8 bytes from the 8 mins; y's 16 bsums as two 16-byte halves.
+        let mins = unsafe {
+            let m = _mm_cvtepu8_epi16(_mm_loadl_epi64(mn.as_ptr() as *const __m128i));
+            let bs = _mm_hadd_epi16(
+                _mm_loadu_si128(y.bsums.as_ptr() as *const __m128i),
+                _mm_loadu_si128(y.bsums[8..].as_ptr() as *const __m128i),
+            );
+            let p = _mm_madd_epi16(m, bs);
+            let p = _mm_add_epi32(p, _mm_unpackhi_epi64(p, p));
+            _mm_cvtsi128_si32(_mm_add_epi32(p, _mm_shuffle_epi32::<1>(p)))
+        };
+        let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
+        acc = (hsum_i32(v) as f32).mul_add(d * y.d, acc);
+        acc_min = (mins as f32).mul_add(dmin * y.d, acc_min);
+    }
+    acc - acc_min
+}
+
+/// One Q6_K row times one token as ggml's AVX2 kernel (and [`super::dot`]'s `q6_k`): six-bit
+/// values (unsigned) by `maddubs`, lane `l` of each 32 by its half's scale, minus
+/// `32·(bsum[2l]·scale[2l] + bsum[2l+1]·scale[2l+1])`; one `fma(d·dy, lane, acc)` per
+/// super-block and ggml's `hsum_float_8`.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub fn one_q6_k(w: &[u8], y: &[BlockQ8K]) -> f32 {
+    use crate::gguf::quant::Q6_K_BYTES;
+    let mut acc = _mm256_setzero_ps();
+    let (m4, m2) = (_mm256_set1_epi8(0x0F), _mm256_set1_epi8(3));
+    for (b, y) in w.as_chunks::<Q6_K_BYTES>().0.iter().zip(y) {
+        let (ql, rest) = b.split_at(QK_K / 2);
+        let (qh, rest) = rest.split_at(QK_K / 4);
+        let (sc, d) = rest.split_at(QK_K / 16);
+        // SAFETY: every load below reads 16 or 32 bytes inside the block or y's arrays.
+        unsafe {
+            let scales = _mm_loadu_si128(sc.as_ptr() as *const __m128i);
+            let bsums = _mm256_loadu_si256(y.bsums.as_ptr() as *const __m256i);
+            let offset = _mm256_slli_epi32::<5>(_mm256_madd_epi16(bsums, _mm256_cvtepi8_epi16(scales)));
+            let mut sum = _mm256_setzero_si256();
+            for h in 0..2 {
+                let (l1, l2) = (_mm256_loadu_si256(ql[64 * h..].as_ptr() as *const __m256i), _mm256_loadu_si256(ql[64 * h + 32..].as_ptr() as *const __m256i));
+                let hb = _mm256_loadu_si256(qh[32 * h..].as_ptr() as *const __m256i);
+                let high = |s: i32| _mm256_slli_epi16::<4>(_mm256_and_si256(_mm256_srl_epi16(hb, _mm_cvtsi32_si128(s)), m2));
+                let q = [
+                    _mm256_or_si256(_mm256_and_si256(l1, m4), high(0)),
+                    _mm256_or_si256(_mm256_and_si256(l2, m4), high(2)),
+                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l1), m4), high(4)),
+                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l2), m4), high(6)),
+                ];
+                for (k, q) in q.into_iter().enumerate() {
+                    let m = 4 * h + k;
+                    let yv = _mm256_loadu_si256(y.qs[32 * m..].as_ptr() as *const __m256i);
+                    let pick = _mm_set_epi64x(0x0101_0101_0101_0101 * (2 * m as i64 + 1), 0x0101_0101_0101_0101 * 2 * m as i64);
+                    let scale = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, pick));
+                    sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(q, yv), scale));
+                }
+            }
+            let lanes = _mm256_sub_epi32(sum, offset);
+            acc = _mm256_fmadd_ps(_mm256_set1_ps(y.d * f16_at(d, 0)), _mm256_cvtepi32_ps(lanes), acc);
+        }
+    }
+    let r = _mm_add_ps(_mm256_extractf128_ps::<1>(acc), _mm256_castps256_ps128(acc));
+    let r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    _mm_cvtss_f32(_mm_add_ss(r, _mm_movehdup_ps(r)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scales_and_mins_are_get_scale_min_k4s() {
+        let bytes = crate::kernels::dot::tests::bytes(12 * 50, 3);
+        for packed in bytes.as_chunks::<K_SCALE_SIZE>().0 {
+            let (sc, mn) = scales_mins_k4(packed);
+            for j in 0..8 {
+                assert_eq!((sc[j], mn[j]), get_scale_min_k4(j, packed), "{packed:?} j = {j}");
+            }
+        }
+    }
+}
