@@ -1,21 +1,26 @@
-//! Kernels for x86-64 CPUs with AVX2 but not AVX-512 VNNI: a prompt eight tokens per vector.
+//! Kernels for x86-64 CPUs with AVX2 but not AVX-512 VNNI: a prompt eight tokens per vector, and
+//! one token (decode) without unpacking to memory.
 //!
 //! [`super::dot`]'s kernels take a prompt token by token: for Q4_K each 32 values end in a
 //! horizontal sum of one token's lanes, and that, not the multiplies, bounded them (~40 GOP/s on
 //! two Zen 2 cores against Q6_K's ~110). Here, as in [`super::vnni`], the eight lanes of a
 //! vector are eight *tokens*: a group's activations are interleaved four bytes at a time
 //! ([`Packed`]) and four weight bytes broadcast to every lane meet each token's four activations
-//! in one `vpmaddubsw` (unsigned weights × signed activations). Q4_K's nibbles are unsigned as
-//! they are, and a 32-value sub-block's 16-bit sums stay exact (8 × 2 × 15 × 128 < 2^15), so one
-//! `vpmaddwd` by the sub-block's scale gives each token's `scale·Σq·y` in 32 bits. Every integer
-//! is the one [`super::dot`]'s `q4_k` computes and every float operation is its GEMM order's
-//! (`fma(Σ, d·dy, acc)` per 64 values, the mins apart, `acc − acc_min`): the results are bit for
-//! bit those of the per-token kernels, so greedy tokens stay equal to llama.cpp's.
+//! in one `vpmaddubsw` (unsigned weights × signed activations: Q4_K's nibbles and Q6_K's six-bit
+//! values are unsigned as they are). Q4_K: a 32-value sub-block's 16-bit sums stay exact
+//! (8 × 2 × 15 × 128 < 2^15), so one `vpmaddwd` by its scale gives each token's `scale·Σq·y`.
+//! Q6_K: each four values' sum by its 16's scale (`vpmaddwd`), ggml's eight lanes kept apart.
+//! Every integer is the one [`super::dot`]'s kernels compute and every float operation is theirs
+//! in the same order (Q4_K: `fma(Σ, d·dy, acc)` per 64 values for tokens in whole fours, as
+//! llama.cpp's repacked GEMM; Q6_K: `fma(d·dy, lane, acc)` per super-block and `hsum_float_8`):
+//! the results are bit for bit those of the per-token kernels, so greedy tokens stay equal to
+//! llama.cpp's. One token ([`one_q4_k`], [`one_q6_k`]) is ggml's AVX2 `vec_dot` shape, with
+//! Q4_K in its repacked GEMV's order.
 
 use core::arch::x86_64::*;
 
 use super::act::BlockQ8K;
-use crate::gguf::quant::{K_SCALE_SIZE, Q4_K_BYTES, QK, QK_K, get_scale_min_k4};
+use crate::gguf::quant::{K_SCALE_SIZE, Q4_K_BYTES, Q6_K_BYTES, QK, QK_K};
 
 /// Tokens per vector.
 pub const G: usize = 8;
@@ -29,10 +34,11 @@ pub fn available() -> bool {
 }
 
 /// Lane rows of one token group's super-block: 64 four-byte pieces of the values, the scale
-/// (f32 bits), and per 64 values the sums of its two 32s as a 16-bit pair.
-const PER_BLOCK: usize = QK_K / 4 + 1 + QK_K / 64;
+/// (f32 bits), and ggml's `bsums` (sums of each 16) as eight 16-bit pairs.
+const PER_BLOCK: usize = QK_K / 4 + 1 + QK_K / 32;
 
-/// Q8_K activations of a batch's first tokens in groups of 8, interleaved for [`q4_k`].
+/// Q8_K activations of a batch's first tokens in groups of 8, interleaved for [`q4_k`] and
+/// [`q6_k`].
 pub struct Packed {
     /// Groups of 8 tokens, the last one padded with zeros when the tokens end inside it.
     pub groups: usize,
@@ -56,9 +62,8 @@ impl Packed {
                     rows[k][lane] = i32::from_le_bytes(q.map(|v| v as u8));
                 }
                 rows[QK_K / 4][lane] = y.d.to_bits() as i32;
-                let sum32 = |c: usize| y.bsums[2 * c] + y.bsums[2 * c + 1];
-                for p in 0..QK_K / 64 {
-                    rows[QK_K / 4 + 1 + p][lane] = pair(sum32(2 * p), sum32(2 * p + 1));
+                for l in 0..QK_K / 32 {
+                    rows[QK_K / 4 + 1 + l][lane] = pair(y.bsums[2 * l], y.bsums[2 * l + 1]);
                 }
             }
         }
@@ -81,46 +86,87 @@ fn pair(lo: i16, hi: i16) -> i32 {
     (lo as u16 as u32 | (hi as u16 as u32) << 16) as i32
 }
 
-/// One Q4_K row unpacked once for all the token groups that read it: its nibbles as bytes in
-/// four-byte pieces (sub-block `2c` the low nibbles of `qs[32c..32c + 32]`, `2c + 1` the high
-/// ones), each sub-block's scale twice as a 16-bit pair, each 64 values' two mins as a pair,
-/// and the super-blocks' `d` and `dmin`.
+/// One weight row unpacked once for all the token groups that read it: its values as unsigned
+/// bytes in four-byte pieces and its super-blocks' `d`. Q4_K: sub-block `2c` the low nibbles of
+/// `qs[32c..32c + 32]`, `2c + 1` the high ones; each sub-block's scale and min twice as 16-bit
+/// pairs; `dmin`. Q6_K: values in ggml's order; each 16's scale twice as a pair (`sc`), and
+/// the scales of 16s `2l`, `2l + 1` as a pair (`sc2`).
 #[derive(Default)]
 pub struct Row {
     w4: Vec<i32>,
     sc: Vec<i32>,
     mn: Vec<i32>,
+    sc2: Vec<i32>,
     d: Vec<f32>,
     dmin: Vec<f32>,
 }
 
 impl Row {
+    /// Unpacks a Q4_K or Q6_K row.
     #[target_feature(enable = "avx2,fma,f16c")]
-    pub fn unpack_q4_k(&mut self, w: &[u8]) {
-        for v in [&mut self.w4, &mut self.sc, &mut self.mn] {
-            v.clear();
+    pub fn unpack(&mut self, ty: crate::gguf::GgmlType, w: &[u8]) {
+        match ty {
+            crate::gguf::GgmlType::Q4_K => self.unpack_q4_k(w),
+            crate::gguf::GgmlType::Q6_K => self.unpack_q6_k(w),
+            ty => unreachable!("no batch kernel for {ty:?}"),
         }
-        self.d.clear();
-        self.dmin.clear();
-        for b in w.as_chunks::<Q4_K_BYTES>().0 {
-            let packed: &[u8; K_SCALE_SIZE] = b[4..4 + K_SCALE_SIZE].try_into().expect("12 scale bytes");
+    }
+
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn unpack_q6_k(&mut self, w: &[u8]) {
+        let blocks = w.as_chunks::<Q6_K_BYTES>().0;
+        self.w4.resize(blocks.len() * QK_K / 4, 0);
+        self.sc.resize(blocks.len() * QK_K / 16, 0);
+        self.sc2.resize(blocks.len() * QK_K / 32, 0);
+        self.d.resize(blocks.len(), 0.0);
+        for (i, b) in blocks.iter().enumerate() {
+            let w4 = &mut self.w4[i * QK_K / 4..][..QK_K / 4];
+            for (m, q) in q6_k_values(b).into_iter().enumerate() {
+                // SAFETY: a 32-byte store into this row's values 32m .. 32m + 32.
+                unsafe { _mm256_storeu_si256(w4[8 * m..8 * m + 8].as_mut_ptr() as *mut __m256i, q) };
+            }
+            let scale = |j: usize| b[QK_K / 2 + QK_K / 4 + j] as i8 as i16;
+            for (j, o) in self.sc[i * QK_K / 16..][..QK_K / 16].iter_mut().enumerate() {
+                *o = pair(scale(j), scale(j));
+            }
+            for (l, o) in self.sc2[i * QK_K / 32..][..QK_K / 32].iter_mut().enumerate() {
+                *o = pair(scale(2 * l), scale(2 * l + 1));
+            }
+            self.d[i] = f16_at(b, Q6_K_BYTES - 2);
+        }
+    }
+
+    #[target_feature(enable = "avx2,fma,f16c")]
+    fn unpack_q4_k(&mut self, w: &[u8]) {
+        let blocks = w.as_chunks::<Q4_K_BYTES>().0;
+        self.w4.resize(blocks.len() * QK_K / 4, 0);
+        self.sc.resize(blocks.len() * QK_K / QK, 0);
+        self.mn.resize(blocks.len() * QK_K / QK, 0);
+        self.d.resize(blocks.len(), 0.0);
+        self.dmin.resize(blocks.len(), 0.0);
+        let mask = _mm256_set1_epi8(0x0F);
+        for (i, b) in blocks.iter().enumerate() {
             let qs = &b[4 + K_SCALE_SIZE..];
+            let w4 = &mut self.w4[i * QK_K / 4..][..QK_K / 4];
             for c in 0..QK_K / 64 {
-                // SAFETY: 32 bytes from the block's 128 bytes of nibbles.
-                let v = unsafe { _mm256_loadu_si256(qs[32 * c..32 * c + 32].as_ptr() as *const __m256i) };
-                let mask = _mm256_set1_epi8(0x0F);
-                for x in [_mm256_and_si256(v, mask), _mm256_and_si256(_mm256_srli_epi16::<4>(v), mask)] {
-                    let mut a = [0i32; QK / 4];
-                    // SAFETY: a 32-byte store into a 32-byte array.
-                    unsafe { _mm256_storeu_si256(a.as_mut_ptr() as *mut __m256i, x) };
-                    self.w4.extend_from_slice(&a);
+                // SAFETY: 32 bytes from the block's 128 bytes of nibbles; two 32-byte stores into
+                // the 64 bytes of this row's values c·64 .. c·64 + 64.
+                unsafe {
+                    let v = _mm256_loadu_si256(qs[32 * c..].as_ptr() as *const __m256i);
+                    let at = w4[16 * c..16 * c + 16].as_mut_ptr() as *mut __m256i;
+                    _mm256_storeu_si256(at, _mm256_and_si256(v, mask));
+                    _mm256_storeu_si256(at.add(1), _mm256_and_si256(_mm256_srli_epi16::<4>(v), mask));
                 }
             }
-            let (sc, mn): (Vec<u8>, Vec<u8>) = (0..QK_K / QK).map(|c| get_scale_min_k4(c, packed)).unzip();
-            self.sc.extend(sc.iter().map(|&s| pair(s as i16, s as i16)));
-            self.mn.extend(mn.chunks_exact(2).map(|m| pair(m[0] as i16, m[1] as i16)));
-            self.d.push(f16_at(b, 0));
-            self.dmin.push(f16_at(b, 2));
+            let (sc, mn) = scales_mins_k4(&b[4..4 + K_SCALE_SIZE]);
+            for (o, &s) in self.sc[i * QK_K / QK..][..QK_K / QK].iter_mut().zip(&sc) {
+                *o = pair(s as i16, s as i16);
+            }
+            for (o, &m) in self.mn[i * QK_K / QK..][..QK_K / QK].iter_mut().zip(&mn) {
+                *o = pair(m as i16, m as i16);
+            }
+            self.d[i] = f16_at(b, 0);
+            self.dmin[i] = f16_at(b, 2);
         }
     }
 }
@@ -151,7 +197,7 @@ pub fn q4_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f
         let y = p.block(g, i);
         let w: [&[i32; QK_K / 4]; R] = std::array::from_fn(|r| rows[r].w4[i * QK_K / 4..][..QK_K / 4].try_into().unwrap());
         let sc: [&[i32; SUBS]; R] = std::array::from_fn(|r| rows[r].sc[i * SUBS..][..SUBS].try_into().unwrap());
-        let mn: [&[i32; SUBS / 2]; R] = std::array::from_fn(|r| rows[r].mn[i * SUBS / 2..][..SUBS / 2].try_into().unwrap());
+        let mn: [&[i32; SUBS]; R] = std::array::from_fn(|r| rows[r].mn[i * SUBS..][..SUBS].try_into().unwrap());
         let yd = _mm256_castsi256_ps(load(&y[QK_K / 4]));
         for pr in 0..SUBS / 2 {
             let mut sum = [_mm256_setzero_si256(); R];
@@ -167,9 +213,10 @@ pub fn q4_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f
                     sum[r] = _mm256_add_epi32(sum[r], _mm256_madd_epi16(s16[r], _mm256_set1_epi32(sc[r][c])));
                 }
             }
-            let bsum = load(&y[QK_K / 4 + 1 + pr]);
+            // Each 32's two bsums by its min.
+            let (b0, b1) = (load(&y[QK_K / 4 + 1 + 2 * pr]), load(&y[QK_K / 4 + 2 + 2 * pr]));
             for r in 0..R {
-                let mins = _mm256_madd_epi16(bsum, _mm256_set1_epi32(mn[r][pr]));
+                let mins = _mm256_add_epi32(_mm256_madd_epi16(b0, _mm256_set1_epi32(mn[r][2 * pr])), _mm256_madd_epi16(b1, _mm256_set1_epi32(mn[r][2 * pr + 1])));
                 let dy = _mm256_mul_ps(_mm256_set1_ps(rows[r].d[i]), yd);
                 let dminy = _mm256_mul_ps(_mm256_set1_ps(rows[r].dmin[i]), yd);
                 acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum[r]), dy, acc[r]);
@@ -181,6 +228,74 @@ pub fn q4_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f
         // SAFETY: 32 bytes into the group's 8 outputs.
         unsafe { _mm256_storeu_ps(out[..G].as_mut_ptr(), _mm256_sub_ps(*acc, *acc_min)) };
     }
+}
+
+/// `R` unpacked Q6_K rows times one packed group: `out[r][t]` for its 8 tokens, as
+/// [`super::dot`]'s `q6_k` (ggml's AVX2 kernel): per super-block, lane `l` is
+/// `Σ_j scale·Σ q·y` over bytes `4l..4l+4` of each 32 `j` (the scale of its 16), minus
+/// `32·(bsum[2l]·scale[2l] + bsum[2l+1]·scale[2l+1])`; then `fma(d·dy, lane, acc)` per lane and
+/// ggml's `hsum_float_8`.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub fn q6_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f32]; R]) {
+    let mut acc = [[_mm256_setzero_ps(); 8]; R];
+    for i in 0..rows[0].d.len() {
+        let y = p.block(g, i);
+        let w: [&[i32; QK_K / 4]; R] = std::array::from_fn(|r| rows[r].w4[i * QK_K / 4..][..QK_K / 4].try_into().unwrap());
+        let sc: [&[i32; QK_K / 16]; R] = std::array::from_fn(|r| rows[r].sc[i * QK_K / 16..][..QK_K / 16].try_into().unwrap());
+        let sc2: [&[i32; QK_K / 32]; R] = std::array::from_fn(|r| rows[r].sc2[i * QK_K / 32..][..QK_K / 32].try_into().unwrap());
+        let yd = _mm256_castsi256_ps(load(&y[QK_K / 4]));
+        let scale: [__m256; R] = std::array::from_fn(|r| _mm256_mul_ps(yd, _mm256_set1_ps(rows[r].d[i])));
+        for l in 0..8 {
+            let mut s = [_mm256_setzero_si256(); R];
+            for j in 0..QK_K / QK {
+                let k = 8 * j + l;
+                let yk = load(&y[k]);
+                for r in 0..R {
+                    let p = _mm256_maddubs_epi16(_mm256_set1_epi32(w[r][k]), yk);
+                    s[r] = _mm256_add_epi32(s[r], _mm256_madd_epi16(p, _mm256_set1_epi32(sc[r][2 * j + l / 4])));
+                }
+            }
+            let bsums = load(&y[QK_K / 4 + 1 + l]);
+            for r in 0..R {
+                let offset = _mm256_madd_epi16(bsums, _mm256_set1_epi32(sc2[r][l]));
+                let lane = _mm256_sub_epi32(s[r], _mm256_slli_epi32::<5>(offset));
+                acc[r][l] = _mm256_fmadd_ps(scale[r], _mm256_cvtepi32_ps(lane), acc[r][l]);
+            }
+        }
+    }
+    for (acc, out) in acc.iter().zip(out) {
+        let s = _mm256_add_ps(
+            _mm256_add_ps(_mm256_add_ps(acc[4], acc[0]), _mm256_add_ps(acc[6], acc[2])),
+            _mm256_add_ps(_mm256_add_ps(acc[5], acc[1]), _mm256_add_ps(acc[7], acc[3])),
+        );
+        // SAFETY: 32 bytes into the group's 8 outputs.
+        unsafe { _mm256_storeu_ps(out[..G].as_mut_ptr(), s) };
+    }
+}
+
+/// A Q6_K super-block's 256 six-bit values (unsigned) in ggml's order, 32 per vector.
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+fn q6_k_values(b: &[u8]) -> [__m256i; 8] {
+    let (ql, qh) = (&b[..QK_K / 2], &b[QK_K / 2..QK_K / 2 + QK_K / 4]);
+    let (m4, m2) = (_mm256_set1_epi8(0x0F), _mm256_set1_epi8(3));
+    let mut q = [_mm256_setzero_si256(); 8];
+    for h in 0..2 {
+        // SAFETY: 32-byte loads inside the block's 128 bytes of low bits and 64 of high bits.
+        let (l1, l2, hb) = unsafe {
+            (
+                _mm256_loadu_si256(ql[64 * h..].as_ptr() as *const __m256i),
+                _mm256_loadu_si256(ql[64 * h + 32..].as_ptr() as *const __m256i),
+                _mm256_loadu_si256(qh[32 * h..].as_ptr() as *const __m256i),
+            )
+        };
+        let high = |s: i32| _mm256_slli_epi16::<4>(_mm256_and_si256(_mm256_srl_epi16(hb, _mm_cvtsi32_si128(s)), m2));
+        q[4 * h] = _mm256_or_si256(_mm256_and_si256(l1, m4), high(0));
+        q[4 * h + 1] = _mm256_or_si256(_mm256_and_si256(l2, m4), high(2));
+        q[4 * h + 2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l1), m4), high(4));
+        q[4 * h + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l2), m4), high(6));
+    }
+    q
 }
 
 /// One token (decode) times rows `r0..` of a Q4_K or Q6_K matrix, a row per call of
@@ -205,7 +320,7 @@ fn hsum_i32(v: __m256i) -> i32 {
 }
 
 /// A Q4_K super-block's eight six-bit scales and eight mins (ggml's `utmp` unpacking of the 12
-/// bytes; the same values as [`get_scale_min_k4`]).
+/// bytes; the same values as [`crate::gguf::quant::get_scale_min_k4`]).
 #[inline(always)]
 fn scales_mins_k4(packed: &[u8]) -> ([u8; 8], [u8; 8]) {
     let word = |i: usize| u32::from_le_bytes(packed[4 * i..4 * i + 4].try_into().expect("4 bytes"));
@@ -272,36 +387,20 @@ pub fn one_q4_k(w: &[u8], y: &[BlockQ8K]) -> f32 {
 /// super-block and ggml's `hsum_float_8`.
 #[target_feature(enable = "avx2,fma,f16c")]
 pub fn one_q6_k(w: &[u8], y: &[BlockQ8K]) -> f32 {
-    use crate::gguf::quant::Q6_K_BYTES;
     let mut acc = _mm256_setzero_ps();
-    let (m4, m2) = (_mm256_set1_epi8(0x0F), _mm256_set1_epi8(3));
     for (b, y) in w.as_chunks::<Q6_K_BYTES>().0.iter().zip(y) {
-        let (ql, rest) = b.split_at(QK_K / 2);
-        let (qh, rest) = rest.split_at(QK_K / 4);
-        let (sc, d) = rest.split_at(QK_K / 16);
+        let (sc, d) = b[QK_K / 2 + QK_K / 4..].split_at(QK_K / 16);
         // SAFETY: every load below reads 16 or 32 bytes inside the block or y's arrays.
         unsafe {
             let scales = _mm_loadu_si128(sc.as_ptr() as *const __m128i);
             let bsums = _mm256_loadu_si256(y.bsums.as_ptr() as *const __m256i);
             let offset = _mm256_slli_epi32::<5>(_mm256_madd_epi16(bsums, _mm256_cvtepi8_epi16(scales)));
             let mut sum = _mm256_setzero_si256();
-            for h in 0..2 {
-                let (l1, l2) = (_mm256_loadu_si256(ql[64 * h..].as_ptr() as *const __m256i), _mm256_loadu_si256(ql[64 * h + 32..].as_ptr() as *const __m256i));
-                let hb = _mm256_loadu_si256(qh[32 * h..].as_ptr() as *const __m256i);
-                let high = |s: i32| _mm256_slli_epi16::<4>(_mm256_and_si256(_mm256_srl_epi16(hb, _mm_cvtsi32_si128(s)), m2));
-                let q = [
-                    _mm256_or_si256(_mm256_and_si256(l1, m4), high(0)),
-                    _mm256_or_si256(_mm256_and_si256(l2, m4), high(2)),
-                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l1), m4), high(4)),
-                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16::<4>(l2), m4), high(6)),
-                ];
-                for (k, q) in q.into_iter().enumerate() {
-                    let m = 4 * h + k;
-                    let yv = _mm256_loadu_si256(y.qs[32 * m..].as_ptr() as *const __m256i);
-                    let pick = _mm_set_epi64x(0x0101_0101_0101_0101 * (2 * m as i64 + 1), 0x0101_0101_0101_0101 * 2 * m as i64);
-                    let scale = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, pick));
-                    sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(q, yv), scale));
-                }
+            for (m, q) in q6_k_values(b).into_iter().enumerate() {
+                let yv = _mm256_loadu_si256(y.qs[32 * m..].as_ptr() as *const __m256i);
+                let pick = _mm_set_epi64x(0x0101_0101_0101_0101 * (2 * m as i64 + 1), 0x0101_0101_0101_0101 * 2 * m as i64);
+                let scale = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, pick));
+                sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(q, yv), scale));
             }
             let lanes = _mm256_sub_epi32(sum, offset);
             acc = _mm256_fmadd_ps(_mm256_set1_ps(y.d * f16_at(d, 0)), _mm256_cvtepi32_ps(lanes), acc);
@@ -315,6 +414,7 @@ pub fn one_q6_k(w: &[u8], y: &[BlockQ8K]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gguf::quant::get_scale_min_k4;
 
     #[test]
     fn scales_and_mins_are_get_scale_min_k4s() {

@@ -6,8 +6,8 @@
 //! - [`timing`]: wall time in matmuls and attention, for `--bench`.
 //! - [`vnni`]: kernels for AVX-512 VNNI CPUs (a prompt sixteen tokens per vector, one token two
 //!   rows per vector), with the same results as [`dot`]'s.
-//! - [`avx2`]: on AVX2 CPUs without VNNI, a prompt's Q4_K products eight tokens per vector and
-//!   one token's Q4_K and Q6_K ones without unpacking to memory, with the same results as [`dot`]'s.
+//! - [`avx2`]: on AVX2 CPUs without VNNI, a prompt's Q4_K and Q6_K products eight tokens per
+//!   vector and one token's without unpacking to memory, with the same results as [`dot`]'s.
 //! - `simd128` (wasm): a prompt eight tokens per two vectors in the browser, equal to [`dot`]'s
 //!   to f32 rounding.
 //! - [`QMatrix::matmul`]: all rows × a batch of tokens, over rayon's threads natively and in the
@@ -42,6 +42,7 @@ pub fn threads() -> usize {
 
 use act::{BlockQ8_0, BlockQ8_1, BlockQ8K, quantize_q8_0, quantize_q8_1, quantize_q8_k, quantize_q8_k_4x8, round_f16};
 
+use crate::gguf::quant::{QK, QK_K};
 use crate::gguf::{GgmlType, dequantize_row};
 
 /// What this runtime can multiply without dequantizing first.
@@ -194,32 +195,34 @@ impl QMatrix {
             for_row_chunks(&mut out_t, self.rows, n, self.rows * self.cols * n, |r0, chunk| {
                 rows(self, acts, packing, bpr, n, r0, chunk)
             });
-            // Transposed in 16 × 16 tiles, so neither side is walked with a large stride.
+            // Transposed in 16 × 16 tiles, so neither side is walked with a large stride: each
+            // task 16 tokens' outputs.
             const B: usize = 16;
-            for r0 in (0..self.rows).step_by(B) {
-                for t0 in (0..n).step_by(B) {
-                    for r in r0..(r0 + B).min(self.rows) {
-                        for t in t0..(t0 + B).min(n) {
-                            out[t * self.rows + r] = out_t[r * n + t];
+            let rows = self.rows;
+            for_row_chunks(out, n, rows, n * rows, |t0, out| {
+                for r0 in (0..rows).step_by(B) {
+                    for t in t0..t0 + out.len() / rows {
+                        for r in r0..(r0 + B).min(rows) {
+                            out[(t - t0) * rows + r] = out_t[r * n + t];
                         }
                     }
                 }
-            }
+            });
         }
     }
 
     /// A batch made ready for [`vnni`]'s kernels (groups of 16 tokens interleaved, or one
     /// token's lane offsets), where the CPU has AVX-512 VNNI and the weight type has such a kernel;
-    /// else a prompt's Q4_K activations for [`avx2`]'s (groups of 8 tokens) where it has AVX2.
+    /// else Q4_K's and Q6_K's for [`avx2`]'s (groups of 8 tokens, or one) where it has AVX2.
     #[cfg(target_arch = "x86_64")]
     fn pack(&self, acts: &Acts, n: usize, bpr: usize, kernels: Kernels) -> Packing {
         use GgmlType::*;
         use vnni::Batch;
         if !vnni::available() || kernels == Kernels::Avx2 {
-            // Q4_K's tokens in whole fours (llama.cpp's GEMM order; the rest take its GEMV's).
+            // Tokens in whole fours (for Q4_K llama.cpp's GEMM order; the rest take its GEMV's).
             return match (self.ty, acts) {
                 (Q4_K | Q6_K, Acts::Q8K(_)) if n == 1 && avx2::available() => Some(X86Batch::Avx2One),
-                (Q4_K, Acts::Q8K(a)) if n >= 4 && avx2::available() => Some(X86Batch::Avx2(avx2::Packed::q8_k(a, n - n % 4, bpr))),
+                (Q4_K | Q6_K, Acts::Q8K(a)) if n >= 4 && avx2::available() => Some(X86Batch::Avx2(avx2::Packed::q8_k(a, n - n % 4, bpr))),
                 _ => None,
             };
         }
@@ -275,36 +278,46 @@ impl QMatrix {
     fn quantize(&self, x: &[f32], n: usize) -> Acts {
         use GgmlType::*;
         match self.ty {
-            Q4_0 | Q5_0 | Q8_0 => {
-                let mut v = Vec::new();
-                quantize_q8_0(x, &mut v);
-                Acts::Q8_0(v)
-            }
-            Q4_1 | Q5_1 => {
-                let mut v = Vec::new();
-                quantize_q8_1(x, &mut v);
-                Acts::Q8_1(v)
-            }
+            Q4_0 | Q5_0 | Q8_0 => Acts::Q8_0(quantized(x, QK, quantize_q8_0)),
+            Q4_1 | Q5_1 => Acts::Q8_1(quantized(x, QK, quantize_q8_1)),
             Q4_K => {
                 // llama.cpp (x86) repacks Q4_K: rows in whole groups of four are quantized by
                 // `ggml_quantize_mat_q8_K_4x8`, the rest by `quantize_row_q8_K`.
                 let grouped = n - n % 4;
-                let mut v = Vec::new();
-                quantize_q8_k_4x8(&x[..grouped * self.cols], &mut v);
+                let mut v = quantized(&x[..grouped * self.cols], QK_K, quantize_q8_k_4x8);
                 let mut rest = Vec::new();
                 quantize_q8_k(&x[grouped * self.cols..], &mut rest);
                 v.extend(rest);
                 Acts::Q8K(v)
             }
-            Q5_K | Q6_K => {
-                let mut v = Vec::new();
-                quantize_q8_k(x, &mut v);
-                Acts::Q8K(v)
-            }
+            Q5_K | Q6_K => Acts::Q8K(quantized(x, QK_K, quantize_q8_k)),
             F16 => Acts::F32(x.iter().map(|&v| round_f16(v)).collect()),
             _ => Acts::F32(x.to_vec()),
         }
     }
+}
+
+/// `quantize(x)` over the thread pool in pieces of whole blocks of `block` values (each
+/// quantizer works block by block, so the pieces join into what one call makes).
+fn quantized<B: Send>(x: &[f32], block: usize, quantize: fn(&[f32], &mut Vec<B>)) -> Vec<B> {
+    /// Blocks per task.
+    const PIECE: usize = 64;
+    #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
+    if x.len() > PIECE * block && worth_threads(x.len()) {
+        use rayon::prelude::*;
+        let pieces: Vec<Vec<B>> = x
+            .par_chunks(PIECE * block)
+            .map(|x| {
+                let mut v = Vec::new();
+                quantize(x, &mut v);
+                v
+            })
+            .collect();
+        return pieces.into_iter().flatten().collect();
+    }
+    let mut v = Vec::new();
+    quantize(x, &mut v);
+    v
 }
 
 /// Whether `work` multiply-adds are worth handing to the thread pool. In the browser a parked
@@ -380,9 +393,13 @@ fn rows(w: &QMatrix, acts: &Acts, packing: &Packing, bpr: usize, n: usize, r0: u
             (Some(X86Batch::Avx2(p)), Acts::Q8K(a)) => {
                 // SAFETY: packed only where avx2::available() found the features.
                 unsafe { rows_avx2_batched(w, p, n, r0, out) };
+                let tail = &a[p.tokens * bpr..];
                 for (i, o) in out.chunks_exact_mut(n).enumerate() {
-                    // SAFETY: as above. Fewer than four tokens: llama.cpp's GEMV order.
-                    unsafe { dot::avx2::q4_k(w.row_bytes(r0 + i), &a[p.tokens * bpr..], bpr, &mut o[p.tokens..]) };
+                    // SAFETY: as above. Fewer than four tokens (for Q4_K llama.cpp's GEMV order).
+                    match w.ty {
+                        GgmlType::Q4_K => unsafe { dot::avx2::q4_k(w.row_bytes(r0 + i), tail, bpr, &mut o[p.tokens..]) },
+                        _ => unsafe { dot::avx2::q6_k(w.row_bytes(r0 + i), tail, bpr, &mut o[p.tokens..]) },
+                    }
                 }
                 return;
             }
@@ -521,7 +538,7 @@ fn rows_vnni(w: &QMatrix, p: &vnni::Packed, n: usize, r0: usize, out: &mut [f32]
 #[cfg(target_arch = "x86_64")]
 const AVX2_CHUNK_BYTES: usize = 256 << 10;
 
-/// Whole groups of 8 tokens by [`avx2`]'s Q4_K kernel, as many at a time over every row as fit
+/// Whole groups of 8 tokens by [`avx2`]'s Q4_K or Q6_K kernel, as many at a time over every row as fit
 /// [`AVX2_CHUNK_BYTES`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
@@ -538,14 +555,15 @@ fn rows_avx2_batched(w: &QMatrix, p: &avx2::Packed, n: usize, r0: usize, out: &m
         while r < rows {
             let k = if rows - r >= R { R } else { 1 };
             for (j, row) in unpacked.iter_mut().take(k).enumerate() {
-                row.unpack_q4_k(w.row_bytes(r0 + r + j));
+                row.unpack(w.ty, w.row_bytes(r0 + r + j));
             }
             for g in g0..g1 {
                 let mut t = [[0.0f32; G]; R];
-                if k == R {
-                    avx2::q4_k(std::array::from_fn(|j| &unpacked[j]), p, g, t.each_mut().map(|t| &mut t[..]));
-                } else {
-                    avx2::q4_k([&unpacked[0]], p, g, [&mut t[0][..]]);
+                match (w.ty, k == R) {
+                    (GgmlType::Q4_K, true) => avx2::q4_k(std::array::from_fn(|j| &unpacked[j]), p, g, t.each_mut().map(|t| &mut t[..])),
+                    (GgmlType::Q4_K, false) => avx2::q4_k([&unpacked[0]], p, g, [&mut t[0][..]]),
+                    (_, true) => avx2::q6_k(std::array::from_fn(|j| &unpacked[j]), p, g, t.each_mut().map(|t| &mut t[..])),
+                    (_, false) => avx2::q6_k([&unpacked[0]], p, g, [&mut t[0][..]]),
                 }
                 let at = g * G..p.tokens.min((g + 1) * G);
                 for (j, t) in t.iter().take(k).enumerate() {
