@@ -301,6 +301,7 @@ impl QMatrix {
 /// quantizer works block by block, so the pieces join into what one call makes).
 fn quantized<B: Send>(x: &[f32], block: usize, quantize: fn(&[f32], &mut Vec<B>)) -> Vec<B> {
     /// Blocks per task.
+    #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
     const PIECE: usize = 64;
     #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
     if x.len() > PIECE * block && worth_threads(x.len()) {
@@ -315,6 +316,7 @@ fn quantized<B: Send>(x: &[f32], block: usize, quantize: fn(&[f32], &mut Vec<B>)
             .collect();
         return pieces.into_iter().flatten().collect();
     }
+    let _ = block;
     let mut v = Vec::new();
     quantize(x, &mut v);
     v
@@ -360,7 +362,8 @@ const TOKEN_CHUNK: usize = 32;
 enum Kernels {
     /// The fastest this CPU has.
     Best,
-    /// [`dot`]'s alone (one token at a time through each row).
+    /// [`dot`]'s alone (one token at a time through each row; tests).
+    #[cfg_attr(not(test), allow(dead_code))]
     PerToken,
     /// [`avx2`]'s batch kernels even where [`vnni`]'s are there (tests; elsewhere as `Best`).
     #[cfg_attr(not(test), allow(dead_code))]
