@@ -12,7 +12,9 @@ reads nothing. Then, per key fact:
     found in the passages; a fact counts as held at 0.75 or more;
   - with --judge: does a passage state the fact (`index-builder judge`, kind `fact`, the same
     question and threshold as answer_eval.py's key-fact recall; the judge reads the 400
-    characters of each passage nearest the fact); held when any passage does.
+    characters of each passage nearest the fact); held when any passage does;
+  - with --judge and --quote: does the book quote Ask shows above the answer state it (the
+    passages are not judged then).
 Reported: facts held (lexical, and judged), gold section among the passages, passage characters
 and prompt tokens (medians). An answer cannot state more of the key facts than its evidence holds,
 so this is the ceiling of Ask's key-fact recall for those passages.
@@ -52,6 +54,7 @@ def main():
     ap.add_argument("--model", required=True, help="the course model (its tokenizer fits the prompt)")
     ap.add_argument("--set", default="own-tuning")
     ap.add_argument("--judge", help="judge model: also ask it whether a passage states each fact")
+    ap.add_argument("--quote", action="store_true", help="with --judge: judge the book quote instead of the passages")
     ap.add_argument("--ask-arg", action="append", default=[], help="extra argument for index-builder ask")
     ap.add_argument("--index-builder", default=os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "index-builder"))
     ap.add_argument("--data", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
@@ -73,10 +76,13 @@ def main():
         row = {"id": q["id"], "gold_in_passages": any(is_hit(s, q) for s in r.get("sources", [])),
                "passage_chars": sum(len(t) for t in texts), "prompt_tokens": r.get("prompt_tokens", 0),
                "abstain_reason": r.get("abstain_reason"), "facts": []}
+        quote = (r.get("quote") or {}).get("text")
+        row["quote"] = quote
         for k, fact in enumerate(q["key_facts"]):
             row["facts"].append({"fact": fact, "lexical": lexical(fact, texts)})
-            for n, t in enumerate(texts):
-                pairs.append({"id": f"{q['id']}:{k}:{n}", "kind": "fact", "text": t, "claim": fact})
+            for n, t in enumerate([quote] if a.quote else texts):
+                if t:
+                    pairs.append({"id": f"{q['id']}:{k}:{n}", "kind": "fact", "text": t, "claim": fact})
         rows.append(row)
     if a.judge and pairs:
         verdicts = run_jsonl(lambda p: [a.index_builder, "judge", "--model", a.judge, "--pairs", p], pairs)
@@ -98,7 +104,10 @@ def main():
         "median_prompt_tokens": statistics.median(r["prompt_tokens"] for r in answered) if answered else 0,
     }
     if a.judge:
-        report["facts_held_judged"] = round(sum(f.get("judged", False) for f in facts) / max(1, len(facts)), 3)
+        name = "facts_in_quote_judged" if a.quote else "facts_held_judged"
+        report[name] = round(sum(f.get("judged", False) for f in facts) / max(1, len(facts)), 3)
+        if a.quote:
+            report["median_quote_chars"] = statistics.median(len(r["quote"] or "") for r in rows)
     if a.out:
         with open(a.out, "w", encoding="utf-8") as f:
             for r in rows:

@@ -75,6 +75,9 @@ pub struct Args {
     /// for tuning the prompt).
     #[arg(long)]
     rules: Option<PathBuf>,
+    /// Longest book quote in characters (default: the app's; `AskConfig::quote_chars`).
+    #[arg(long)]
+    quote_chars: Option<usize>,
 }
 
 
@@ -178,6 +181,9 @@ pub fn run(a: Args) -> Result<()> {
         settings.ask.rules = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     }
     settings.ask.book_words = a.book_words;
+    if let Some(n) = a.quote_chars {
+        settings.ask.quote_chars = n;
+    }
     if let Some(d) = a.draft {
         settings.ask.draft = d;
     }

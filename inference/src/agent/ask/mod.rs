@@ -6,7 +6,8 @@
 //! 1. the question is checked (empty, too long, no words: [`AbstainReason::BadInput`]), the
 //!    course is searched, and the coverage gate decides ([`AbstainReason::Gate`]: no model call,
 //!    the nearest sections instead) → [`AskEvent::Sources`] with the book's most relevant
-//!    sentence, verbatim ([`verify::quote`]), before the model reads anything;
+//!    sentence and the next ones of its paragraph that fit, verbatim ([`verify::quote`]), before
+//!    the model reads anything;
 //! 2. the prompt is read ([`AskEvent::Reading`]): the fixed system turn comes from the session's
 //!    kept prefix `"ask"`, so only the passages and the question are new; then the
 //!    evidence-sufficiency check asks the model, in the same conversation, whether the passages
@@ -346,7 +347,7 @@ impl AskRun {
             Plan::Answer(p) => p,
         };
         let idf = |t: &str| env.bundle.bm25.idf(t);
-        let quote = verify::quote(&self.question, &prompt.sources, &idf)
+        let quote = verify::quote(&self.question, &prompt.sources, &idf, self.settings.ask.quote_chars)
             .map(|(s, text)| Quote { n: s.n, section: s.section, heading_path: s.heading_path.clone(), text });
         let uncertain = retrieval.abstained && retrieval.uncertain;
         self.answering(env, prompt, quote, check.then_some(uncertain))

@@ -279,10 +279,13 @@ impl CheckRule {
 /// The book's sentence that best answers the question: a sentence of one of the passages
 /// (verbatim), scored by the IDF weight of the question's terms it contains divided by the
 /// passage's rank (retrieval's order is the stronger signal: a lower passage needs twice, three
-/// times the overlap). None when no sentence shares a content term with the question.
-pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32) -> Option<(&'a Source, String)> {
+/// times the overlap); then the sentences after it in its paragraph while the quote stays within
+/// `max_chars` (0: the sentence alone). None when no sentence shares a content term with the
+/// question.
+pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<(&'a Source, String)> {
     let q = terms(question);
-    let mut best: Option<(f32, &Source, String)> = None;
+    // The best score, its passage, and its paragraph's sentences from the best one on.
+    let mut best: Option<(f32, &Source, Vec<&str>)> = None;
     for (rank, s) in sources.iter().enumerate() {
         let mut in_code = false;
         for line in s.text.lines() {
@@ -294,20 +297,32 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
             if in_code || line.starts_with("    ") || t.chars().count() < 25 {
                 continue;
             }
-            for sentence in sentences(t) {
-                let sentence = sentence.trim().trim_end_matches('…').trim();
+            let paragraph: Vec<&str> = sentences(t).into_iter().map(|x| x.trim().trim_end_matches('…').trim()).collect();
+            for (i, sentence) in paragraph.iter().enumerate() {
                 if sentence.chars().count() < 25 || sentence.chars().count() > 400 {
                     continue;
                 }
                 let overlap: f32 = terms(sentence).iter().filter(|w| q.contains(*w)).map(|w| idf(w)).sum();
                 let score = overlap / (1 + rank) as f32;
                 if overlap > 0.0 && best.as_ref().is_none_or(|(b, _, _)| score > *b) {
-                    best = Some((score, s, sentence.to_string()));
+                    best = Some((score, s, paragraph[i..].to_vec()));
                 }
             }
         }
     }
-    best.map(|(_, s, text)| (s, text))
+    best.map(|(_, s, paragraph)| {
+        let mut text = paragraph[0].to_string();
+        for next in &paragraph[1..] {
+            // A sentence cut short where the passage was cut ends the quote.
+            let whole = next.ends_with(['.', '!', '?', '।', ':']);
+            if !whole || next.is_empty() || text.chars().count() + 1 + next.chars().count() > max_chars {
+                break;
+            }
+            text.push(' ');
+            text.push_str(next);
+        }
+        (s, text)
+    })
 }
 
 /// The judge's system turn: the same for every check (kept in the session as prefix
@@ -460,14 +475,26 @@ mod tests {
             source(2, "Tuples are immutable sequences of items, unlike lists."),
         ];
         let idf = |_: &str| 1.0;
-        let (s, q) = quote("How do I add an item to the end of a list?", &sources, &idf).unwrap();
+        let (s, q) = quote("How do I add an item to the end of a list?", &sources, &idf, 0).unwrap();
         assert_eq!((s.n, q.as_str()), (1, "The append method adds an item to the end of the list."));
-        assert!(quote("zebra", &sources, &idf).is_none());
+        assert!(quote("zebra", &sources, &idf, 0).is_none());
         // The first passage's sentence wins unless a later one shares twice the question's words.
-        let (s, _) = quote("Are tuples immutable sequences?", &sources, &idf).unwrap();
+        let (s, _) = quote("Are tuples immutable sequences?", &sources, &idf, 0).unwrap();
         assert_eq!(s.n, 2);
-        let (s, _) = quote("What are sequences of items?", &sources, &idf).unwrap();
+        let (s, _) = quote("What are sequences of items?", &sources, &idf, 0).unwrap();
         assert_eq!(s.n, 1, "one shared word more does not outrank the first passage");
+    }
+
+    #[test]
+    fn a_longer_quote_adds_the_whole_sentences_after_it_that_fit() {
+        let text = "Lists hold items. The append method adds an item to the end of the list. It returns None. \
+                    Use extend to add several items at once, from any iterable. And a cut-off sente";
+        let sources = [source(1, text)];
+        let idf = |_: &str| 1.0;
+        let q = |max| quote("How do I add an item to the end of a list?", &sources, &idf, max).unwrap().1;
+        assert_eq!(q(0), "The append method adds an item to the end of the list.");
+        assert_eq!(q(80), "The append method adds an item to the end of the list. It returns None.");
+        assert_eq!(q(400), "The append method adds an item to the end of the list. It returns None. Use extend to add several items at once, from any iterable.");
     }
 
     #[test]
