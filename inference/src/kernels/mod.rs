@@ -495,85 +495,106 @@ const VNNI_CHUNK_BYTES: usize = 1 << 20;
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
 fn rows_vnni(w: &QMatrix, p: &vnni::Packed, n: usize, r0: usize, out: &mut [f32]) {
-    const G: usize = vnni::G;
     /// Rows per kernel call: they share each load of the activations (4 for Q4_K measured no
     /// faster; the others' eight accumulators per row leave registers for 2).
     const R: usize = 2;
-    let mut unpacked: [vnni::Row; R] = std::array::from_fn(|_| vnni::Row::default());
-    macro_rules! call {
-        ($rows:expr, $g:expr, $outs:expr) => {
-            match w.ty {
-                GgmlType::Q4_K => vnni::q4_k($rows, p, $g, $outs),
-                GgmlType::Q6_K => vnni::q6_k($rows, p, $g, $outs),
-                _ => vnni::signed32($rows, p, $g, $outs),
-            }
-        };
-    }
-    let rows = out.len() / n;
     let per_chunk = (VNNI_CHUNK_BYTES / p.group_bytes()).max(1);
-    for g0 in (0..p.groups).step_by(per_chunk) {
-        let g1 = (g0 + per_chunk).min(p.groups);
-        let mut r = 0;
-        while r < rows {
-            let k = if rows - r >= R { R } else { 1 };
-            for (j, row) in unpacked.iter_mut().take(k).enumerate() {
-                row.unpack(w.ty, w.row_bytes(r0 + r + j));
-            }
-            for g in g0..g1 {
-                let mut t = [[0.0f32; G]; R];
-                if k == R {
-                    call!(std::array::from_fn(|j| &unpacked[j]), g, t.each_mut().map(|t| &mut t[..]));
-                } else {
-                    call!([&unpacked[0]], g, [&mut t[0][..]]);
-                }
-                let at = g * G..p.tokens.min((g + 1) * G);
-                for (j, t) in t.iter().take(k).enumerate() {
-                    out[(r + j) * n + at.start..(r + j) * n + at.end].copy_from_slice(&t[..at.len()]);
-                }
-            }
-            r += k;
-        }
-    }
+    let grouped = Grouped { n, groups: p.groups, tokens: p.tokens, per_chunk };
+    // The closures have this function's target features, the kernels'.
+    grouped.rows::<vnni::Row, { vnni::G }, R>(
+        out,
+        |row, r| row.unpack(w.ty, w.row_bytes(r0 + r)),
+        |rows, g, t| match w.ty {
+            GgmlType::Q4_K => vnni::q4_k(rows, p, g, t.each_mut().map(|t| &mut t[..])),
+            GgmlType::Q6_K => vnni::q6_k(rows, p, g, t.each_mut().map(|t| &mut t[..])),
+            _ => vnni::signed32(rows, p, g, t.each_mut().map(|t| &mut t[..])),
+        },
+        |row, g, t| match w.ty {
+            GgmlType::Q4_K => vnni::q4_k([row], p, g, [&mut t[..]]),
+            GgmlType::Q6_K => vnni::q6_k([row], p, g, [&mut t[..]]),
+            _ => vnni::signed32([row], p, g, [&mut t[..]]),
+        },
+    );
 }
 
 /// Bytes of packed activations [`avx2`]'s kernels read per unpacked row: as many groups of 8
-/// tokens as stay in L2 meanwhile (measured with `examples/matmul_bench.rs`).
+/// tokens as stay in L2 meanwhile (128 KB to 1 MB measured alike within this host's noise, on
+/// the 1.5B's layers, `examples/matmul_bench.rs`).
 #[cfg(target_arch = "x86_64")]
 const AVX2_CHUNK_BYTES: usize = 256 << 10;
 
-/// Whole groups of 8 tokens by [`avx2`]'s Q4_K or Q6_K kernel, as many at a time over every row as fit
-/// [`AVX2_CHUNK_BYTES`].
+/// Whole groups of 8 tokens by [`avx2`]'s Q4_K or Q6_K kernel, as many at a time over every row
+/// as fit [`AVX2_CHUNK_BYTES`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
 fn rows_avx2_batched(w: &QMatrix, p: &avx2::Packed, n: usize, r0: usize, out: &mut [f32]) {
-    const G: usize = avx2::G;
     /// Rows per kernel call, sharing each load of the activations.
     const R: usize = 2;
-    let mut unpacked: [avx2::Row; R] = std::array::from_fn(|_| avx2::Row::default());
-    let rows = out.len() / n;
     let per_chunk = (AVX2_CHUNK_BYTES / p.group_bytes()).max(1);
-    for g0 in (0..p.groups).step_by(per_chunk) {
-        let g1 = (g0 + per_chunk).min(p.groups);
-        let mut r = 0;
-        while r < rows {
-            let k = if rows - r >= R { R } else { 1 };
-            for (j, row) in unpacked.iter_mut().take(k).enumerate() {
-                row.unpack(w.ty, w.row_bytes(r0 + r + j));
-            }
-            for g in g0..g1 {
-                let mut t = [[0.0f32; G]; R];
-                match (w.ty, k == R) {
-                    (GgmlType::Q4_K, true) => avx2::q4_k(std::array::from_fn(|j| &unpacked[j]), p, g, t.each_mut().map(|t| &mut t[..])),
-                    (GgmlType::Q4_K, false) => avx2::q4_k([&unpacked[0]], p, g, [&mut t[0][..]]),
-                    (_, true) => avx2::q6_k(std::array::from_fn(|j| &unpacked[j]), p, g, t.each_mut().map(|t| &mut t[..])),
-                    (_, false) => avx2::q6_k([&unpacked[0]], p, g, [&mut t[0][..]]),
+    let grouped = Grouped { n, groups: p.groups, tokens: p.tokens, per_chunk };
+    // The closures have this function's target features, the kernels'.
+    grouped.rows::<avx2::Row, { avx2::G }, R>(
+        out,
+        |row, r| row.unpack(w.ty, w.row_bytes(r0 + r)),
+        |rows, g, t| match w.ty {
+            GgmlType::Q4_K => avx2::q4_k(rows, p, g, t.each_mut().map(|t| &mut t[..])),
+            _ => avx2::q6_k(rows, p, g, t.each_mut().map(|t| &mut t[..])),
+        },
+        |row, g, t| match w.ty {
+            GgmlType::Q4_K => avx2::q4_k([row], p, g, [&mut t[..]]),
+            _ => avx2::q6_k([row], p, g, [&mut t[..]]),
+        },
+    );
+}
+
+/// A batch's tokens in groups of `G` for kernels that take `R` unpacked rows (or one) times one
+/// group: `groups` groups holding the first `tokens` of `n`, `per_chunk` groups read per
+/// unpacking of a row.
+#[cfg(target_arch = "x86_64")]
+struct Grouped {
+    n: usize,
+    groups: usize,
+    tokens: usize,
+    per_chunk: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Grouped {
+    /// `out` (`rows × n`) for the grouped tokens: per chunk of groups, each row unpacked once
+    /// (`unpack(row, r)`), then `many` on `R` rows at a time (`one` on a last row alone) per group.
+    #[inline(always)]
+    fn rows<Row: Default, const G: usize, const R: usize>(
+        &self,
+        out: &mut [f32],
+        mut unpack: impl FnMut(&mut Row, usize),
+        mut many: impl FnMut([&Row; R], usize, &mut [[f32; G]; R]),
+        mut one: impl FnMut(&Row, usize, &mut [f32; G]),
+    ) {
+        let n = self.n;
+        let rows = out.len() / n;
+        let mut unpacked: [Row; R] = std::array::from_fn(|_| Row::default());
+        for g0 in (0..self.groups).step_by(self.per_chunk) {
+            let g1 = (g0 + self.per_chunk).min(self.groups);
+            let mut r = 0;
+            while r < rows {
+                let k = if rows - r >= R { R } else { 1 };
+                for (j, row) in unpacked.iter_mut().take(k).enumerate() {
+                    unpack(row, r + j);
                 }
-                let at = g * G..p.tokens.min((g + 1) * G);
-                for (j, t) in t.iter().take(k).enumerate() {
-                    out[(r + j) * n + at.start..(r + j) * n + at.end].copy_from_slice(&t[..at.len()]);
+                for g in g0..g1 {
+                    let mut t = [[0.0f32; G]; R];
+                    if k == R {
+                        many(std::array::from_fn(|j| &unpacked[j]), g, &mut t);
+                    } else {
+                        one(&unpacked[0], g, &mut t[0]);
+                    }
+                    let at = g * G..self.tokens.min((g + 1) * G);
+                    for (j, t) in t.iter().take(k).enumerate() {
+                        out[(r + j) * n + at.start..(r + j) * n + at.end].copy_from_slice(&t[..at.len()]);
+                    }
                 }
+                r += k;
             }
-            r += k;
         }
     }
 }
