@@ -38,7 +38,9 @@ fn a_quiz_shows_only_checked_items_and_adapts() {
     let b = bundle();
     // One repair, one item shown: the checks and the adaptation are what is tested here; the
     // quality figures come from tests/eval/quiz_eval.py.
-    let cfg = QuizConfig { min_passage_chars: 100, repairs: 1, ..QuizConfig::default() };
+    // The examiner does not run on a 0.5B model by default (`min_key_gap`); here it runs, with a
+    // lenient threshold, so its path is exercised on the real model.
+    let cfg = QuizConfig { min_passage_chars: 100, repairs: 1, min_key_gap: Some(-0.5), ..QuizConfig::default() };
     let mut env = QuizEnv { bundle: &b, encoder: None, session: &mut session };
 
     match now(subtopics(&mut env, "quantum chromodynamics and gluons", &cfg)).unwrap() {
@@ -63,6 +65,8 @@ fn a_quiz_shows_only_checked_items_and_adapts() {
             Made::Item { item, validation } => {
                 assert!(validation.passed && validation.checks.values().all(|&ok| ok), "{validation:?}");
                 assert!(validation.attempts <= 1 + cfg.repairs);
+                let probs = validation.examiner.as_deref().expect("the examiner ran");
+                assert!(probs.len() == 4 && probs.iter().all(|p| (0.0..=1.0).contains(p)), "{probs:?}");
                 assert_eq!((item.options.len(), item.rationales.len()), (4, 4));
                 assert!(item.answer_index < 4 && item.rationales.iter().all(|r| !r.is_empty()));
                 assert!(item.evidence.iter().all(|e| quiz.evidence.contains(&e.chunk)), "evidence comes from the quiz's passages");

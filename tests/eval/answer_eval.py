@@ -189,6 +189,7 @@ def main():
     ap.add_argument("--facts-only", action="store_true", help="judge the key facts only (no faithfulness figures; for tuning runs)")
     ap.add_argument("--in-corpus-only", action="store_true", help="leave out the out-of-corpus questions (for tuning runs)")
     ap.add_argument("--check", action="store_true", help="exit 1 unless every figure was computed (the harness test)")
+    ap.add_argument("--answers", default=None, help="judge the answers of an earlier run (its answers-grounded.jsonl) instead of asking again")
     args = ap.parse_args()
     for path in (args.bundle, args.model, args.index_builder) + (() if args.judge == "none" else (args.judge,)):
         if not os.path.exists(path):
@@ -199,7 +200,14 @@ def main():
         qa, ooc = qa[: args.limit], ooc[: args.limit]
     if args.in_corpus_only:
         ooc = []
-    runs = {"grounded": ask(args.index_builder, args.bundle, args.model, qa + ooc, args.ask_arg)}
+    if args.answers:
+        earlier = {r["id"]: r for r in load_jsonl(args.answers)}
+        missing = [q["id"] for q in qa + ooc if q["id"] not in earlier]
+        if missing:
+            sys.exit(f"error: {args.answers} has no answer for {len(missing)} questions of the set ({missing[:3]} …)")
+        runs = {"grounded": earlier}
+    else:
+        runs = {"grounded": ask(args.index_builder, args.bundle, args.model, qa + ooc, args.ask_arg)}
     if args.closed_book:
         runs["closed-book"] = ask(args.index_builder, args.bundle, args.model, qa, ["--closed-book", *args.ask_arg])
     pairs = []

@@ -53,9 +53,10 @@ pub struct Args {
     /// Skip the model's check of each item (for measuring what it adds).
     #[arg(long)]
     no_examine: bool,
-    /// Most probability the examiner may give a wrong option (default: the app's; for tuning).
-    #[arg(long)]
-    max_distractor: Option<f64>,
+    /// How far the key's probability may fall below the best wrong option's in the examiner's
+    /// judgement (default: the app's, by the model's size; set, the examiner runs on any model).
+    #[arg(long, allow_hyphen_values = true)]
+    min_key_gap: Option<f64>,
     /// Repairs of a failing item before it is skipped (default: the app's, 2).
     #[arg(long)]
     repairs: Option<usize>,
@@ -104,7 +105,7 @@ pub fn run(a: Args) -> Result<()> {
     let mut session = super::chat_session(&a.model)?;
     let mut cfg = QuizConfig::default();
     cfg.examine = !a.no_examine;
-    cfg.max_distractor = a.max_distractor.unwrap_or(cfg.max_distractor);
+    cfg.min_key_gap = a.min_key_gap;
     cfg.repairs = a.repairs.unwrap_or(cfg.repairs);
     cfg.repeat_penalty = a.repeat_penalty.unwrap_or(cfg.repeat_penalty);
     if let Some(s) = &a.start {

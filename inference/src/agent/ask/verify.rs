@@ -4,6 +4,7 @@
 //! model's yes/no judgement with lexical support ([`VerifyConfig::supported`]).
 
 use super::prompt::{Citation, Source, citations};
+use crate::llm::inert;
 use std::collections::HashSet;
 
 /// One unit of an answer that is checked on its own.
@@ -348,6 +349,7 @@ pub enum Judge {
 
 /// The judge's user turn for one pair.
 pub fn judge_question(kind: Judge, text: &str, claim: &str) -> String {
+    let (text, claim) = (inert(text), inert(claim));
     match kind {
         Judge::Fact => format!("Answer:\n\"\"\"\n{text}\n\"\"\"\n\nFact: {claim}\n\nDoes the answer state this fact (in any words)? Yes or No?"),
         Judge::Answerable => format!("Passage:\n\"\"\"\n{text}\n\"\"\"\n\nQuestion: {claim}\n\nCan the question be answered from the passage? Yes or No?"),

@@ -28,6 +28,7 @@
 use super::{Authored, Body, Difficulty};
 use crate::agent::ask::{self, AskError, verify::Judge, verify::lexical_support, verify::terms};
 use crate::agent::route::Lang;
+use crate::agent::quiz;
 use crate::bundle::Bundle;
 use crate::embed::{Role, SentenceEncoder};
 use crate::llm::Session;
@@ -144,13 +145,13 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
     let (faithfulness, item_text, wider, level);
     match &item.body {
         Body::Mcq(m) => {
-            let key = &m.options[m.answer_index.min(m.options.len().saturating_sub(1))];
-            let claim = |o: &str| format!("{} — {}", m.question, o);
-            let p_key = sigmoid(ask::judge_support(env.session, &claim(key), &evidence, &mut cal.support).await?);
+            let ki = m.answer_index.min(m.options.len().saturating_sub(1));
+            let key = &m.options[ki];
+            let probs = quiz::judge_options(env.session, &evidence, &m.question, &m.options, &mut cal.support).await?;
+            let p_key = probs[ki];
             detail.judged.push(p_key);
             let mut best_wrong: Option<(usize, f64)> = None;
-            for (i, o) in m.options.iter().enumerate().filter(|&(i, _)| i != m.answer_index) {
-                let p = sigmoid(ask::judge_support(env.session, &claim(o), &evidence, &mut cal.support).await?);
+            for (i, &p) in probs.iter().enumerate().filter(|&(i, _)| i != ki) {
                 detail.judged.push(p);
                 if best_wrong.is_none_or(|(_, b)| p > b) {
                     best_wrong = Some((i, p));

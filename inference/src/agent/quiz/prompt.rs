@@ -1,6 +1,6 @@
 //! The quiz's prompts: the item writer (system turn and one worked example, kept in the session
-//! as prefix [`WRITER_PREFIX`]), the subtopic picker, and the examiner that answers an item from
-//! its passage ([`CHECK_PREFIX`]).
+//! as prefix [`WRITER_PREFIX`]) and the subtopic picker. The examiner asks Ask's judge
+//! ([`super::judge_options`]).
 
 use super::Bloom;
 use crate::llm::inert;
@@ -9,8 +9,6 @@ use crate::llm::inert;
 /// Bangla one).
 pub const WRITER_PREFIX: &str = "quiz";
 pub const WRITER_PREFIX_BN: &str = "quiz_bn";
-/// Name of the examiner's kept prompt prefix.
-pub const CHECK_PREFIX: &str = "quiz_check";
 
 /// The item writer's system turn (the same for every item of every course).
 pub const WRITER_SYSTEM: &str = "You write multiple-choice questions that test a learner on a course. \
@@ -100,23 +98,6 @@ pub fn writer_turn(place: &str, passage: &str, fact: &str, task: &str, language:
     if let Some(r) = rejected {
         s.push_str(&format!("\nYour previous question was rejected because {r}. Write a better one."));
     }
-    s
-}
-
-/// The examiner's system turn: answer the item from the passage, one letter.
-pub const CHECK_SYSTEM: &str = "You are a careful examiner. You read a passage and a multiple-choice question, and you pick \
-the option that the passage shows to be correct. Answer with one letter: A, B, C or D.";
-
-/// The letters the examiner answers with (whatever the course's language).
-pub const LETTERS: [&str; 4] = ["A", "B", "C", "D"];
-
-/// The examiner's user turn.
-pub fn check_turn(passage: &str, question: &str, options: &[String]) -> String {
-    let mut s = format!("Passage:\n\"\"\"\n{}\n\"\"\"\n\nQuestion: {}\n", inert(passage), inert(question));
-    for (l, o) in LETTERS.iter().zip(options) {
-        s.push_str(&format!("{l}) {}\n", inert(o)));
-    }
-    s.push_str("\nWhich option is correct according to the passage? Answer with one letter.");
     s
 }
 
