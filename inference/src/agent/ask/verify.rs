@@ -191,7 +191,13 @@ pub fn sentences(line: &str) -> Vec<&str> {
     while let Some((i, c)) = chars.next() {
         // "1." opening a numbered item is not a sentence of its own.
         let marker = c == '.' && line[start..i].trim().chars().all(|d| d.is_ascii_digit()) && !line[start..i].trim().is_empty();
-        if matches!(c, '.' | '!' | '?' | '।') && !marker && chars.peek().is_none_or(|&(_, n)| n.is_whitespace()) {
+        // "try ... except", "e.g. a list": an ellipsis or an abbreviation before a lower-case word
+        // goes on with the sentence.
+        let inside = c == '.' && line[i + 1..].trim_start().starts_with(|n: char| n.is_lowercase()) && {
+            let before = &line[start..i];
+            before.ends_with("..") || ["e.g", "i.e", "etc", "vs", "cf"].iter().any(|a| before.ends_with(a) && !before[..before.len() - a.len()].ends_with(char::is_alphanumeric))
+        };
+        if matches!(c, '.' | '!' | '?' | '।') && !marker && !inside && chars.peek().is_none_or(|&(_, n)| n.is_whitespace()) {
             let mut end = i + c.len_utf8();
             while let Some(&(j, n)) = chars.peek() {
                 if !n.is_whitespace() {
@@ -259,8 +265,12 @@ impl CheckRule {
     /// Below 1B (Qwen2.5-Coder-0.5B), margin + 3 × lexical ≥ 3 with lexical ≥ 0.34: fitted on
     /// the tuning half of our own set (docs/EVALUATION.md, "The check's rule"); the 0.5B's "yes"
     /// alone is too generous, so a paraphrase needs a confident one and a copied sentence only a
-    /// neutral one. From 1B (Qwen2.5-Coder-1.5B), the margin alone at the evaluation judge's
-    /// support threshold (`index-builder judge`: raw margin > 1.15, i.e. calibrated > 0.2 after
+    /// neutral one. Against the validated judge its shown units are about three quarters
+    /// supported (0.67 on the tuning half, ~0.75 replayed on the held-out half); a stricter rule
+    /// fitted for 0.90 on the tuning half reached only 0.84 on the held-out half and withheld
+    /// most answers (key-fact recall 0.114 → 0.011), so this one stays (docs/EVALUATION.md, "The
+    /// 0.5B's check refitted"). From 1B (Qwen2.5-Coder-1.5B), the margin alone at the evaluation
+    /// judge's support threshold (`index-builder judge`: raw margin > 1.15, i.e. calibrated > 0.2 after
     /// the 1.5B's content-free bias of 0.945), whose verdicts agree with a person's on 114
     /// labelled support pairs with precision 0.95 and recall 0.90 (docs/EVALUATION.md); the
     /// lexical floor stays, so a unit whose words the passage lacks costs no model call.
@@ -456,6 +466,9 @@ mod tests {
         assert_eq!(units("```\nprint(1)", 1).len(), 1, "a cut-off block is one unit");
         assert_eq!(sentences("One. Two?  Three"), ["One. ", "Two?  ", "Three"]);
         assert_eq!(sentences("v1.2 is out."), ["v1.2 is out."]);
+        assert_eq!(sentences("Use the try ... except statement. It catches."), ["Use the try ... except statement. ", "It catches."]);
+        assert_eq!(sentences("A sequence, e.g. a list, has a length. So."), ["A sequence, e.g. a list, has a length. ", "So."]);
+        assert_eq!(sentences("Wait... Then go."), ["Wait... ", "Then go."]);
         assert_eq!(sentences("1. Mailman is a list manager. It is written in Python."), ["1. Mailman is a list manager. ", "It is written in Python."]);
     }
 
