@@ -270,8 +270,8 @@ impl CheckRule {
     /// fitted for 0.90 on the tuning half reached only 0.84 on the held-out half and withheld
     /// most answers (key-fact recall 0.114 → 0.011), so this one stays (docs/EVALUATION.md, "The
     /// 0.5B's check refitted"). From 1B (Qwen2.5-Coder-1.5B), the margin alone at the evaluation
-    /// judge's support threshold (`index-builder judge`: raw margin > 1.15, i.e. calibrated > 0.2 after
-    /// the 1.5B's content-free bias of 0.945), whose verdicts agree with a person's on 114
+    /// judge's support threshold (`index-builder judge`: raw margin > 1.15, i.e. calibrated > 0.2
+    /// after the 1.5B's content-free bias of 0.945), whose verdicts agree with a person's on 114
     /// labelled support pairs with precision 0.95 and recall 0.90 (docs/EVALUATION.md); the
     /// lexical floor stays, so a unit whose words the passage lacks costs no model call.
     pub fn for_checker(parameters: u64) -> CheckRule {
