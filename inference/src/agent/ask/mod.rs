@@ -581,6 +581,11 @@ pub async fn judge_margin(session: &mut Session, kind: verify::Judge, text: &str
     Ok(judge_raw(session, kind, text, claim).await? - bias.unwrap_or(0.0))
 }
 
+/// A judge's margin as a probability (the logistic function).
+pub(crate) fn sigmoid(margin: f64) -> f64 {
+    1.0 / (1.0 + (-margin).exp())
+}
+
 async fn judge_raw(session: &mut Session, kind: verify::Judge, text: &str, claim: &str) -> Result<f64, AskError> {
     let question = verify::judge_question(kind, text, claim);
     let messages = [ChatMessage { role: "system", content: verify::JUDGE_SYSTEM }, ChatMessage { role: "user", content: &question }];

@@ -106,10 +106,6 @@ pub struct VerifyEnv<'a> {
     pub session: &'a mut Session,
 }
 
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
-
 /// Recall, explanation and multi-step cue words per difficulty (English and Bangla).
 fn level_fit(d: Difficulty, question: &str) -> bool {
     let q = question.to_lowercase();
@@ -173,7 +169,7 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
             let mut ps = Vec::new();
             for part in c.parts.iter().take(2) {
                 let excerpt = ask::nearest_sentences(&part.question, &evidence, 400);
-                let p = sigmoid(ask::judge_margin(env.session, Judge::Answerable, &excerpt, &part.question, &mut cal.answerable).await?);
+                let p = ask::sigmoid(ask::judge_margin(env.session, Judge::Answerable, &excerpt, &part.question, &mut cal.answerable).await?);
                 ps.push(p);
             }
             detail.judged = ps.clone();
@@ -242,6 +238,6 @@ mod tests {
         assert!(level_fit(Difficulty::Intermediate, "Why does a list change when it is appended to?"));
         assert!(!level_fit(Difficulty::Intermediate, "Which method adds an item?"));
         assert!(level_fit(Difficulty::Advanced, "A plant gets 6 hours of light. How much glucose does it make?"));
-        assert!((sigmoid(0.0) - 0.5).abs() < 1e-9);
+        assert!((ask::sigmoid(0.0) - 0.5).abs() < 1e-9);
     }
 }

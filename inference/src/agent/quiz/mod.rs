@@ -692,7 +692,7 @@ pub async fn judge_options(session: &mut Session, evidence: &str, question: &str
     let mut probs = Vec::with_capacity(options.len());
     for o in options {
         let margin = ask::judge_support(session, &format!("{question} — {o}"), evidence, bias).await?;
-        probs.push(1.0 / (1.0 + (-margin).exp()));
+        probs.push(ask::sigmoid(margin));
     }
     Ok(probs)
 }
