@@ -1,7 +1,9 @@
 //! Times `QMatrix::matmul` on the real weight matrices of one layer of a GGUF model, the way a
 //! prompt's prefill calls them (one batch of `n` tokens), and prints the throughput per tensor.
 //!
-//!     cargo run --release -p inference --example matmul_bench -- MODEL.gguf [tokens] [layer]
+//!     cargo run --release -p inference --example matmul_bench -- MODEL.gguf [tokens] [layer | name prefix]
+//!
+//! A third argument that is not a number picks tensors by name (`token_embd`, `output`).
 //!
 //! The activations are deterministic pseudo-random values; the kernels' speed does not depend on them.
 
@@ -13,12 +15,15 @@ use inference::kernels::QMatrix;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let path = args.get(1).expect("usage: matmul_bench MODEL.gguf [tokens] [layer]");
+    let path = args.get(1).expect("usage: matmul_bench MODEL.gguf [tokens] [layer | name prefix]");
     let n: usize = args.get(2).map_or(512, |s| s.parse().expect("tokens"));
-    let layer: usize = args.get(3).map_or(0, |s| s.parse().expect("layer"));
+    let which = args.get(3).map_or("0", |s| s.as_str());
     let bytes = Arc::new(std::fs::read(path).expect("read the model"));
     let g = Gguf::parse(&bytes).expect("parse the model");
-    let prefix = format!("blk.{layer}.");
+    let prefix = match which.parse::<usize>() {
+        Ok(layer) => format!("blk.{layer}."),
+        Err(_) => which.to_string(),
+    };
     let mut total = (0.0f64, 0.0f64);
     for info in g.tensors().iter().filter(|t| t.name.starts_with(&prefix) && t.dims.len() == 2) {
         let (cols, rows) = (info.dims[0] as usize, info.dims[1] as usize);
@@ -54,5 +59,5 @@ fn main() {
             out.iter().map(|v| *v as f64).sum::<f64>()
         );
     }
-    println!("layer {layer}: {:.2} ms, {:.1} GOP/s", total.0 * 1e3, total.1 / total.0 / 1e9);
+    println!("{prefix}*: {:.2} ms, {:.1} GOP/s", total.0 * 1e3, total.1 / total.0 / 1e9);
 }

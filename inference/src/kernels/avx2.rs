@@ -1,5 +1,7 @@
 //! Kernels for x86-64 CPUs with AVX2 but not AVX-512 VNNI: a prompt eight tokens per vector, and
-//! one token (decode) without unpacking to memory.
+//! one token (decode) without unpacking to memory. Blocks of 32 (Q4_0, Q5_0, Q8_0; [`signed32`])
+//! keep ggml's eight lanes per block apart, so there tokens in lanes save the unpacking of a
+//! weight block for every token and ggml's sign trick per token, not multiplies.
 //!
 //! [`super::dot`]'s kernels take a prompt token by token: for Q4_K each 32 values end in a
 //! horizontal sum of one token's lanes, and that, not the multiplies, bounded them (~40 GOP/s on
@@ -19,8 +21,9 @@
 
 use core::arch::x86_64::*;
 
-use super::act::BlockQ8K;
-use crate::gguf::quant::{K_SCALE_SIZE, Q4_K_BYTES, Q6_K_BYTES, QK, QK_K};
+use super::act::{BlockQ8_0, BlockQ8K};
+use super::dot::hsum_float_8;
+use crate::gguf::quant::{K_SCALE_SIZE, Q4_0_BYTES, Q4_K_BYTES, Q5_0_BYTES, Q6_K_BYTES, Q8_0_BYTES, QK, QK_K};
 
 /// Tokens per vector.
 pub const G: usize = 8;
@@ -35,49 +38,73 @@ pub fn available() -> bool {
 
 /// Lane rows of one token group's super-block: 64 four-byte pieces of the values, the scale
 /// (f32 bits), and ggml's `bsums` (sums of each 16) as eight 16-bit pairs.
-const PER_BLOCK: usize = QK_K / 4 + 1 + QK_K / 32;
+const PER_BLOCK_K: usize = QK_K / 4 + 1 + QK_K / 32;
 
-/// Q8_K activations of a batch's first tokens in groups of 8, interleaved for [`q4_k`] and
-/// [`q6_k`].
+/// Lane rows of one token group's block of 32 (Q8_0): eight four-byte pieces of the values and
+/// the scale (f32 bits).
+const PER_BLOCK_32: usize = QK / 4 + 1;
+
+/// Q8_K or Q8_0 activations of a batch's first tokens in groups of 8, interleaved for [`q4_k`]
+/// and [`q6_k`], or for [`signed32`].
 pub struct Packed {
     /// Groups of 8 tokens, the last one padded with zeros when the tokens end inside it.
     pub groups: usize,
     /// Tokens the groups hold (from the first).
     pub tokens: usize,
     bpr: usize,
+    /// Lane rows per block ([`PER_BLOCK_K`] or [`PER_BLOCK_32`]).
+    per_block: usize,
     data: Vec<[i32; G]>,
 }
 
 impl Packed {
-    /// Interleaves the first `n` tokens' activations (`bpr` super-blocks each).
-    pub fn q8_k(a: &[BlockQ8K], n: usize, bpr: usize) -> Packed {
+    /// Interleaves the first `n` tokens' activations (`bpr` blocks each, `per_block` lane rows
+    /// each, written by `fill(block, lane rows, lane)`).
+    fn new<B>(a: &[B], n: usize, bpr: usize, per_block: usize, fill: impl Fn(&B, &mut [[i32; G]], usize)) -> Packed {
         let groups = n.div_ceil(G);
-        let mut data = vec![[0i32; G]; groups * bpr * PER_BLOCK];
+        let mut data = vec![[0i32; G]; groups * bpr * per_block];
         for t in 0..n {
             let (g, lane) = (t / G, t % G);
             for i in 0..bpr {
-                let y = &a[t * bpr + i];
-                let rows = &mut data[(g * bpr + i) * PER_BLOCK..][..PER_BLOCK];
-                for (k, q) in y.qs.as_chunks::<4>().0.iter().enumerate() {
-                    rows[k][lane] = i32::from_le_bytes(q.map(|v| v as u8));
-                }
-                rows[QK_K / 4][lane] = y.d.to_bits() as i32;
-                for l in 0..QK_K / 32 {
-                    rows[QK_K / 4 + 1 + l][lane] = pair(y.bsums[2 * l], y.bsums[2 * l + 1]);
-                }
+                fill(&a[t * bpr + i], &mut data[(g * bpr + i) * per_block..][..per_block], lane);
             }
         }
-        Packed { groups, tokens: n, bpr, data }
+        Packed { groups, tokens: n, bpr, per_block, data }
+    }
+
+    /// Interleaves the first `n` tokens' Q8_K activations (`bpr` super-blocks each).
+    pub fn q8_k(a: &[BlockQ8K], n: usize, bpr: usize) -> Packed {
+        Packed::new(a, n, bpr, PER_BLOCK_K, |y, rows, lane| {
+            for (k, q) in y.qs.as_chunks::<4>().0.iter().enumerate() {
+                rows[k][lane] = i32::from_le_bytes(q.map(|v| v as u8));
+            }
+            rows[QK_K / 4][lane] = y.d.to_bits() as i32;
+            for l in 0..QK_K / 32 {
+                rows[QK_K / 4 + 1 + l][lane] = pair(y.bsums[2 * l], y.bsums[2 * l + 1]);
+            }
+        })
+    }
+
+    /// Interleaves `n` tokens' Q8_0 activations (`bpr` blocks each).
+    pub fn q8_0(a: &[BlockQ8_0], n: usize, bpr: usize) -> Packed {
+        Packed::new(a, n, bpr, PER_BLOCK_32, |y, rows, lane| {
+            for (k, q) in y.qs.as_chunks::<4>().0.iter().enumerate() {
+                rows[k][lane] = i32::from_le_bytes(q.map(|v| v as u8));
+            }
+            rows[QK / 4][lane] = y.d.to_bits() as i32;
+        })
     }
 
     /// Bytes of one group's activations.
     pub fn group_bytes(&self) -> usize {
-        self.bpr * PER_BLOCK * G * 4
+        self.bpr * self.per_block * G * 4
     }
 
+    /// Block `i` of group `g`, `N` lane rows.
     #[inline(always)]
-    fn block(&self, g: usize, i: usize) -> &[[i32; G]; PER_BLOCK] {
-        self.data[(g * self.bpr + i) * PER_BLOCK..][..PER_BLOCK].try_into().expect("a whole block")
+    fn block<const N: usize>(&self, g: usize, i: usize) -> &[[i32; G]; N] {
+        debug_assert_eq!(N, self.per_block, "packed for another kernel");
+        self.data[(g * self.bpr + i) * N..][..N].try_into().expect("a whole block")
     }
 }
 
@@ -91,9 +118,13 @@ fn pair(lo: i16, hi: i16) -> i32 {
 /// `qs[32c..32c + 32]`, `2c + 1` the high ones; each sub-block's scale and min twice as 16-bit
 /// pairs; `dmin`. Q6_K: values in ggml's order; each 16's scale twice as a pair (`sc`), and
 /// the scales of 16s `2l`, `2l + 1` as a pair (`sc2`).
+///
+/// Q4_0, Q5_0 and Q8_0 (blocks of 32): the signed values in `w4` and their absolute values in
+/// `wabs` (ggml's sign trick: `maddubs(|w|, sign(y, w))`), four-byte pieces; `d` per block.
 #[derive(Default)]
 pub struct Row {
     w4: Vec<i32>,
+    wabs: Vec<i32>,
     sc: Vec<i32>,
     mn: Vec<i32>,
     sc2: Vec<i32>,
@@ -102,13 +133,37 @@ pub struct Row {
 }
 
 impl Row {
-    /// Unpacks a Q4_K or Q6_K row.
+    /// Unpacks a Q4_K, Q6_K, Q4_0, Q5_0 or Q8_0 row.
     #[target_feature(enable = "avx2,fma,f16c")]
     pub fn unpack(&mut self, ty: crate::gguf::GgmlType, w: &[u8]) {
+        use crate::gguf::GgmlType::*;
         match ty {
-            crate::gguf::GgmlType::Q4_K => self.unpack_q4_k(w),
-            crate::gguf::GgmlType::Q6_K => self.unpack_q6_k(w),
+            Q4_K => self.unpack_q4_k(w),
+            Q6_K => self.unpack_q6_k(w),
+            Q4_0 => self.unpack_32(w, |b| values_q4_0(b)),
+            Q5_0 => self.unpack_32(w, |b| values_q5_0(b)),
+            Q8_0 => self.unpack_32(w, |b| values_q8_0(b)),
             ty => unreachable!("no batch kernel for {ty:?}"),
+        }
+    }
+
+    /// A row of `BYTES`-byte blocks of 32 values whose scale is the f16 at byte 0 and whose
+    /// signed values `values(block)` gives.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    #[inline]
+    fn unpack_32<const BYTES: usize>(&mut self, w: &[u8], values: impl Fn(&[u8; BYTES]) -> __m256i) {
+        let blocks = w.as_chunks::<BYTES>().0;
+        self.w4.resize(blocks.len() * QK / 4, 0);
+        self.wabs.resize(blocks.len() * QK / 4, 0);
+        self.d.resize(blocks.len(), 0.0);
+        for (i, b) in blocks.iter().enumerate() {
+            let v = values(b);
+            // SAFETY: 32-byte stores into this row's values 32i .. 32i + 32.
+            unsafe {
+                _mm256_storeu_si256(self.w4[8 * i..8 * i + 8].as_mut_ptr() as *mut __m256i, v);
+                _mm256_storeu_si256(self.wabs[8 * i..8 * i + 8].as_mut_ptr() as *mut __m256i, _mm256_sign_epi8(v, v));
+            }
+            self.d[i] = f16_at(b, 0);
         }
     }
 
@@ -194,7 +249,7 @@ pub fn q4_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f
     const SUBS: usize = QK_K / QK;
     let (mut acc, mut acc_min) = ([_mm256_setzero_ps(); R], [_mm256_setzero_ps(); R]);
     for i in 0..rows[0].d.len() {
-        let y = p.block(g, i);
+        let y = p.block::<PER_BLOCK_K>(g, i);
         let w: [&[i32; QK_K / 4]; R] = std::array::from_fn(|r| rows[r].w4[i * QK_K / 4..][..QK_K / 4].try_into().unwrap());
         let sc: [&[i32; SUBS]; R] = std::array::from_fn(|r| rows[r].sc[i * SUBS..][..SUBS].try_into().unwrap());
         let mn: [&[i32; SUBS]; R] = std::array::from_fn(|r| rows[r].mn[i * SUBS..][..SUBS].try_into().unwrap());
@@ -239,7 +294,7 @@ pub fn q4_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f
 pub fn q6_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f32]; R]) {
     let mut acc = [[_mm256_setzero_ps(); 8]; R];
     for i in 0..rows[0].d.len() {
-        let y = p.block(g, i);
+        let y = p.block::<PER_BLOCK_K>(g, i);
         let w: [&[i32; QK_K / 4]; R] = std::array::from_fn(|r| rows[r].w4[i * QK_K / 4..][..QK_K / 4].try_into().unwrap());
         let sc: [&[i32; QK_K / 16]; R] = std::array::from_fn(|r| rows[r].sc[i * QK_K / 16..][..QK_K / 16].try_into().unwrap());
         let sc2: [&[i32; QK_K / 32]; R] = std::array::from_fn(|r| rows[r].sc2[i * QK_K / 32..][..QK_K / 32].try_into().unwrap());
@@ -264,13 +319,140 @@ pub fn q6_k<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f
         }
     }
     for (acc, out) in acc.iter().zip(out) {
-        let s = _mm256_add_ps(
-            _mm256_add_ps(_mm256_add_ps(acc[4], acc[0]), _mm256_add_ps(acc[6], acc[2])),
-            _mm256_add_ps(_mm256_add_ps(acc[5], acc[1]), _mm256_add_ps(acc[7], acc[3])),
-        );
         // SAFETY: 32 bytes into the group's 8 outputs.
-        unsafe { _mm256_storeu_ps(out[..G].as_mut_ptr(), s) };
+        unsafe { _mm256_storeu_ps(out[..G].as_mut_ptr(), hsum_lanes(acc)) };
     }
+}
+
+/// A Q4_0 block's 32 values (`q - 8`), low nibbles first.
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+fn values_q4_0(b: &[u8; Q4_0_BYTES]) -> __m256i {
+    // SAFETY: 16 bytes of nibbles from the block's 18.
+    let q = unsafe { _mm_loadu_si128(b[2..].as_ptr() as *const __m128i) };
+    let v = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16::<4>(q), q), _mm256_set1_epi8(0x0F));
+    _mm256_sub_epi8(v, _mm256_set1_epi8(8))
+}
+
+/// A Q5_0 block's 32 values (`q - 16`, fifth bits from `qh`).
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+fn values_q5_0(b: &[u8; Q5_0_BYTES]) -> __m256i {
+    super::dot::q5_vector(u32::from_le_bytes([b[2], b[3], b[4], b[5]]), b[6..].try_into().expect("16 bytes"), 16)
+}
+
+/// A Q8_0 block's 32 values.
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+fn values_q8_0(b: &[u8; Q8_0_BYTES]) -> __m256i {
+    // SAFETY: 32 bytes of values from the block's 34.
+    unsafe { _mm256_loadu_si256(b[2..].as_ptr() as *const __m256i) }
+}
+
+/// One token (decode) times rows `r0..` of a Q4_0, Q5_0 or Q8_0 matrix, in ggml's AVX2
+/// `vec_dot` order (as [`super::dot`]'s kernels) without storing the values: two rows per pass,
+/// whose accumulators are two independent chains; `row(r)` gives row `r`'s bytes.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub fn one_token_32_rows<'a>(ty: crate::gguf::GgmlType, row: impl Fn(usize) -> &'a [u8], y: &[BlockQ8_0], r0: usize, out: &mut [f32]) {
+    use crate::gguf::GgmlType::*;
+    match ty {
+        Q4_0 => one_32(row, y, r0, out, |b| values_q4_0(b)),
+        Q5_0 => one_32(row, y, r0, out, |b| values_q5_0(b)),
+        Q8_0 => one_32(row, y, r0, out, |b| values_q8_0(b)),
+        ty => unreachable!("no one-token kernel for {ty:?}"),
+    }
+}
+
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+fn one_32<'a, const BYTES: usize>(row: impl Fn(usize) -> &'a [u8], y: &[BlockQ8_0], r0: usize, out: &mut [f32], values: impl Fn(&[u8; BYTES]) -> __m256i) {
+    // `fma(d·dy, Σ lanes, acc)` for one block: ggml's `mul_sum_i8_pairs_float`.
+    let add = |acc: __m256, b: &[u8; BYTES], y: &BlockQ8_0| {
+        let x = values(b);
+        // SAFETY: 32 bytes from y's 32 values.
+        let yv = unsafe { _mm256_loadu_si256(y.qs.as_ptr() as *const __m256i) };
+        let p = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(x, x), _mm256_sign_epi8(yv, x)), _mm256_set1_epi16(1));
+        _mm256_fmadd_ps(_mm256_set1_ps(f16_at(b, 0) * y.d), _mm256_cvtepi32_ps(p), acc)
+    };
+    let last = r0 + out.len() - 1;
+    let mut pairs = out.chunks_exact_mut(2);
+    for (k, o) in (&mut pairs).enumerate() {
+        let (w0, w1) = (row(r0 + 2 * k).as_chunks::<BYTES>().0, row(r0 + 2 * k + 1).as_chunks::<BYTES>().0);
+        let (mut a0, mut a1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+        for ((b0, b1), y) in w0.iter().zip(w1).zip(y) {
+            prefetch_ahead(b0);
+            prefetch_ahead(b1);
+            a0 = add(a0, b0, y);
+            a1 = add(a1, b1, y);
+        }
+        o[0] = hsum_float_8(a0);
+        o[1] = hsum_float_8(a1);
+    }
+    let rest = pairs.into_remainder();
+    if let Some(o) = rest.first_mut() {
+        let w = row(last).as_chunks::<BYTES>().0;
+        *o = hsum_float_8(w.iter().zip(y).fold(_mm256_setzero_ps(), |acc, (b, y)| {
+            prefetch_ahead(b);
+            add(acc, b, y)
+        }));
+    }
+}
+
+/// How far ahead of the block being read a one-token kernel asks for the weights' cache lines.
+/// One token reads every weight once, so decode waits on memory: without software prefetch a
+/// Zen 2 core streamed ~6 GB/s (the 0.5B's 145 MB output matrix in 23 ms on one thread), with it
+/// ~10 GB/s. 4 KB measured best of 0.5, 1, 2, 4, 8 and 16 KB (0.5B decode 29 → 40 tok/s).
+const PREFETCH_BYTES: usize = 4096;
+
+/// Asks for the cache lines [`PREFETCH_BYTES`] past each 64 bytes of `block` (a hint: an
+/// address past the matrix is never read).
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+fn prefetch_ahead<const BYTES: usize>(block: &[u8; BYTES]) {
+    for at in (0..BYTES).step_by(64) {
+        _mm_prefetch::<_MM_HINT_T0>(block.as_ptr().wrapping_add(PREFETCH_BYTES + at) as *const i8);
+    }
+}
+
+/// `R` unpacked rows of blocks of 32 (Q4_0, Q5_0, Q8_0) times one packed group of Q8_0
+/// activations: `out[r][t]` for its 8 tokens, as [`super::dot`]'s kernels (ggml's AVX2
+/// `vec_dot_q8_0_q8_0` and kin): lane `l` of a block is `Σ w·y` over its bytes `4l..4l + 4`
+/// (`maddubs(|w|, sign(y, w))`, then `madd` by 1), `fma(d·dy, lane, acc)` per block and lane,
+/// then ggml's `hsum_float_8`. The rows share each load of the activations.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub fn signed32<const R: usize>(rows: [&Row; R], p: &Packed, g: usize, out: [&mut [f32]; R]) {
+    let ones = _mm256_set1_epi16(1);
+    let mut acc = [[_mm256_setzero_ps(); QK / 4]; R];
+    for i in 0..rows[0].d.len() {
+        let y = p.block::<PER_BLOCK_32>(g, i);
+        let w: [&[i32; QK / 4]; R] = std::array::from_fn(|r| rows[r].w4[i * QK / 4..][..QK / 4].try_into().unwrap());
+        let wabs: [&[i32; QK / 4]; R] = std::array::from_fn(|r| rows[r].wabs[i * QK / 4..][..QK / 4].try_into().unwrap());
+        let yd = _mm256_castsi256_ps(load(&y[QK / 4]));
+        let scale: [__m256; R] = std::array::from_fn(|r| _mm256_mul_ps(_mm256_set1_ps(rows[r].d[i]), yd));
+        for l in 0..QK / 4 {
+            let yl = load(&y[l]);
+            for r in 0..R {
+                let sy = _mm256_sign_epi8(yl, _mm256_set1_epi32(w[r][l]));
+                let lane = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi32(wabs[r][l]), sy), ones);
+                acc[r][l] = _mm256_fmadd_ps(scale[r], _mm256_cvtepi32_ps(lane), acc[r][l]);
+            }
+        }
+    }
+    for (acc, out) in acc.iter().zip(out) {
+        // SAFETY: 32 bytes into the group's 8 outputs.
+        unsafe { _mm256_storeu_ps(out[..G].as_mut_ptr(), hsum_lanes(acc)) };
+    }
+}
+
+/// Per token lane, ggml's `hsum_float_8` of the eight accumulators `acc[0..8]` (lane `l` of a
+/// token's sum is `acc[l]`): `((x4 + x0) + (x6 + x2)) + ((x5 + x1) + (x7 + x3))`.
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline]
+fn hsum_lanes(acc: &[__m256; 8]) -> __m256 {
+    _mm256_add_ps(
+        _mm256_add_ps(_mm256_add_ps(acc[4], acc[0]), _mm256_add_ps(acc[6], acc[2])),
+        _mm256_add_ps(_mm256_add_ps(acc[5], acc[1]), _mm256_add_ps(acc[7], acc[3])),
+    )
 }
 
 /// A Q6_K super-block's 256 six-bit values (unsigned) in ggml's order, 32 per vector.
@@ -343,6 +525,7 @@ pub fn one_q4_k(w: &[u8], y: &[BlockQ8K]) -> f32 {
     let (mut acc, mut acc_min) = (0.0f32, 0.0f32);
     let mask = _mm256_set1_epi8(0x0F);
     for (b, y) in w.as_chunks::<Q4_K_BYTES>().0.iter().zip(y) {
+        prefetch_ahead(b);
         let (sc, mn) = scales_mins_k4(&b[4..4 + K_SCALE_SIZE]);
         // Each sub-block's scale in every 16-bit lane: sub-block c's bytes of the widened scales.
         // SAFETY: 8 bytes from the 8 scales.
@@ -389,6 +572,7 @@ pub fn one_q4_k(w: &[u8], y: &[BlockQ8K]) -> f32 {
 pub fn one_q6_k(w: &[u8], y: &[BlockQ8K]) -> f32 {
     let mut acc = _mm256_setzero_ps();
     for (b, y) in w.as_chunks::<Q6_K_BYTES>().0.iter().zip(y) {
+        prefetch_ahead(b);
         let (sc, d) = b[QK_K / 2 + QK_K / 4..].split_at(QK_K / 16);
         // SAFETY: every load below reads 16 or 32 bytes inside the block or y's arrays.
         unsafe {
@@ -406,9 +590,7 @@ pub fn one_q6_k(w: &[u8], y: &[BlockQ8K]) -> f32 {
             acc = _mm256_fmadd_ps(_mm256_set1_ps(y.d * f16_at(d, 0)), _mm256_cvtepi32_ps(lanes), acc);
         }
     }
-    let r = _mm_add_ps(_mm256_extractf128_ps::<1>(acc), _mm256_castps256_ps128(acc));
-    let r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    _mm_cvtss_f32(_mm_add_ss(r, _mm_movehdup_ps(r)))
+    hsum_float_8(acc)
 }
 
 #[cfg(test)]

@@ -268,7 +268,7 @@ pub fn q4_k_sums64_portable(q: &[[i8; QK]; QK_K / QK], sc16: &[i16; QK_K / 16], 
 }
 
 #[cfg(target_arch = "x86_64")]
-pub use x86::{Avx2Acc, lanes_avx2, lanes256_avx2, q4_k_sums64_avx2, q5_values_avx2};
+pub use x86::{Avx2Acc, hsum_float_8, lanes_avx2, lanes256_avx2, q4_k_sums64_avx2, q5_values_avx2, q5_vector};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -323,12 +323,18 @@ mod x86 {
         #[target_feature(enable = "avx2,fma")]
         #[inline]
         pub fn sum(self) -> f32 {
-            let x = self.0;
-            let r = _mm_add_ps(_mm256_extractf128_ps::<1>(x), _mm256_castps256_ps128(x));
-            let r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-            let r = _mm_add_ss(r, _mm_movehdup_ps(r));
-            _mm_cvtss_f32(r)
+            hsum_float_8(self.0)
         }
+    }
+
+    /// ggml's `hsum_float_8`: the halves added, then pairs, then the two left:
+    /// `((x4 + x0) + (x6 + x2)) + ((x5 + x1) + (x7 + x3))`. Every AVX kernel's final sum.
+    #[target_feature(enable = "avx")]
+    #[inline]
+    pub fn hsum_float_8(x: __m256) -> f32 {
+        let r = _mm_add_ps(_mm256_extractf128_ps::<1>(x), _mm256_castps256_ps128(x));
+        let r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+        _mm_cvtss_f32(_mm_add_ss(r, _mm_movehdup_ps(r)))
     }
 
     /// [`super::q5_values_portable`] with AVX2: each bit of `qh` spread to a byte by shuffle,
@@ -336,23 +342,25 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     #[inline]
     pub fn q5_values_avx2(qh: u32, qs: &[u8; QK / 2], offset: i8) -> [i8; QK] {
-        // SAFETY: 16 bytes are loaded from a 16-byte array; the store is 32 bytes into a 32-byte array.
-        unsafe {
-            let q = _mm_loadu_si128(qs.as_ptr() as *const __m128i);
-            let nib = _mm256_and_si256(
-                _mm256_set_m128i(_mm_srli_epi16::<4>(q), q),
-                _mm256_set1_epi8(0x0F),
-            );
-            let shuf = _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0);
-            let bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(qh as i32), shuf);
-            let bytes = _mm256_or_si256(bytes, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe_u64 as i64));
-            let bits = _mm256_cmpeq_epi8(bytes, _mm256_set1_epi64x(-1));
-            let v = _mm256_or_si256(nib, _mm256_and_si256(bits, _mm256_set1_epi8(0x10)));
-            let v = _mm256_sub_epi8(v, _mm256_set1_epi8(offset));
-            let mut x = [0i8; QK];
-            _mm256_storeu_si256(x.as_mut_ptr() as *mut __m256i, v);
-            x
-        }
+        let mut x = [0i8; QK];
+        // SAFETY: a 32-byte store into a 32-byte array.
+        unsafe { _mm256_storeu_si256(x.as_mut_ptr() as *mut __m256i, q5_vector(qh, qs, offset)) };
+        x
+    }
+
+    /// [`q5_values_avx2`] in a register.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub fn q5_vector(qh: u32, qs: &[u8; QK / 2], offset: i8) -> __m256i {
+        // SAFETY: 16 bytes are loaded from a 16-byte array.
+        let q = unsafe { _mm_loadu_si128(qs.as_ptr() as *const __m128i) };
+        let nib = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16::<4>(q), q), _mm256_set1_epi8(0x0F));
+        let shuf = _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0);
+        let bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(qh as i32), shuf);
+        let bytes = _mm256_or_si256(bytes, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe_u64 as i64));
+        let bits = _mm256_cmpeq_epi8(bytes, _mm256_set1_epi64x(-1));
+        let v = _mm256_or_si256(nib, _mm256_and_si256(bits, _mm256_set1_epi8(0x10)));
+        _mm256_sub_epi8(v, _mm256_set1_epi8(offset))
     }
 
     /// [`super::q4_k_sums64_portable`] with AVX2: the values (unsigned) by `maddubs`, each

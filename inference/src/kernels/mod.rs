@@ -6,8 +6,9 @@
 //! - [`timing`]: wall time in matmuls and attention, for `--bench`.
 //! - [`vnni`]: kernels for AVX-512 VNNI CPUs (a prompt sixteen tokens per vector, one token two
 //!   rows per vector), with the same results as [`dot`]'s.
-//! - [`avx2`]: on AVX2 CPUs without VNNI, a prompt's Q4_K and Q6_K products eight tokens per
-//!   vector and one token's without unpacking to memory, with the same results as [`dot`]'s.
+//! - [`avx2`]: on AVX2 CPUs without VNNI, a prompt's Q4_K, Q6_K, Q4_0, Q5_0 and Q8_0 products
+//!   eight tokens per vector and one token's without unpacking to memory (the weights prefetched
+//!   ahead), with the same results as [`dot`]'s.
 //! - `simd128` (wasm): a prompt eight tokens per two vectors in the browser, equal to [`dot`]'s
 //!   to f32 rounding.
 //! - [`QMatrix::matmul`]: all rows × a batch of tokens, over rayon's threads natively and in the
@@ -218,17 +219,20 @@ impl QMatrix {
     fn pack(&self, acts: &Acts, n: usize, bpr: usize, kernels: Kernels) -> Packing {
         use GgmlType::*;
         use vnni::Batch;
-        if !vnni::available() || kernels == Kernels::Avx2 {
-            // Tokens in whole fours (for Q4_K llama.cpp's GEMM order; the rest take its GEMV's).
-            return match (self.ty, acts) {
-                (Q4_K | Q6_K, Acts::Q8K(_)) if n == 1 && avx2::available() => Some(X86Batch::Avx2One),
-                (Q4_K | Q6_K, Acts::Q8K(a)) if n >= 4 && avx2::available() => Some(X86Batch::Avx2(avx2::Packed::q8_k(a, n - n % 4, bpr))),
-                _ => None,
-            };
-        }
         // Q4_0 in eights of rows is multiplied as llama.cpp's repacked `q4_0_8x8` (one f32
         // accumulator per row), which these lanes do not follow.
         let repacked = self.ty == Q4_0 && self.rows.is_multiple_of(8);
+        if !vnni::available() || kernels == Kernels::Avx2 {
+            // Tokens in whole fours (for Q4_K llama.cpp's GEMM order; the rest take its GEMV's).
+            return match (self.ty, acts) {
+                _ if !avx2::available() || repacked => None,
+                (Q4_K | Q6_K, Acts::Q8K(_)) if n == 1 => Some(X86Batch::Avx2One),
+                (Q4_K | Q6_K, Acts::Q8K(a)) if n >= 4 => Some(X86Batch::Avx2(avx2::Packed::q8_k(a, n - n % 4, bpr))),
+                (Q4_0 | Q5_0 | Q8_0, Acts::Q8_0(_)) if n == 1 => Some(X86Batch::Avx2One),
+                (Q4_0 | Q5_0 | Q8_0, Acts::Q8_0(a)) => Some(X86Batch::Avx2(avx2::Packed::q8_0(a, n, bpr))),
+                _ => None,
+            };
+        }
         let batch = match (self.ty, acts) {
             _ if repacked => None,
             (Q4_0 | Q5_0 | Q8_0, Acts::Q8_0(a)) if n == 1 => vnni::OneToken::new(self.ty, a).map(Batch::One),
@@ -375,7 +379,8 @@ enum Kernels {
 enum X86Batch {
     Vnni(vnni::Batch),
     Avx2(avx2::Packed),
-    /// One token for [`avx2`]'s Q4_K or Q6_K kernels (the Q8_K activations need nothing more).
+    /// One token for [`avx2`]'s Q4_K, Q6_K, Q4_0, Q5_0 or Q8_0 kernels (the activations need
+    /// nothing more).
     Avx2One,
 }
 
@@ -393,6 +398,10 @@ fn rows(w: &QMatrix, acts: &Acts, packing: &Packing, bpr: usize, n: usize, r0: u
     #[cfg(target_arch = "x86_64")]
     {
         match (packing, acts) {
+            (Some(X86Batch::Avx2(p)), Acts::Q8_0(_)) => {
+                // SAFETY: packed only where avx2::available() found the features. Every token.
+                return unsafe { rows_avx2_batched(w, p, n, r0, out) };
+            }
             (Some(X86Batch::Avx2(p)), Acts::Q8K(a)) => {
                 // SAFETY: packed only where avx2::available() found the features.
                 unsafe { rows_avx2_batched(w, p, n, r0, out) };
@@ -409,6 +418,11 @@ fn rows(w: &QMatrix, acts: &Acts, packing: &Packing, bpr: usize, n: usize, r0: u
             (Some(X86Batch::Avx2One), Acts::Q8K(y)) => {
                 // SAFETY: as above.
                 unsafe { avx2::one_token_k_rows(w.ty, |r| w.row_bytes(r), y, r0, out) };
+                return;
+            }
+            (Some(X86Batch::Avx2One), Acts::Q8_0(y)) => {
+                // SAFETY: as above.
+                unsafe { avx2::one_token_32_rows(w.ty, |r| w.row_bytes(r), y, r0, out) };
                 return;
             }
             (Some(X86Batch::Vnni(vnni::Batch::Groups(p))), _) => {
@@ -523,8 +537,8 @@ fn rows_vnni(w: &QMatrix, p: &vnni::Packed, n: usize, r0: usize, out: &mut [f32]
 #[cfg(target_arch = "x86_64")]
 const AVX2_CHUNK_BYTES: usize = 256 << 10;
 
-/// Whole groups of 8 tokens by [`avx2`]'s Q4_K or Q6_K kernel, as many at a time over every row
-/// as fit [`AVX2_CHUNK_BYTES`].
+/// Whole groups of 8 tokens by [`avx2`]'s Q4_K, Q6_K or blocks-of-32 kernel, as many at a time
+/// over every row as fit [`AVX2_CHUNK_BYTES`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
 fn rows_avx2_batched(w: &QMatrix, p: &avx2::Packed, n: usize, r0: usize, out: &mut [f32]) {
@@ -538,11 +552,13 @@ fn rows_avx2_batched(w: &QMatrix, p: &avx2::Packed, n: usize, r0: usize, out: &m
         |row, r| row.unpack(w.ty, w.row_bytes(r0 + r)),
         |rows, g, t| match w.ty {
             GgmlType::Q4_K => avx2::q4_k(rows, p, g, t.each_mut().map(|t| &mut t[..])),
-            _ => avx2::q6_k(rows, p, g, t.each_mut().map(|t| &mut t[..])),
+            GgmlType::Q6_K => avx2::q6_k(rows, p, g, t.each_mut().map(|t| &mut t[..])),
+            _ => avx2::signed32(rows, p, g, t.each_mut().map(|t| &mut t[..])),
         },
         |row, g, t| match w.ty {
             GgmlType::Q4_K => avx2::q4_k([row], p, g, [&mut t[..]]),
-            _ => avx2::q6_k([row], p, g, [&mut t[..]]),
+            GgmlType::Q6_K => avx2::q6_k([row], p, g, [&mut t[..]]),
+            _ => avx2::signed32([row], p, g, [&mut t[..]]),
         },
     );
 }
@@ -695,14 +711,15 @@ mod tests {
         assert_kernels_agree(Kernels::Best, &cases, &[1, 2, 5, 16, 17, 19, 20, 23, 31, 36, 48, 67, 100]);
     }
 
-    /// [`avx2`]'s batch kernel gives the per-token AVX2 kernels' values bit for bit: whole and
-    /// half groups of 8 tokens, and the fewer than four after them (GEMV order); odd row counts.
+    /// [`avx2`]'s batch kernels give the per-token AVX2 kernels' values bit for bit: whole and
+    /// half groups of 8 tokens, and the fewer than four after them (Q4_K's GEMV order); odd row
+    /// counts; blocks of 32 from two tokens on.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx2_batched_kernels_equal_per_token_ones_bit_for_bit() {
         assert!(avx2::available(), "the x86-64 CPUs this is tested on have AVX2");
         use GgmlType::*;
-        let cases = [(Q4_K, 17, 2), (Q4_K, 2, 3), (Q4_K, 1, 1), (Q6_K, 15, 2), (Q8_0, 24, 8)];
+        let cases = [(Q4_K, 17, 2), (Q4_K, 2, 3), (Q4_K, 1, 1), (Q6_K, 15, 2), (Q8_0, 24, 8), (Q5_0, 41, 8), (Q4_0, 12, 8), (Q5_0, 1, 3)];
         assert_kernels_agree(Kernels::Avx2, &cases, &[1, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 19, 20, 23, 31, 36, 48, 67, 100]);
     }
 

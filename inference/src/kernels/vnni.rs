@@ -27,6 +27,7 @@
 use core::arch::x86_64::*;
 
 use super::act::{BlockQ8_0, BlockQ8K};
+use super::dot::hsum_float_8;
 use crate::gguf::quant::{K_SCALE_SIZE, Q4_0_BYTES, Q4_K_BYTES, Q5_0_BYTES, Q6_K_BYTES, Q8_0_BYTES, QK, QK_K, get_scale_min_k4};
 
 /// Tokens per vector.
@@ -472,15 +473,6 @@ fn unsigned_q8_0(b: &[u8]) -> __m256i {
     _mm256_xor_si256(unpack_q8_0(b), _mm256_set1_epi8(-128))
 }
 
-/// ggml's `hsum_float_8` of eight lanes (as [`super::dot`]'s AVX2 accumulator).
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")]
-#[inline]
-fn hsum8(x: __m256) -> f32 {
-    let r = _mm_add_ps(_mm256_extractf128_ps::<1>(x), _mm256_castps256_ps128(x));
-    let r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    _mm_cvtss_f32(_mm_add_ss(r, _mm_movehdup_ps(r)))
-}
-
 /// Two weight rows times one token (decode), each row in one half of a 512-bit vector, with
 /// exactly the lanes and the `fma(d·dy, lane, acc)` sequence of [`super::dot`]'s AVX2 kernels:
 /// the values are unsigned (`w + offset`) and each lane starts from `−offset·Σy`
@@ -506,7 +498,7 @@ macro_rules! one_token {
                 acc = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(v), acc);
             }
             let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(acc)));
-            (hsum8(_mm512_castps512_ps256(acc)), hsum8(hi))
+            (hsum_float_8(_mm512_castps512_ps256(acc)), hsum_float_8(hi))
         }
     };
 }
@@ -677,7 +669,7 @@ fn one_q6_k(wa: &[u8], wb: &[u8], y: &[BlockQ8K]) -> (f32, f32) {
         acc = _mm512_fmadd_ps(scale, _mm512_cvtepi32_ps(lanes), acc);
     }
     let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(acc)));
-    (hsum8(_mm512_castps512_ps256(acc)), hsum8(hi))
+    (hsum_float_8(_mm512_castps512_ps256(acc)), hsum_float_8(hi))
 }
 
 /// Rows `r0..` of a Q4_K or Q6_K matrix times one token; `row(r)` gives row `r`'s bytes.

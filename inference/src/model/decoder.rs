@@ -435,7 +435,7 @@ fma_dispatch! {
 
 fma_dispatch! {
     /// See [`attend_f16_body`].
-    fn attend_f16(q: &[f32], k: &[f32], v: &[f32], kvd: usize, off: usize, visible: usize, scale: f32, o: &mut [f32]) => attend_f16_body
+    fn attend_f16(q: &[f32], k: &[f32], v: &[f32], kvd: usize, off: usize, visible: usize, scale: f32, hd: usize, o: &mut [f32]) => attend_f16_body
 }
 
 fma_dispatch! {
@@ -523,26 +523,31 @@ fn attention_untimed(q: &[f32], k: &[f32], v: &[f32], start: usize, n: usize, nh
         }
     }
     let (kf, vf) = (k, v);
-    // One (query row, head) pair per work item, so a single decoded token spreads its heads
-    // over the threads too.
-    let head = |i: usize, o: &mut [f32]| {
-        let (t, h) = (i / nh, i % nh);
+    // Work items of `per` query heads of one row, so a single decoded token spreads its heads
+    // over the threads too. The one-row path reads each key and value once for all the heads
+    // of an item (they share a key/value head: `per` divides the group), so items are as large
+    // as leaves every thread one; a decoded token's heads re-read the cache from L3 otherwise
+    // (the 0.5B's 7 heads per key/value head, 1.5 MB a layer at 1,500 tokens).
+    let threads = crate::kernels::threads();
+    let per = if tiled { 1 } else { (1..=group).rev().find(|&d| group.is_multiple_of(d) && n * nh / d >= threads).unwrap_or(1) };
+    let item = |i: usize, o: &mut [f32]| {
+        let (t, h) = (i / (nh / per), i % (nh / per) * per);
         let visible = start + t + 1;
         let kh = h / group;
-        let qh = &q[t * qd + h * hd..t * qd + (h + 1) * hd];
+        let qh = &q[t * qd + h * hd..t * qd + (h + per) * hd];
         if tiled {
             attend_tiled(qh, &kt[kh * hd * padded..(kh + 1) * hd * padded], padded, vf, kvd, kh * hd, visible, scale, o);
         } else {
-            attend_f16(qh, kf, vf, kvd, kh * hd, visible, scale, o);
+            attend_f16(qh, kf, vf, kvd, kh * hd, visible, scale, hd, o);
         }
     };
     #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
     if crate::kernels::worth_threads(2 * n * nh * hd * total) {
         use rayon::prelude::*;
-        out.par_chunks_mut(hd).enumerate().for_each(|(i, o)| head(i, o));
+        out.par_chunks_mut(per * hd).enumerate().for_each(|(i, o)| item(i, o));
         return;
     }
-    out.chunks_mut(hd).enumerate().for_each(|(i, o)| head(i, o));
+    out.chunks_mut(per * hd).enumerate().for_each(|(i, o)| item(i, o));
 }
 
 /// ggml's `_mm512_reduce_add_ps` as GCC expands it: halves added down to one lane.
@@ -561,6 +566,16 @@ fn reduce16(x: &[f32; 16]) -> f32 {
 /// values added in f64.
 #[inline(always)]
 fn dot_f16(x: &[f32], y: &[f32]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if has_fma() {
+        // SAFETY: the CPU has AVX and FMA (checked just above).
+        return unsafe { dot_f16_avx(x, y) };
+    }
+    dot_f16_portable(x, y)
+}
+
+#[inline(always)]
+fn dot_f16_portable(x: &[f32], y: &[f32]) -> f32 {
     let (xs, x_tail) = x.as_chunks::<64>();
     let (ys, y_tail) = y.as_chunks::<64>();
     let mut acc = [[0.0f32; 16]; 4];
@@ -583,41 +598,108 @@ fn dot_f16(x: &[f32], y: &[f32]) -> f32 {
     sum as f32
 }
 
-/// One query row of ggml's flash attention for fewer than 64 rows (`..._one_chunk`): the query
-/// rounded to f16, scores by [`dot_f16`], online softmax with libm's `expf`, values accumulated
-/// in f16 (`ggml_vec_mad_f16`: f32 FMA, rounded to f16 per step), `S = S·ms + vs` not fused.
+/// [`dot_f16`] in AVX vectors (the compiler kept its 16-lane accumulators in 4-lane registers
+/// and on the stack): each accumulator two vectors, [`reduce16`] by `hsum_float_8`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,fma")]
+#[inline]
+fn dot_f16_avx(x: &[f32], y: &[f32]) -> f32 {
+    use core::arch::x86_64::*;
+    let (xs, x_tail) = x.as_chunks::<64>();
+    let (ys, y_tail) = y.as_chunks::<64>();
+    // acc[2j] lanes 0..8 of accumulator j, acc[2j + 1] lanes 8..16.
+    let mut acc = [_mm256_setzero_ps(); 8];
+    for (xb, yb) in xs.iter().zip(ys) {
+        for (i, a) in acc.iter_mut().enumerate() {
+            // SAFETY: 32-byte loads at 8i .. 8i + 8 of 64-value chunks.
+            let (xv, yv) = unsafe { (_mm256_loadu_ps(xb[8 * i..].as_ptr()), _mm256_loadu_ps(yb[8 * i..].as_ptr())) };
+            *a = _mm256_fmadd_ps(xv, yv, *a);
+        }
+    }
+    let lo = _mm256_add_ps(_mm256_add_ps(acc[0], acc[4]), _mm256_add_ps(acc[2], acc[6]));
+    let hi = _mm256_add_ps(_mm256_add_ps(acc[1], acc[5]), _mm256_add_ps(acc[3], acc[7]));
+    // reduce16: the two halves added, then hsum_float_8's order.
+    let mut sum = crate::kernels::dot::hsum_float_8(_mm256_add_ps(hi, lo)) as f64;
+    for (&a, &b) in x_tail.iter().zip(y_tail) {
+        sum += (a * b) as f64;
+    }
+    sum as f32
+}
+
+/// One query row of ggml's flash attention for fewer than 64 rows (`..._one_chunk`), for the
+/// query heads in `q` (`hd` values each) that share the key/value head at `off`, each key and
+/// value read once for all of them: per head, the query rounded to f16, scores by [`dot_f16`],
+/// online softmax with libm's `expf`, values accumulated in f16 (`ggml_vec_mad_f16`: f32 FMA,
+/// rounded to f16 per step), `S = S·ms + vs` not fused; `o` as `q`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn attend_f16_body(q: &[f32], k: &[f32], v: &[f32], kvd: usize, off: usize, visible: usize, scale: f32, o: &mut [f32]) {
-    let hd = o.len();
+fn attend_f16_body(q: &[f32], k: &[f32], v: &[f32], kvd: usize, off: usize, visible: usize, scale: f32, hd: usize, o: &mut [f32]) {
+    let heads = o.len() / hd;
     // Key/value `j` of this head: `hd` values at `j·kvd + off`.
     let k = |j: usize| &k[j * kvd + off..][..hd];
     let v = |j: usize| &v[j * kvd + off..][..hd];
     let qh: Vec<f32> = q.iter().map(|&x| to_f16_precision(x)).collect();
-    let (mut m, mut s) = (f32::NEG_INFINITY, 0.0f32);
+    let (mut m, mut s) = (vec![f32::NEG_INFINITY; heads], vec![0.0f32; heads]);
     // f16 values held as f32, rounded through f16 after every update
-    let mut acc = vec![0.0f32; hd];
+    let mut acc = vec![0.0f32; heads * hd];
     for j in 0..visible {
-        let score = dot_f16(k(j), &qh) * scale;
-        let (mut ms, mut vs) = (1.0f32, 1.0f32);
-        if score > m {
-            let old = m;
-            m = score;
-            ms = (old - m).exp();
-            acc.iter_mut().for_each(|a| *a *= ms);
-            round_f16(&mut acc);
-        } else {
-            vs = (score - m).exp();
+        let (kj, vj) = (k(j), v(j));
+        for (((acc, qh), m), s) in acc.chunks_exact_mut(hd).zip(qh.chunks_exact(hd)).zip(&mut m).zip(&mut s) {
+            let score = dot_f16(kj, qh) * scale;
+            let (mut ms, mut vs) = (1.0f32, 1.0f32);
+            if score > *m {
+                let old = *m;
+                *m = score;
+                ms = (old - score).exp();
+                acc.iter_mut().for_each(|a| *a *= ms);
+                round_f16(acc);
+            } else {
+                vs = (score - *m).exp();
+            }
+            mad_f16(acc, vj, vs);
+            *s = *s * ms + vs;
         }
-        for (a, &x) in acc.iter_mut().zip(v(j)) {
-            *a = fma(x, vs, *a);
-        }
-        round_f16(&mut acc);
-        s = s * ms + vs;
     }
-    let inv = if s == 0.0 { 0.0 } else { 1.0 / s };
-    for (o, a) in o.iter_mut().zip(&acc) {
-        *o = a * inv;
+    for ((o, acc), s) in o.chunks_exact_mut(hd).zip(acc.chunks_exact(hd)).zip(s) {
+        let inv = if s == 0.0 { 0.0 } else { 1.0 / s };
+        for (o, a) in o.iter_mut().zip(acc) {
+            *o = a * inv;
+        }
+    }
+}
+
+/// `acc = f16(fma(v, s, acc))` per value (`ggml_vec_mad_f16`): on x86-64 in one pass of AVX
+/// vectors with F16C's conversions, elsewhere an FMA pass and [`round_f16`]'s.
+#[inline(always)]
+fn mad_f16(acc: &mut [f32], v: &[f32], s: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if has_fma() {
+        // SAFETY: the CPU has FMA, F16C and AVX (has_fma checks them).
+        return unsafe { mad_f16_f16c(acc, v, s) };
+    }
+    for (a, &x) in acc.iter_mut().zip(v) {
+        *a = fma(x, s, *a);
+    }
+    round_f16(acc);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,fma,f16c")]
+#[inline]
+fn mad_f16_f16c(acc: &mut [f32], v: &[f32], s: f32) {
+    use core::arch::x86_64::*;
+    let (vs, v_tail) = v[..acc.len()].as_chunks::<8>();
+    let (whole, tail) = acc.as_chunks_mut::<8>();
+    let sv = _mm256_set1_ps(s);
+    for (a, x) in whole.iter_mut().zip(vs) {
+        // SAFETY: 32-byte loads and a store of 8-value chunks.
+        unsafe {
+            let r = _mm256_fmadd_ps(_mm256_loadu_ps(x.as_ptr()), sv, _mm256_loadu_ps(a.as_ptr()));
+            _mm256_storeu_ps(a.as_mut_ptr(), _mm256_cvtph_ps(_mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(r)));
+        }
+    }
+    for (a, &x) in tail.iter_mut().zip(v_tail) {
+        *a = to_f16_precision(x.mul_add(s, *a));
     }
 }
 
@@ -875,6 +957,44 @@ mod tests {
         for (x, want) in cases {
             let got = ggml_v_expf(f32::from_bits(x));
             assert_eq!(got.to_bits(), want, "ggml_v_expf({})", f32::from_bits(x));
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn dot_f16_in_avx_equals_the_portable_one_bit_for_bit() {
+        assert!(has_fma(), "the x86-64 CPUs this is tested on have FMA");
+        let mut seed = 0x2545_F491u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            to_f16_precision((seed as f32 / u32::MAX as f32 - 0.5) * 8.0)
+        };
+        for len in [64, 128, 80, 192, 7] {
+            for _ in 0..200 {
+                let (x, y): (Vec<f32>, Vec<f32>) = (0..len).map(|_| (next(), next())).unzip();
+                // SAFETY: checked above.
+                let avx = unsafe { dot_f16_avx(&x, &y) };
+                assert_eq!(avx.to_bits(), dot_f16_portable(&x, &y).to_bits(), "len {len}");
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn mad_f16_in_one_pass_equals_fma_then_rounding() {
+        assert!(has_fma(), "the x86-64 CPUs this is tested on have FMA");
+        let v: Vec<f32> = (0..67).map(|i| to_f16_precision((i as f32 * 0.37).sin() * 3.0)).collect();
+        for s in [0.0f32, 1.0, 0.123_456_79, 7.5e-3] {
+            let mut one: Vec<f32> = (0..67).map(|i| to_f16_precision((i as f32 * 0.11).cos())).collect();
+            let mut two = one.clone();
+            // SAFETY: checked above.
+            unsafe { mad_f16_f16c(&mut one, &v, s) };
+            for (a, &x) in two.iter_mut().zip(&v) {
+                *a = to_f16_precision(x.mul_add(s, *a));
+            }
+            assert!(one.iter().zip(&two).all(|(a, b)| a.to_bits() == b.to_bits()), "s = {s}");
         }
     }
 
