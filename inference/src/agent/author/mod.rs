@@ -687,7 +687,7 @@ impl Job {
             ];
             let (ids, n_fixed) = env.session.chat_ids(&fixed, &[ChatMessage { role: "user", content: &turn }])?;
             env.session.keep(&prefix, &ids[..n_fixed]).await?;
-            let penalty = Sampling { repeat_penalty: cfg.repeat_penalty, repeat_last_n: 256, ..Sampling::greedy() };
+            let penalty = Sampling { repeat_penalty: quiz::repeat_penalty(lang == Lang::Bn, cfg.repeat_penalty), repeat_last_n: 256, ..Sampling::greedy() };
             let sampling = if attempt == 0 { penalty } else { Sampling { temperature: 0.7, seed: attempt as u64, ..penalty } };
             let value = match env.session.json(&ids, &schema, GenerateOptions { max_new_tokens: cfg.cq_tokens, sampling, ..Default::default() }).await {
                 Ok(o) => o.value,

@@ -30,10 +30,11 @@ fn norm(s: &str) -> String {
     s.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" ").trim_end_matches(['.', '।', '!', '?']).to_string()
 }
 
-/// The deterministic checks: four distinct non-empty options, no catch-all option, a valid
-/// answer index, a reason for every option, no option that repeats the stem, and no near
-/// repeat of an earlier question. Returns every check and, for the first that failed, the
-/// reason as the writer is told it.
+/// The deterministic checks: four distinct non-empty options (not two wordings of one answer),
+/// no catch-all option, a valid answer index, a whole reason for every option, no option that
+/// repeats the stem, no mention of the passage or of code the question does not show, no near
+/// repeat of an earlier question, not the worked example, and the quiz's language. Returns
+/// every check and, for the first that failed, the reason as the writer is told it.
 pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Option<String>) {
     let mut checks = Checks::new();
     let mut reason: Option<String> = None;
@@ -47,13 +48,34 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
     record("four_options", options.len() == 4 && options.iter().all(|o| !o.is_empty()), "it did not have four non-empty options");
     let distinct: HashSet<&String> = options.iter().collect();
     record("distinct_options", distinct.len() == options.len(), "two options were the same");
+    // One option's words all inside another's ("Something that can be understood through simple
+    // language or observation" and "An idea refers to something that can be understood …"): two
+    // ways of saying one answer. Words of the stem do not count, nor code values ("[1, 2, 3]"
+    // and "[1, 2, 3, 4]" differ by what they hold), and a short option may differ by one word
+    // ("only contains numbers", "only contains complex numbers").
+    let stem_words = terms(&item.question);
+    let option_terms: Vec<HashSet<String>> = item
+        .options
+        .iter()
+        .map(|o| terms(o).into_iter().filter(|w| w.chars().any(char::is_alphabetic) && !stem_words.contains(w)).collect())
+        .collect();
+    let same_words = option_terms.iter().enumerate().any(|(i, a)| {
+        option_terms.iter().enumerate().any(|(j, b)| i != j && a.len() >= 5 && a.intersection(b).count() as f64 >= 0.9 * a.len() as f64)
+    });
+    record("options_differ", !same_words, "two options said the same thing in different words");
     record(
         "no_all_or_none",
         !options.iter().any(|o| CATCH_ALL.iter().any(|c| o == c || o.starts_with(&format!("{c} ")) || o.ends_with(&format!(" {c}")))),
         "an option was \"all of the above\" or \"none of the above\"",
     );
     record("answer_index", item.answer_index < item.options.len().min(4), "it had no valid correct option");
-    record("rationales", item.rationales.len() == item.options.len() && item.rationales.iter().all(|r| !r.trim().is_empty()), "an option had no reason");
+    // A reason is a sentence, not its opening ("The passage states").
+    let reasoned = |r: &String| {
+        let r = r.trim().trim_end_matches([',', ';', ':', ' ']);
+        let last = r.rsplit(' ').next().unwrap_or("").to_lowercase();
+        r.split_whitespace().count() >= 5 && !["states", "says", "that", "because", "is", "the", "and", "or"].contains(&last.as_str())
+    };
+    record("rationales", item.rationales.len() == item.options.len() && item.rationales.iter().all(reasoned), "an option's reason was missing or cut off");
     let stem = norm(&item.question);
     record(
         "option_not_in_stem",
@@ -73,10 +95,20 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
         t.len() >= 3 && t.intersection(&stem_terms).count() as f64 / t.len() as f64 >= 0.8
     };
     record("options_are_answers", !item.options.iter().any(|o| asks(o) || restates(o)), "an option was a question or repeated the question");
-    // The learner never sees the passage.
+    // The learner never sees the passage, nor a program the question does not show.
     let lower = item.question.to_lowercase();
-    let cites = ["the passage", "the text", "this passage", "the paragraph", "অনুচ্ছেদ"].iter().any(|p| lower.contains(p));
-    record("no_passage_reference", !cites, "the question mentioned \"the passage\", which the learner does not see");
+    let cites = |t: &str| ["passage", "the text", "the paragraph", "অনুচ্ছেদ"].iter().any(|p| t.contains(p));
+    record(
+        "no_passage_reference",
+        !cites(&lower) && !item.options.iter().any(|o| cites(&o.to_lowercase())),
+        "it mentioned \"the passage\", which the learner does not see",
+    );
+    let shows_code = ['`', '\n', '(', '='].iter().any(|c| item.question.contains(*c));
+    let points_at_code =
+        ["snippet", "this code", "the code above", "the given code", "this program", "the program above", "the defined function", "the function above", "the following"]
+            .iter()
+            .any(|p| lower.contains(p));
+    record("shows_what_it_asks_about", shows_code || !points_at_code, "it asked about code or a program it did not show");
     let words = terms(&item.question);
     let repeat = earlier.iter().any(|e| jaccard(&words, &terms(e)) >= MAX_STEM_OVERLAP);
     record("not_a_repeat", !repeat, "it repeated an earlier question");
@@ -113,7 +145,7 @@ mod tests {
             question: q.into(),
             options: options.iter().map(|s| s.to_string()).collect(),
             answer_index: 1,
-            rationales: vec!["r".into(); 4],
+            rationales: vec!["This option is what the book describes.".into(); 4],
             bloom: Bloom::Understand,
             concepts: vec![],
             evidence: vec![],
@@ -139,6 +171,25 @@ mod tests {
         assert!(first_failure(&item(q, ["adds an item to the end", "pop", "sort", "x"]), &[]).contains("question's own words"));
         assert!(first_failure(&item(q, ["append", "pop", "What is called?", "x"]), &[]).contains("was a question"));
         assert!(first_failure(&item("What does the passage say about lists?", ["append", "pop", "sort", "x"]), &[]).contains("the passage"));
+        assert!(first_failure(&item("What do we mean by 'an idea' in the given passage?", ["a", "b", "c", "d"]), &[]).contains("the passage"));
+        assert!(first_failure(&item(q, ["append", "The passage states it", "sort", "x"]), &[]).contains("the passage"));
+        assert!(first_failure(&item("What does the code snippet show?", ["a", "b", "c", "d"]), &[]).contains("did not show"));
+        assert!(first_failure(&item("What type of error would cause this program to stop?", ["a", "b", "c", "d"]), &[]).contains("did not show"));
+        // A question that shows its code may point at it.
+        assert!(deterministic(&item("What does this code print: `print(len([1, 2]))`?", ["1", "2", "3", "0"]), &[], false).1.is_none());
+        assert!(first_failure(
+            &item(q, ["append", "Something that can be understood through simple language or observation", "An idea refers to something that can be understood through simple language or observation", "x"]),
+            &[]
+        )
+        .contains("same thing"));
+        let mut cut = item(q, ["append", "pop", "sort", "x"]);
+        cut.rationales[1] = "The passage states".into();
+        assert!(first_failure(&cut, &[]).contains("cut off"));
+        // Short options one word apart, and code values that share numbers, are different answers.
+        assert!(deterministic(&item("Why can [None, 'hello', 10] not be sorted?", ["It only contains numbers.", "It only contains complex numbers.", "It mixes types that cannot be compared.", "It is empty."]), &[], false).1.is_none());
+        assert!(deterministic(&item("A learner writes x = [1, 2, 3] and x.append(4). What is x?", ["[1, 2, 3]", "[1, 2, 3, 4]", "[4, 1, 2, 3]", "4"]), &[], false).1.is_none());
+        cut.rationales[1] = "It adds one item at the end, as the book says that".into();
+        assert!(first_failure(&cut, &[]).contains("cut off"));
         assert!(first_failure(&item(q, ["append", "pop", "কোনটি", "x"]), &[]).contains("was a question"));
         assert!(first_failure(&item(q, ["append", "pop", "which method adds an item to the end", "x"]), &[]).contains("repeated the question"));
         assert!(first_failure(&item(q, ["append", "pop", "sort", "x"]), &["Which method adds an item to the end of a list"]).contains("earlier"));

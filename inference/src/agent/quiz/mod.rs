@@ -242,7 +242,7 @@ pub struct QuizConfig {
     pub repairs: usize,
     /// Plans (passages) tried for one item before the quiz says no more can be written.
     pub plans_per_item: usize,
-    /// Repetition penalty while an item is written (1: off).
+    /// Repetition penalty while an English item is written (1: off); see [`repeat_penalty`].
     pub repeat_penalty: f32,
     /// Whether the examiner (the model's check) runs, where the model can judge
     /// ([`min_key_gap`]).
@@ -597,6 +597,16 @@ pub struct ItemSpec<'a> {
     pub evidence: Vec<ItemEvidence>,
 }
 
+/// The repetition penalty for writing in a language: `configured` for English, off for Bangla.
+/// Qwen's tokenizer spells Bengali a letter or a UTF-8 byte at a time, so over the last 256
+/// tokens the penalty lands on every common letter and on the bytes all Bengali letters share:
+/// with 1.2 both Qwen models wrote non-words with Devanagari letters in them (the byte Bengali
+/// letters share, E0 A6, penalised into Devanagari's E0 A4), with 1.0 real Bangla words (session
+/// 29, demo topic সালোকসংশ্লেষণ).
+pub fn repeat_penalty(bangla: bool, configured: f32) -> f32 {
+    if bangla { 1.0 } else { configured }
+}
+
 /// Writes and validates one item (see the module docs): the writer under [`prompt::ITEM_SCHEMA`],
 /// the deterministic checks, then (when `cfg.examine`) the examiner; a failing attempt is
 /// written again with its failure named, at most `cfg.repairs` times. `bias` keeps the
@@ -624,7 +634,7 @@ pub async fn write_item(session: &mut Session, spec: &ItemSpec<'_>, cfg: &QuizCo
         session.keep(prefix, &ids[..n_fixed]).await?;
         // The first attempt is greedy; a repair samples, so it can leave the first one's path.
         // A repetition penalty keeps a small model from writing one wrong option three times.
-        let penalty = Sampling { repeat_penalty: cfg.repeat_penalty, repeat_last_n: 256, ..Sampling::greedy() };
+        let penalty = Sampling { repeat_penalty: repeat_penalty(bangla, cfg.repeat_penalty), repeat_last_n: 256, ..Sampling::greedy() };
         let sampling = if attempt == 0 { penalty } else { Sampling { temperature: 0.7, seed: attempt as u64, ..penalty } };
         let out = session.json(&ids, &schema, GenerateOptions { max_new_tokens: item_tokens, sampling, ..Default::default() }).await;
         let value = match out {
