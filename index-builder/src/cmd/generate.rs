@@ -1,4 +1,4 @@
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use inference::llm::{ChatMessage, GenerateOptions, Generator, JsonDecoder, LoadOptions, Runtime, Sampling, Schema, Session, now};
 use inference::kernels::timing;
 use inference::model::llama::WeightFormat;
@@ -224,7 +224,7 @@ fn wgpu_device() -> Result<inference::device::Device> {
 
 #[cfg(not(feature = "wgpu"))]
 fn wgpu_device() -> Result<inference::device::Device> {
-    bail!("this index-builder was built without wgpu; rebuild with `cargo build --release -p index-builder --features wgpu`")
+    anyhow::bail!("this index-builder was built without wgpu; rebuild with `cargo build --release -p index-builder --features wgpu`")
 }
 
 /// Peak resident memory from /proc (Linux), in MiB.
