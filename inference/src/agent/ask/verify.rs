@@ -287,6 +287,9 @@ impl CheckRule {
     }
 }
 
+/// Fewest words of a sentence [`quote`] may pick.
+const MIN_QUOTE_WORDS: usize = 6;
+
 /// The book's sentence that best answers the question: a sentence of one of the passages
 /// (verbatim), scored by the IDF weight of the question's terms it contains divided by the
 /// passage's rank (retrieval's order is the stronger signal: a lower passage needs twice, three
@@ -310,7 +313,9 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
             }
             let paragraph: Vec<&str> = sentences(t).into_iter().map(|x| x.trim().trim_end_matches('…').trim()).collect();
             for (i, sentence) in paragraph.iter().enumerate() {
-                if sentence.chars().count() < 25 || sentence.chars().count() > 400 {
+                // Prose only: a code line the passage shows unindented ("def <lambda>(parameters):",
+                // "if __name__ == '__main__':") is no answer to quote.
+                if sentence.chars().count() < 25 || sentence.chars().count() > 400 || sentence.split_whitespace().count() < MIN_QUOTE_WORDS {
                     continue;
                 }
                 let overlap: f32 = terms(sentence).iter().filter(|w| q.contains(*w)).map(|w| idf(w)).sum();
@@ -498,6 +503,10 @@ mod tests {
         assert_eq!(s.n, 2);
         let (s, _) = quote("What are sequences of items?", &sources, &idf, 0).unwrap();
         assert_eq!(s.n, 1, "one shared word more does not outrank the first passage");
+        // A line of code shown unindented is not quoted, however many of the question's words it holds.
+        let sources = [source(1, "if __name__ == '__main__':\nA module's __name__ is set to '__main__' when it is run as a script.")];
+        let (_, q) = quote("What does if __name__ == '__main__': do?", &sources, &idf, 0).unwrap();
+        assert_eq!(q, "A module's __name__ is set to '__main__' when it is run as a script.");
     }
 
     #[test]

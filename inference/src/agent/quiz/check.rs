@@ -1,6 +1,6 @@
 //! The validator's deterministic half: an item's shape, without a model.
 
-use super::Item;
+use super::{Item, prompt};
 use crate::agent::ask::verify::terms;
 use crate::agent::author::gates;
 use crate::agent::route::Lang;
@@ -31,7 +31,8 @@ fn norm(s: &str) -> String {
 }
 
 /// The deterministic checks: four distinct non-empty options (not two wordings of one answer),
-/// no catch-all option, a valid answer index, a whole reason for every option, no option that
+/// no catch-all option, a valid answer index, no option or reason cut off at the schema's
+/// length limit, a whole reason for every option, no option that
 /// repeats the stem, no mention of the passage or of code the question does not show, no near
 /// repeat of an earlier question, not the worked example, and the quiz's language. Returns
 /// every check and, for the first that failed, the reason as the writer is told it.
@@ -69,11 +70,19 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
         "an option was \"all of the above\" or \"none of the above\"",
     );
     record("answer_index", item.answer_index < item.options.len().min(4), "it had no valid correct option");
+    // The schema closes a string at its length limit: one that long and not ending as a
+    // sentence or a value ends was cut off ("… will be represented by two bytes instead of").
+    let cut = |t: &str, max: usize| {
+        let t = t.trim();
+        t.chars().count() + 2 >= max && !t.ends_with(['.', '!', '?', ')', ']', '}', '"', '\'', '`', '”', '’', '।'])
+    };
+    record("options_whole", !item.options.iter().any(|o| cut(o, prompt::OPTION_MAX_CHARS)), "an option was too long and was cut off; keep every option short");
     // A reason is a sentence, not its opening ("The passage states").
     let reasoned = |r: &String| {
-        let r = r.trim().trim_end_matches([',', ';', ':', ' ']);
+        let r0 = r.trim();
+        let r = r0.trim_end_matches([',', ';', ':', ' ']);
         let last = r.rsplit(' ').next().unwrap_or("").to_lowercase();
-        r.split_whitespace().count() >= 5 && !["states", "says", "that", "because", "is", "the", "and", "or"].contains(&last.as_str())
+        r.split_whitespace().count() >= 5 && !["states", "says", "that", "because", "is", "the", "and", "or"].contains(&last.as_str()) && !cut(r0, prompt::REASON_MAX_CHARS)
     };
     record("rationales", item.rationales.len() == item.options.len() && item.rationales.iter().all(reasoned), "an option's reason was missing or cut off");
     let stem = norm(&item.question);
@@ -189,6 +198,15 @@ mod tests {
         assert!(deterministic(&item("Why can [None, 'hello', 10] not be sorted?", ["It only contains numbers.", "It only contains complex numbers.", "It mixes types that cannot be compared.", "It is empty."]), &[], false).1.is_none());
         assert!(deterministic(&item("A learner writes x = [1, 2, 3] and x.append(4). What is x?", ["[1, 2, 3]", "[1, 2, 3, 4]", "[4, 1, 2, 3]", "4"]), &[], false).1.is_none());
         cut.rationales[1] = "It adds one item at the end, as the book says that".into();
+        assert!(first_failure(&cut, &[]).contains("cut off"));
+        // An option or a reason stopped at the schema's length limit (session 29's q1.3, q2.3).
+        let long = "'H' stands for 'two-byte unsigned binary number'. This type code specifies that each element in the array will be represented by two bytes instead of";
+        assert_eq!(long.chars().count(), 149);
+        assert!(first_failure(&item(q, ["append", long, "sort", "x"]), &[]).contains("option was too long"));
+        let whole = "'H' stands for 'two-byte unsigned binary number'. This type code specifies that each element in the array will be represented by two bytes, not 16.";
+        assert!(deterministic(&item(q, ["append", whole, "sort", "x"]), &[], false).1.is_none());
+        cut.rationales[1] = "While true under certain conditions (for example, when all of the keys are lowercase strings), this statement contradicts the given example of the hash codes of".into();
+        assert_eq!(cut.rationales[1].chars().count(), 160);
         assert!(first_failure(&cut, &[]).contains("cut off"));
         assert!(first_failure(&item(q, ["append", "pop", "কোনটি", "x"]), &[]).contains("was a question"));
         assert!(first_failure(&item(q, ["append", "pop", "which method adds an item to the end", "x"]), &[]).contains("repeated the question"));

@@ -21,6 +21,12 @@ The four options must be different from each other. Never use \"all of the above
 /// The JSON an item is written as (constrained decoding enforces it). The correct answer comes
 /// first and the wrong options after it, each with its reason; positions are shuffled later, so
 /// the model never has to keep track of an index.
+/// The longest option and the longest reason [`ITEM_SCHEMA`] allows, in characters: the
+/// constraint closes a string that reaches its limit, so one that long may have been cut off
+/// mid-sentence ([`super::check::deterministic`] tells).
+pub const OPTION_MAX_CHARS: usize = 150;
+pub const REASON_MAX_CHARS: usize = 160;
+
 pub const ITEM_SCHEMA: &str = r#"{"type": "object", "properties": {
   "question": {"type": "string", "minLength": 15, "maxLength": 400},
   "answer": {"type": "string", "minLength": 1, "maxLength": 150},
@@ -133,6 +139,8 @@ mod tests {
     #[test]
     fn the_schemas_compile_and_the_example_fits_its_schema() {
         let s = Schema::parse(ITEM_SCHEMA).unwrap();
+        assert_eq!(ITEM_SCHEMA.matches(&format!("\"maxLength\": {OPTION_MAX_CHARS}}}")).count(), 2, "answer and option");
+        assert_eq!(ITEM_SCHEMA.matches(&format!("\"maxLength\": {REASON_MAX_CHARS}}}")).count(), 2, "why_right and why_wrong");
         for bangla in [false, true] {
             let (_, reply) = example(bangla);
             s.validate(&serde_json::from_str(&reply).unwrap()).unwrap();
