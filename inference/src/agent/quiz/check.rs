@@ -106,11 +106,12 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
     record("options_are_answers", !item.options.iter().any(|o| asks(o) || restates(o)), "an option was a question or repeated the question");
     // The learner never sees the passage, nor a program the question does not show.
     let lower = item.question.to_lowercase();
-    let cites = |t: &str| ["passage", "the text", "the paragraph", "অনুচ্ছেদ"].iter().any(|p| t.contains(p));
+    // "Key fact": what the writer's turn calls the sentence an item rests on (session 30's q2.1).
+    let cites = |t: &str| ["passage", "the text", "the paragraph", "key fact", "অনুচ্ছেদ"].iter().any(|p| t.contains(p));
     record(
         "no_passage_reference",
         !cites(&lower) && !item.options.iter().any(|o| cites(&o.to_lowercase())),
-        "it mentioned \"the passage\", which the learner does not see",
+        "it mentioned \"the passage\" or \"the key fact\", which the learner does not see",
     );
     let shows_code = ['`', '\n', '(', '='].iter().any(|c| item.question.contains(*c));
     let points_at_code =
@@ -182,6 +183,7 @@ mod tests {
         assert!(first_failure(&item("What does the passage say about lists?", ["append", "pop", "sort", "x"]), &[]).contains("the passage"));
         assert!(first_failure(&item("What do we mean by 'an idea' in the given passage?", ["a", "b", "c", "d"]), &[]).contains("the passage"));
         assert!(first_failure(&item(q, ["append", "The passage states it", "sort", "x"]), &[]).contains("the passage"));
+        assert!(first_failure(&item("What does the key fact about dictionaries say?", ["a", "b", "c", "d"]), &[]).contains("the passage"));
         assert!(first_failure(&item("What does the code snippet show?", ["a", "b", "c", "d"]), &[]).contains("did not show"));
         assert!(first_failure(&item("What type of error would cause this program to stop?", ["a", "b", "c", "d"]), &[]).contains("did not show"));
         // A question that shows its code may point at it.

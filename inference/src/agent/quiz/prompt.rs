@@ -18,15 +18,16 @@ the passage might choose; a wrong option must be clearly wrong according to the 
 The learner does not see the passage, so never write \"the passage\" or \"the text\"; ask about the subject itself. \
 The four options must be different from each other. Never use \"all of the above\" or \"none of the above\". Reply with JSON only.";
 
-/// The JSON an item is written as (constrained decoding enforces it). The correct answer comes
-/// first and the wrong options after it, each with its reason; positions are shuffled later, so
-/// the model never has to keep track of an index.
 /// The longest option and the longest reason [`ITEM_SCHEMA`] allows, in characters: the
 /// constraint closes a string that reaches its limit, so one that long may have been cut off
 /// mid-sentence ([`super::check::deterministic`] tells).
 pub const OPTION_MAX_CHARS: usize = 150;
+/// See [`OPTION_MAX_CHARS`].
 pub const REASON_MAX_CHARS: usize = 160;
 
+/// The JSON an item is written as (constrained decoding enforces it). The correct answer comes
+/// first and the wrong options after it, each with its reason; positions are shuffled later, so
+/// the model never has to keep track of an index.
 pub const ITEM_SCHEMA: &str = r#"{"type": "object", "properties": {
   "question": {"type": "string", "minLength": 15, "maxLength": 400},
   "answer": {"type": "string", "minLength": 1, "maxLength": 150},
