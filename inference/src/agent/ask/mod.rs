@@ -5,8 +5,8 @@
 //!
 //! 1. the question is checked (empty, too long, no words: [`AbstainReason::BadInput`]), the
 //!    course is searched, and the coverage gate decides ([`AbstainReason::Gate`]: no model call,
-//!    the nearest sections instead) → [`AskEvent::Sources`] with the book's most relevant
-//!    sentence and the next ones of its paragraph that fit, verbatim ([`verify::quote`]), before
+//!    the nearest sections instead) → [`AskEvent::Sources`] with the book quote, the
+//!    sentences of the best passage on the question, verbatim ([`verify::quote`]), before
 //!    the model reads anything;
 //! 2. the prompt is read ([`AskEvent::Reading`]): the fixed system turn comes from the session's
 //!    kept prefix `"ask"`, so only the passages and the question are new; then the

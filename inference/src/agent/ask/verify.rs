@@ -290,55 +290,81 @@ impl CheckRule {
 /// Fewest words of a sentence [`quote`] may pick.
 const MIN_QUOTE_WORDS: usize = 6;
 
-/// The book's sentence that best answers the question: a sentence of one of the passages
-/// (verbatim), scored by the IDF weight of the question's terms it contains divided by the
-/// passage's rank (retrieval's order is the stronger signal: a lower passage needs twice, three
-/// times the overlap); then the sentences after it in its paragraph while the quote stays within
-/// `max_chars` (0: the sentence alone). None when no sentence shares a content term with the
-/// question.
+/// The prose sentences of a passage, in order (trimmed): code blocks, `>>>` sessions, indented
+/// lines and lines under 25 characters are left out.
+fn prose_sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with("```") || t.starts_with(">>>") {
+            in_code = !in_code || t.starts_with(">>>");
+            continue;
+        }
+        if in_code || line.starts_with("    ") || t.chars().count() < 25 {
+            continue;
+        }
+        out.extend(sentences(t).into_iter().map(|x| x.trim().trim_end_matches('…').trim()));
+    }
+    out
+}
+
+/// A sentence [`quote`] may show: prose of 25–400 characters and at least
+/// [`MIN_QUOTE_WORDS`] words (a code line the passage shows unindented, "def
+/// <lambda>(parameters):", "if __name__ == '__main__':", is no answer).
+fn quotable(sentence: &str) -> bool {
+    let n = sentence.chars().count();
+    (25..=400).contains(&n) && sentence.split_whitespace().count() >= MIN_QUOTE_WORDS
+}
+
+/// The book's words that best answer the question, verbatim, from one passage. Each quotable
+/// sentence is scored by the IDF weight of the question's terms it contains; the best score
+/// divided by the passage's rank picks the passage (retrieval's order is the stronger signal: a
+/// lower passage needs twice, three times the overlap). From that passage, its sentences sharing
+/// a term with the question, best first, while the quote stays within `max_chars` (0: the best
+/// sentence alone), shown in the passage's order, " … " marking where sentences were skipped.
+/// None when no sentence shares a content term with the question.
 pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<(&'a Source, String)> {
     let q = terms(question);
-    // The best score, its passage, and its paragraph's sentences from the best one on.
-    let mut best: Option<(f32, &Source, Vec<&str>)> = None;
+    let overlap = |sentence: &str| -> f32 { terms(sentence).iter().filter(|w| q.contains(*w)).map(|w| idf(w)).sum() };
+    // Per passage: its quotable whole sentences (position, overlap) sharing a term with the question.
+    let mut best: Option<(f32, &Source, Vec<(usize, f32, &str)>)> = None;
     for (rank, s) in sources.iter().enumerate() {
-        let mut in_code = false;
-        for line in s.text.lines() {
-            let t = line.trim();
-            if t.starts_with("```") || t.starts_with(">>>") {
-                in_code = !in_code || t.starts_with(">>>");
-                continue;
-            }
-            if in_code || line.starts_with("    ") || t.chars().count() < 25 {
-                continue;
-            }
-            let paragraph: Vec<&str> = sentences(t).into_iter().map(|x| x.trim().trim_end_matches('…').trim()).collect();
-            for (i, sentence) in paragraph.iter().enumerate() {
-                // Prose only: a code line the passage shows unindented ("def <lambda>(parameters):",
-                // "if __name__ == '__main__':") is no answer to quote.
-                if sentence.chars().count() < 25 || sentence.chars().count() > 400 || sentence.split_whitespace().count() < MIN_QUOTE_WORDS {
-                    continue;
-                }
-                let overlap: f32 = terms(sentence).iter().filter(|w| q.contains(*w)).map(|w| idf(w)).sum();
-                let score = overlap / (1 + rank) as f32;
-                if overlap > 0.0 && best.as_ref().is_none_or(|(b, _, _)| score > *b) {
-                    best = Some((score, s, paragraph[i..].to_vec()));
-                }
-            }
+        let candidates: Vec<(usize, f32, &str)> = prose_sentences(&s.text)
+            .into_iter()
+            .enumerate()
+            // A sentence cut short where the passage was cut is not quoted.
+            .filter(|(_, x)| quotable(x) && ends_sentence(x))
+            .map(|(i, x)| (i, overlap(x), x))
+            .filter(|c| c.1 > 0.0)
+            .collect();
+        let top = candidates.iter().map(|c| c.1).fold(0.0, f32::max) / (1 + rank) as f32;
+        if top > 0.0 && best.as_ref().is_none_or(|(b, _, _)| top > *b) {
+            best = Some((top, s, candidates));
         }
     }
-    best.map(|(_, s, paragraph)| {
-        let mut text = paragraph[0].to_string();
-        for next in &paragraph[1..] {
-            // A sentence cut short where the passage was cut ends the quote.
-            let whole = next.ends_with(['.', '!', '?', '।', ':']);
-            if !whole || next.is_empty() || text.chars().count() + 1 + next.chars().count() > max_chars {
-                break;
-            }
-            text.push(' ');
-            text.push_str(next);
+    let (_, source, mut candidates) = best?;
+    // Best first (the earlier of equals), then as many as fit.
+    candidates.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut picked: Vec<(usize, &str)> = Vec::new();
+    let mut used = 0;
+    for (i, _, x) in candidates {
+        let n = x.chars().count() + if picked.is_empty() { 0 } else { 3 };
+        if !picked.is_empty() && used + n > max_chars {
+            continue;
         }
-        (s, text)
-    })
+        picked.push((i, x));
+        used += n;
+    }
+    picked.sort();
+    let mut text = String::new();
+    for (k, (i, x)) in picked.iter().enumerate() {
+        if k > 0 {
+            text.push_str(if picked[k - 1].0 + 1 == *i { " " } else { " … " });
+        }
+        text.push_str(x);
+    }
+    Some((source, text))
 }
 
 /// The judge's system turn: the same for every check (kept in the session as prefix
@@ -510,15 +536,21 @@ mod tests {
     }
 
     #[test]
-    fn a_longer_quote_adds_the_whole_sentences_after_it_that_fit() {
-        let text = "Lists hold items. The append method adds an item to the end of the list. It returns None. \
-                    Use extend to add several items at once, from any iterable. And a cut-off sente";
+    fn a_longer_quote_adds_the_passages_other_sentences_on_the_question_that_fit() {
+        let text = "Lists hold objects of any type you like. The append method adds an item to the end of the list. \
+                    Sets have no order at all, unlike sequences. Use extend to add several items at once, from any iterable. \
+                    You add an item at the end of a list again and again. And a cut-off sentence about adding items to the end of a";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
         let q = |max| quote("How do I add an item to the end of a list?", &sources, &idf, max).unwrap().1;
         assert_eq!(q(0), "The append method adds an item to the end of the list.");
-        assert_eq!(q(80), "The append method adds an item to the end of the list. It returns None.");
-        assert_eq!(q(400), "The append method adds an item to the end of the list. It returns None. Use extend to add several items at once, from any iterable.");
+        // The next best (four of the question's terms) fits; the sentence on sets shares none.
+        assert_eq!(q(120), "The append method adds an item to the end of the list. … You add an item at the end of a list again and again.");
+        assert_eq!(
+            q(400),
+            "Lists hold objects of any type you like. The append method adds an item to the end of the list. … \
+             Use extend to add several items at once, from any iterable. You add an item at the end of a list again and again."
+        );
     }
 
     #[test]
