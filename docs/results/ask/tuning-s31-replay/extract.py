@@ -1,9 +1,11 @@
 import json, sys, re, math
-sys.path.insert(0, "/tmp/proto")
+import os
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../..')
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from repair_lib import terms, prose
-sys.path.insert(0, "/work/main/tests/eval")
+sys.path.insert(0, os.path.join(ROOT, "tests/eval"))
 from answer_eval import load_set
-qa, _ = load_set("own-tuning", "/work/main/tests/eval/data")
+qa, _ = load_set("own-tuning", os.path.join(ROOT, "tests/eval/data"))
 Q = {q["id"]: q["question"] for q in qa}
 path, out, budget = sys.argv[1], sys.argv[2], int(sys.argv[3])
 # document frequency over all passages of the run, as a stand-in for IDF
