@@ -290,21 +290,29 @@ impl CheckRule {
 /// Fewest words of a sentence [`quote`] may pick.
 const MIN_QUOTE_WORDS: usize = 6;
 
-/// The prose sentences of a passage, in order (trimmed): code blocks, `>>>` sessions, indented
-/// lines and lines under 25 characters are left out.
-fn prose_sentences(text: &str) -> Vec<&str> {
+/// The prose sentences of a passage (trimmed), each with its place in the passage: code blocks,
+/// `>>>` sessions, indented lines and lines under 25 characters are left out, and a left-out
+/// line takes a place too, so sentences with consecutive places were consecutive in the text.
+fn prose_sentences(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
+    let mut place = 0;
     let mut in_code = false;
     for line in text.lines() {
         let t = line.trim();
         if t.starts_with("```") || t.starts_with(">>>") {
             in_code = !in_code || t.starts_with(">>>");
+            place += 1;
             continue;
         }
         if in_code || line.starts_with("    ") || t.chars().count() < 25 {
+            // A blank line only ends a paragraph; anything else left out is a gap.
+            place += usize::from(!t.is_empty());
             continue;
         }
-        out.extend(sentences(t).into_iter().map(|x| x.trim().trim_end_matches('…').trim()));
+        for x in sentences(t) {
+            out.push((place, x.trim().trim_end_matches('…').trim()));
+            place += 1;
+        }
     }
     out
 }
@@ -322,7 +330,7 @@ fn quotable(sentence: &str) -> bool {
 /// divided by the passage's rank picks the passage (retrieval's order is the stronger signal: a
 /// lower passage needs twice, three times the overlap). From that passage, its sentences sharing
 /// a term with the question, best first, while the quote stays within `max_chars` (0: the best
-/// sentence alone), shown in the passage's order, " … " marking where sentences were skipped.
+/// sentence alone), shown in the passage's order, " … " marking where text was skipped.
 /// None when no sentence shares a content term with the question.
 pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<(&'a Source, String)> {
     let q = terms(question);
@@ -332,7 +340,6 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
     for (rank, s) in sources.iter().enumerate() {
         let candidates: Vec<(usize, f32, &str)> = prose_sentences(&s.text)
             .into_iter()
-            .enumerate()
             // A sentence cut short where the passage was cut is not quoted.
             .filter(|(_, x)| quotable(x) && ends_sentence(x))
             .map(|(i, x)| (i, overlap(x), x))
@@ -551,6 +558,10 @@ mod tests {
             "Lists hold objects of any type you like. The append method adds an item to the end of the list. … \
              Use extend to add several items at once, from any iterable. You add an item at the end of a list again and again."
         );
+        // An indented example between two quoted sentences is skipped text too; a blank line is not.
+        let sources = [source(1, "The append method adds an item to the end of the list.\n\n    x.append(3)\n\nYou add an item at the end of a list again and again.\n\nItems go on the end of a list with append as well.")];
+        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 400).unwrap().1;
+        assert_eq!(q, "The append method adds an item to the end of the list. … You add an item at the end of a list again and again. Items go on the end of a list with append as well.");
     }
 
     #[test]
