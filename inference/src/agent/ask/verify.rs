@@ -291,20 +291,28 @@ impl CheckRule {
 const MIN_QUOTE_WORDS: usize = 6;
 
 /// The prose sentences of a passage (trimmed), each with its place in the passage: code blocks,
-/// `>>>` sessions, indented lines and lines under 25 characters are left out, and a left-out
-/// line takes a place too, so sentences with consecutive places were consecutive in the text.
-fn prose_sentences(text: &str) -> Vec<(usize, &str)> {
+/// `>>>` sessions (to the next blank line), indented lines and lines under 25 characters are left
+/// out, and a left-out line takes a place too, so sentences with consecutive places were
+/// consecutive in the text. Ask's quote and the quiz's key fact read passages through it.
+pub(crate) fn prose_sentences(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut place = 0;
-    let mut in_code = false;
+    // Inside a ``` fence; inside a `>>>` session (it runs to the next blank line, its output
+    // lines included).
+    let (mut fenced, mut session) = (false, false);
     for line in text.lines() {
         let t = line.trim();
+        if t.starts_with("```") {
+            fenced = !fenced;
+            session = false;
+        }
         if t.starts_with("```") || t.starts_with(">>>") {
-            in_code = !in_code || t.starts_with(">>>");
+            session |= !fenced && t.starts_with(">>>");
             place += 1;
             continue;
         }
-        if in_code || line.starts_with("    ") || t.chars().count() < 25 {
+        session &= !t.is_empty();
+        if fenced || session || line.starts_with("    ") || line.starts_with('\t') || t.chars().count() < 25 {
             // A blank line only ends a paragraph; anything else left out is a gap.
             place += usize::from(!t.is_empty());
             continue;
@@ -562,6 +570,27 @@ mod tests {
         let sources = [source(1, "The append method adds an item to the end of the list.\n\n    x.append(3)\n\nYou add an item at the end of a list again and again.\n\nItems go on the end of a list with append as well.")];
         let q = quote("How do I add an item to the end of a list?", &sources, &idf, 400).unwrap().1;
         assert_eq!(q, "The append method adds an item to the end of the list. … You add an item at the end of a list again and again. Items go on the end of a list with append as well.");
+    }
+
+    #[test]
+    fn a_session_ends_at_a_blank_line_and_the_prose_after_it_is_quotable() {
+        // A `>>>` session's output lines are not prose; the sentence after the blank line is.
+        let text = "The else clause of a loop runs when the loop ends without a break statement.\n\n\
+                    >>> for n in range(3):\n...     pass\n... else:\n...     print('the loop ended without a break statement')\n\
+                    the loop ended without a break statement for sure\n\n\
+                    A loop's else clause runs when no break occurs, like a try statement's else clause.";
+        let sources = [source(1, text)];
+        let idf = |_: &str| 1.0;
+        let q = quote("When does the else clause of a loop run?", &sources, &idf, 400).unwrap().1;
+        assert_eq!(
+            q,
+            "The else clause of a loop runs when the loop ends without a break statement. … \
+             A loop's else clause runs when no break occurs, like a try statement's else clause."
+        );
+        // Inside a ``` fence a blank line does not end the code.
+        let text = "```\nThe loop's else clause runs when no break occurs in this code block.\n\nThe else clause of a loop runs here too, in the fence.\n```";
+        let sources = [source(1, text)];
+        assert!(quote("When does the else clause of a loop run?", &sources, &idf, 400).is_none());
     }
 
     #[test]

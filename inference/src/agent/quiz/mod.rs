@@ -720,30 +720,19 @@ fn item_from(v: &serde_json::Value, bloom: Bloom, evidence: Vec<ItemEvidence>) -
     Item { question, options, answer_index: key, rationales, bloom, concepts, evidence }
 }
 
-/// The passage's sentence an item should rest on: prose (not code), 40–300 characters, with the
+/// The passage's sentence an item should rest on: prose (not code, see
+/// [`prose_sentences`](crate::agent::ask::verify::prose_sentences)), 40–300 characters, with the
 /// most distinct content words; not one an earlier item used. `None` when none is left.
 pub fn key_fact(passage: &str, used: &[&str]) -> Option<String> {
     let mut best: Option<(usize, &str)> = None;
-    let mut in_code = false;
-    for line in passage.lines() {
-        let t = line.trim();
-        if t.starts_with("```") {
-            in_code = !in_code;
+    for (_, s) in crate::agent::ask::verify::prose_sentences(passage) {
+        let n = s.chars().count();
+        if !(40..=300).contains(&n) || used.contains(&s) {
             continue;
         }
-        if in_code || line.starts_with("    ") || line.starts_with('\t') || t.starts_with(">>>") || t.starts_with("...") {
-            continue;
-        }
-        for s in crate::agent::ask::verify::sentences(t) {
-            let s = s.trim().trim_end_matches('…').trim();
-            let n = s.chars().count();
-            if !(40..=300).contains(&n) || used.contains(&s) {
-                continue;
-            }
-            let score = crate::agent::ask::verify::terms(s).len();
-            if best.is_none_or(|(b, _)| score > b) {
-                best = Some((score, s));
-            }
+        let score = crate::agent::ask::verify::terms(s).len();
+        if best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, s));
         }
     }
     best.map(|(_, s)| s.to_string())
@@ -866,6 +855,9 @@ mod tests {
         assert_ne!(first, second);
         assert!(key_fact(p, &[first.as_str(), second.as_str()]).is_none());
         assert!(examiner_text(p, &first).starts_with(&first));
+        // A session's output line is not prose, however long; the sentence after the session is.
+        let p = ">>> 'spam' + 1\nTypeError: can only concatenate str (not \"int\") to str, said the interpreter\n\nAdding a number to a string raises an error in Python.";
+        assert_eq!(key_fact(p, &[]).as_deref(), Some("Adding a number to a string raises an error in Python."));
     }
 
     #[test]
