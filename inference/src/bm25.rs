@@ -90,6 +90,11 @@ impl Bm25Index {
         self.lookup.get(term).map_or(0, |&i| self.postings[i].1.len())
     }
 
+    /// The index's terms, in order.
+    pub fn terms(&self) -> impl Iterator<Item = &str> {
+        self.postings.iter().map(|(t, _)| t.as_str())
+    }
+
     /// Whether any term of the index satisfies `pred` (a scan of the vocabulary).
     pub fn any_term(&self, pred: impl Fn(&str) -> bool) -> bool {
         self.postings.iter().any(|(t, _)| pred(t))

@@ -83,19 +83,27 @@ pub struct Bundle {
     pub heading_vectors: Option<Vec<f32>>,
     /// [`Bundle::newest_version`], read from the text when first asked for (not stored).
     newest_version: std::sync::OnceLock<Option<crate::retrieve::coverage::Version>>,
+    /// [`Bundle::sounds`], built from the BM25 vocabulary when first asked for (not stored).
+    sounds: std::sync::OnceLock<crate::retrieve::sounds::SoundIndex>,
 }
 
 impl Bundle {
     /// A bundle from its parts.
     pub fn new(header: BundleHeader, body: BundleBody) -> Bundle {
         let BundleBody { sections, chunks, bm25, vectors, heading_vectors } = body;
-        Bundle { header, sections, chunks, bm25, vectors, heading_vectors, newest_version: std::sync::OnceLock::new() }
+        Bundle { header, sections, chunks, bm25, vectors, heading_vectors, newest_version: std::sync::OnceLock::new(), sounds: std::sync::OnceLock::new() }
     }
 
     /// The newest software release the course documents: a question about a later one is not
     /// covered. Scans the sections' text once, on the first question rather than at load.
     pub fn newest_version(&self) -> Option<crate::retrieve::coverage::Version> {
         *self.newest_version.get_or_init(|| crate::retrieve::coverage::newest_documented_version(self.sections.iter().map(|s| s.text.as_str())))
+    }
+
+    /// The course's Bengali terms by sound, for questions typed in Latin letters (empty for a
+    /// course without Bengali). Built from the vocabulary on the first question.
+    pub fn sounds(&self) -> &crate::retrieve::sounds::SoundIndex {
+        self.sounds.get_or_init(|| crate::retrieve::sounds::SoundIndex::new(self.bm25.terms()))
     }
 
     /// Serialise to the on-disk form.

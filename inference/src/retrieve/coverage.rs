@@ -7,6 +7,7 @@
 //! the threshold the answer is "the course does not cover this" rather than a guess.
 
 use crate::bm25::Bm25Index;
+use crate::retrieve::sounds::SoundIndex;
 use std::collections::HashSet;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -26,8 +27,11 @@ pub struct Coverage {
 
 /// Coverage of `question`'s key terms by the evidence texts. `is_common_word` tells everyday
 /// words (e.g. a tokenizer's whole-word vocabulary) from jargon; without it the only jargon is
-/// a dotted API name the course does not have ([`unknown_api`]).
-pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, is_common_word: Option<&dyn Fn(&str) -> bool>) -> Coverage {
+/// a dotted API name the course does not have ([`unknown_api`]). A Latin-letter term the course
+/// never writes stands for the course's Bengali terms that sound like it (`sounds`): it is
+/// supported when one of them is in the evidence, weighs what the rarest of them weighs, and is
+/// not a stranger to the course.
+pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, sounds: &SoundIndex, is_common_word: Option<&dyn Fn(&str) -> bool>) -> Coverage {
     let question_terms = crate::text::query_terms(question);
     let surface: std::collections::HashMap<String, String> =
         crate::text::words(question).into_iter().map(|w| (crate::text::stem(&w), w)).collect();
@@ -39,9 +43,11 @@ pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, is_common_w
         if !seen.insert(t) {
             continue;
         }
-        let w = bm25.idf(t);
+        let word = surface.get(t).map(String::as_str).unwrap_or(t);
+        let alike = if bm25.doc_freq(t) == 0 { sounds.bengali(word) } else { Vec::new() };
+        let w = if alike.is_empty() { bm25.idf(t) } else { alike.iter().map(|a| bm25.idf(a)).fold(0.0, f32::max) };
         total += w;
-        if evidence_terms.contains(t) {
+        if evidence_terms.contains(t) || alike.iter().any(|a| evidence_terms.contains(*a)) {
             covered += w;
             out.supported.push(t.clone());
         } else if let Some(share) = compound_share(t, &evidence_terms) {
@@ -49,11 +55,10 @@ pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, is_common_w
             covered += w * share;
             out.supported.push(t.clone());
         } else {
-            if bm25.doc_freq(t) == 0 {
+            if bm25.doc_freq(t) == 0 && alike.is_empty() {
                 out.unknown.push(t.clone());
                 // Compound identifiers count through their parts, which are terms too.
                 let simple = !t.contains(['.', '_']);
-                let word = surface.get(t).map(String::as_str).unwrap_or(t);
                 // The vocabulary speaks for Latin-script words only.
                 let latin = word.chars().all(|c| c.is_ascii_alphanumeric());
                 // A literal (`0x1A`, `3x2`, the `0b2` of `3.12.0b2`) is a value, not a name.
@@ -193,11 +198,11 @@ mod tests {
             .collect();
         let bm25 = Bm25Index::build(&docs, Bm25Params::default());
         let common = |w: &str| ["merge", "two", "lists", "pandas"].contains(&w);
-        let c = coverage("How do I merge two pandas DataFrames?", &["merge two sorted lists"], &bm25, Some(&common));
+        let c = coverage("How do I merge two pandas DataFrames?", &["merge two sorted lists"], &bm25, &SoundIndex::default(), Some(&common));
         assert!(c.unknown.contains(&"panda".to_string()), "{c:?}");
         assert_eq!(c.jargon, vec!["datafram".to_string()], "{c:?}");
         assert!(c.score < 0.5, "{c:?}");
-        let c = coverage("What does a dictionary map?", &["a dictionary maps keys to values"], &bm25, None);
+        let c = coverage("What does a dictionary map?", &["a dictionary maps keys to values"], &bm25, &SoundIndex::default(), None);
         assert_eq!(c.score, 1.0, "{c:?}");
         assert!(c.jargon.is_empty());
     }
@@ -207,7 +212,7 @@ mod tests {
         let book = ["Call str.format to fill a template.", "list.append adds an item; list.sort sorts it.", "parser.add_argument names an option.", "self.count = 0 in __init__"];
         let docs: Vec<Vec<String>> = book.iter().map(|d| terms(d)).collect();
         let bm25 = Bm25Index::build(&docs, Bm25Params::default());
-        let jargon = |q: &str| coverage(q, &book, &bm25, None).jargon;
+        let jargon = |q: &str| coverage(q, &book, &bm25, &SoundIndex::default(), None).jargon;
         assert_eq!(jargon("Does `str.reverse()` reverse a string in place?"), ["str.reverse"]);
         assert_eq!(jargon("How do I use parser.add_flag('--debug')?"), ["parser.add_flag"]);
         assert_eq!(jargon("Why does mylist.remove_all(3) fail?"), ["mylist.remove_all"]);
@@ -221,7 +226,7 @@ mod tests {
         let docs: Vec<Vec<String>> = ["int converts a string to a number", "nested lists"].iter().map(|d| terms(d)).collect();
         let bm25 = Bm25Index::build(&docs, Bm25Params::default());
         let common = |w: &str| ["why", "does", "fail", "made", "grid", "what", "there", "something", "nice", "easy", "safe", "with", "how", "use", "poke"].contains(&w);
-        let jargon = |q: &str| coverage(q, &["int converts a string to a number"], &bm25, Some(&common)).jargon;
+        let jargon = |q: &str| coverage(q, &["int converts a string to a number"], &bm25, &SoundIndex::default(), Some(&common)).jargon;
         for q in ["Why does int('0x1A') fail?", "I made a 3x2 grid", "What is 3.12.0b2?", "Is there something nicer, easier or safest?"] {
             assert!(jargon(q).is_empty(), "{q}: {:?}", jargon(q));
         }
@@ -252,7 +257,7 @@ mod tests {
         assert_eq!(compound_share("acidrain", &ev), None, "Bengali only");
         let docs: Vec<Vec<String>> = ["এসিড বৃষ্টি হয়", "গাছ"].iter().map(|d| terms(d)).collect();
         let bm25 = Bm25Index::build(&docs, Bm25Params::default());
-        let c = coverage("অম্লবৃষ্টি", &["এসিড বৃষ্টি হয়"], &bm25, None);
+        let c = coverage("অম্লবৃষ্টি", &["এসিড বৃষ্টি হয়"], &bm25, &SoundIndex::default(), None);
         assert!((c.score - 0.6).abs() < 1e-6, "6 of its 10 letters: {c:?}");
         assert!(c.missing.is_empty());
     }

@@ -9,6 +9,7 @@ pub mod coverage;
 pub mod fusion;
 pub mod mmr;
 pub mod rerank;
+pub mod sounds;
 
 pub use coverage::Coverage;
 pub use fusion::Fusion;
@@ -132,7 +133,8 @@ pub struct Query<'a> {
 
 /// Ranked candidates before CCR/CCI: fused lists, reranked when configured.
 pub fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reranker: Option<&dyn Reranker>) -> (Vec<(u32, f32)>, Option<f32>) {
-    let terms = crate::text::query_terms(query.text);
+    let mut terms = crate::text::query_terms(query.text);
+    terms.extend(sound_alikes(bundle, query.text, &terms));
     let cal = cfg.calibration(bundle);
     let lexical = if cfg.mode != Mode::Dense { bundle.bm25.search(&terms, cfg.k) } else { Vec::new() };
     let dense = match (cfg.mode, query.vector, bundle.vectors.as_ref()) {
@@ -158,6 +160,24 @@ pub fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, rer
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     }
     (ranked, best_dense)
+}
+
+/// The course's Bengali terms that sound like the question's Latin-letter key terms the course
+/// never writes ("stroma" → স্ট্রোমা), searched beside them ([`sounds`]).
+fn sound_alikes(bundle: &Bundle, question: &str, terms: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in crate::text::words(question) {
+        let t = crate::text::stem(&word);
+        if !terms.contains(&t) || bundle.bm25.doc_freq(&t) > 0 {
+            continue;
+        }
+        for b in bundle.sounds().bengali(&word) {
+            if !out.iter().any(|o| o == b) {
+                out.push(b.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// Sections whose heading is nearest the query, each standing for its chunk nearest the query.
@@ -193,7 +213,7 @@ pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reran
     let evidence: Vec<Evidence> = kept.iter().map(|&(c, s)| evidence(bundle, c, s, cfg.context_budget)).collect();
     let docs: Vec<String> = evidence.iter().map(|e| format!("{}\n{}", e.heading_path.join(" "), e.text)).collect();
     let doc_refs: Vec<&str> = docs.iter().map(String::as_str).collect();
-    let mut coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, query.is_common_word);
+    let mut coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, bundle.sounds(), query.is_common_word);
     if let Some(release) = bundle.newest_version().and_then(|v| coverage::newer_release(query.text, v)) {
         coverage.jargon.push(release);
     }
