@@ -408,7 +408,7 @@ const PREFETCH_BYTES: usize = 4096;
 /// address past the matrix is never read).
 #[target_feature(enable = "avx2,fma,f16c")]
 #[inline]
-fn prefetch_ahead<const BYTES: usize>(block: &[u8; BYTES]) {
+pub(super) fn prefetch_ahead<const BYTES: usize>(block: &[u8; BYTES]) {
     for at in (0..BYTES).step_by(64) {
         _mm_prefetch::<_MM_HINT_T0>(block.as_ptr().wrapping_add(PREFETCH_BYTES + at) as *const i8);
     }

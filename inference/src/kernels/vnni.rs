@@ -28,6 +28,7 @@ use core::arch::x86_64::*;
 
 use super::act::{BlockQ8_0, BlockQ8K};
 use super::dot::hsum_float_8;
+use super::avx2::prefetch_ahead;
 use crate::gguf::quant::{K_SCALE_SIZE, Q4_0_BYTES, Q4_K_BYTES, Q5_0_BYTES, Q6_K_BYTES, Q8_0_BYTES, QK, QK_K, get_scale_min_k4};
 
 /// Tokens per vector.
@@ -485,6 +486,8 @@ macro_rules! one_token {
             let mut acc = _mm512_setzero_ps();
             let blocks = wa.as_chunks::<{ $bytes }>().0.iter().zip(wb.as_chunks::<{ $bytes }>().0);
             for (((ba, bb), y), corr) in blocks.zip(y).zip(&one.corr) {
+                prefetch_ahead(ba);
+                prefetch_ahead(bb);
                 let u = _mm512_inserti64x4::<1>(_mm512_castsi256_si512($unsigned(ba)), $unsigned(bb));
                 // SAFETY: 32-byte loads from 32-byte arrays.
                 let (yq, c) = unsafe {
@@ -543,6 +546,7 @@ fn by_pairs<'a>(row: impl Fn(usize) -> &'a [u8], r0: usize, out: &mut [f32], ker
 fn one_q4_k(w: &[u8], y: &[BlockQ8K]) -> f32 {
     let (mut acc, mut acc_min) = (0.0f32, 0.0f32);
     for (b, y) in w.as_chunks::<Q4_K_BYTES>().0.iter().zip(y) {
+        prefetch_ahead(b);
         let packed: &[u8; K_SCALE_SIZE] = b[4..4 + K_SCALE_SIZE].try_into().expect("12 scale bytes");
         let qs = &b[4 + K_SCALE_SIZE..];
         let mut s = _mm512_setzero_si512();
@@ -603,6 +607,8 @@ fn one_q6_k(wa: &[u8], wb: &[u8], y: &[BlockQ8K]) -> (f32, f32) {
     let mut acc = _mm512_setzero_ps();
     let blocks = wa.as_chunks::<Q6_K_BYTES>().0.iter().zip(wb.as_chunks::<Q6_K_BYTES>().0);
     for ((ba, bb), y) in blocks.zip(y) {
+        prefetch_ahead(ba);
+        prefetch_ahead(bb);
         let (qa, qb) = (q6_k_values(ba), q6_k_values(bb));
         let at = QK_K / 2 + QK_K / 4;
         // SAFETY: 16 scale bytes of each block; 32 bytes of the token's sums.
