@@ -31,7 +31,7 @@ fn bundle() -> Bundle {
 }
 
 fn request(query: &str, mcq: usize, cq: usize) -> AuthorRequest {
-    AuthorRequest { query: query.into(), sections: vec![], mcq, cq, difficulty: Difficulty::Beginner, lang: None }
+    AuthorRequest { text: String::new(), query: query.into(), sections: vec![], mcq, cq, difficulty: Difficulty::Beginner, lang: None }
 }
 
 #[test]
@@ -112,12 +112,13 @@ fn a_request_gives_what_it_asked_for_checked_or_reported() {
     author::review_order(&mut items);
     let f = |i: &author::Authored| i.verification.as_ref().unwrap().faithfulness;
     assert!(items.windows(2).all(|w| f(&w[0]) <= f(&w[1])), "least supported first");
-    for line in export::export(&items, "sorting a list", &tasks, export::Format::Json).lines() {
+    for line in export::export(&items, export::Format::Json).lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         assert!(v["question_id"].is_string() && v["verification"]["accepted"].is_boolean());
+        assert_eq!((v["query"].as_str(), v["selected_tasks"].clone()), (Some("sorting a list"), serde_json::json!(["mcq", "cq"])), "the request the item was written for");
     }
-    let xml = export::export(&items, "sorting a list", &tasks, export::Format::MoodleXml);
+    let xml = export::export(&items, export::Format::MoodleXml);
     assert!(xml.starts_with("<?xml") && xml.trim_end().ends_with("</quiz>"));
-    let gift = export::export(&items, "sorting a list", &tasks, export::Format::Gift);
+    let gift = export::export(&items, export::Format::Gift);
     assert_eq!(gift.matches("::").count() % 2, 0);
 }

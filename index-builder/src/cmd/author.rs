@@ -146,7 +146,7 @@ pub fn run(a: Args) -> Result<()> {
         }
     }
     author::review_order(&mut items);
-    print!("{}", export::export(&items, &query, &tasks, format));
+    print!("{}", export::export(&items, format));
     let asked = |t: Task| tasks.iter().filter(|&&x| x == t).count();
     let got = |t: Task| items.iter().filter(|i| i.task == t).count();
     let summary = json!({

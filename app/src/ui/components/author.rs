@@ -42,7 +42,7 @@ pub fn AuthorPanel(p: &Props) -> Html {
             e.prevent_default();
             if running {
                 // The button reads Stop while a request runs.
-                on_write.emit(AuthorRequest { query: String::new(), sections: vec![], mcq: 0, cq: 0, difficulty: Difficulty::Intermediate, lang: None });
+                on_write.emit(AuthorRequest { text: String::new(), query: String::new(), sections: vec![], mcq: 0, cq: 0, difficulty: Difficulty::Intermediate, lang: None });
                 return;
             }
             let text = value::<web_sys::HtmlTextAreaElement>(&request, |e| e.value());
@@ -97,7 +97,7 @@ pub fn AuthorPanel(p: &Props) -> Html {
     });
     let writing = a.writing.map(|(n, total, task)| {
         let kind = if task == Task::Mcq { t.author_mcq() } else { t.author_cq() };
-        html! { <p class="phase" data-testid="author-writing">{ format!("{} {n} / {total} ({kind})…", t.author_writing()) }</p> }
+        html! { <p class="phase" data-testid="author-writing">{ format!("{} {} / {} ({kind})…", t.author_writing(), t.num(n), t.num(total)) }</p> }
     });
     let missing = (!a.missing.is_empty()).then(|| {
         html! {
@@ -111,10 +111,7 @@ pub fn AuthorPanel(p: &Props) -> Html {
     let exports = (!exportable.is_empty()).then(|| {
         let button = |label: &'static str, testid: &'static str, format: export::Format, name: &'static str, mime: &'static str| {
             let items = exportable.clone();
-            let onclick = Callback::from(move |_: MouseEvent| {
-                let tasks: Vec<Task> = items.iter().map(|i| i.task).collect();
-                crate::ui::author::download(name, mime, &export::export(&items, "", &tasks, format));
-            });
+            let onclick = Callback::from(move |_: MouseEvent| crate::ui::author::download(name, mime, &export::export(&items, format)));
             html! { <button data-testid={testid} {onclick}>{ label }</button> }
         };
         let print = Callback::from(|_: MouseEvent| {
@@ -352,7 +349,7 @@ fn paper(t: Texts, items: &[Authored]) -> Html {
     let mcqs: Vec<&Authored> = items.iter().filter(|i| i.task == Task::Mcq).collect();
     let cqs: Vec<&Authored> = items.iter().filter(|i| i.task == Task::Cq).collect();
     let lang = items.first().map_or(CourseLang::En, |i| i.language);
-    let number = |n: usize| if lang == CourseLang::Bn { n.to_string().chars().map(|c| char::from_u32('০' as u32 + c.to_digit(10).unwrap_or(0)).unwrap_or(c)).collect() } else { n.to_string() };
+    let number = |n: usize| if lang == CourseLang::Bn { crate::i18n::bengali_digits(&n.to_string()) } else { n.to_string() };
     html! {
         <div class="print-paper" lang={if lang == CourseLang::Bn { "bn" } else { "en" }}>
             { for mcqs.iter().enumerate().map(|(n, i)| match &i.body {

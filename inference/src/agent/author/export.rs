@@ -2,7 +2,7 @@
 //! and GIFT (both import into Moodle's question bank: an MCQ with feedback per option, each CQ
 //! part an essay question with its marks as the grade).
 
-use super::{Authored, Body, Task, option_label};
+use super::{Authored, Body, option_label};
 use crate::agent::route::Lang;
 use serde_json::{Value, json};
 
@@ -26,20 +26,19 @@ impl Format {
     }
 }
 
-/// Items in `format`; `query` is the teacher's request, `tasks` the formats it asked for.
-pub fn export(items: &[Authored], query: &str, tasks: &[Task], format: Format) -> String {
+/// Items in `format`.
+pub fn export(items: &[Authored], format: Format) -> String {
     match format {
-        Format::Json => items.iter().map(|i| record(i, query, tasks).to_string() + "\n").collect(),
+        Format::Json => items.iter().map(|i| record(i).to_string() + "\n").collect(),
         Format::MoodleXml => moodle_xml(items),
         Format::Gift => gift(items),
     }
 }
 
-/// One item as TeachMateGPT's record (Table 8) plus the verification report, the teacher's
-/// decision, the gates, the ladder rung and the attempts.
-pub fn record(item: &Authored, query: &str, tasks: &[Task]) -> Value {
-    let mut selected: Vec<Task> = tasks.to_vec();
-    selected.dedup();
+/// One item as TeachMateGPT's record (Table 8: `query` and `selected_tasks` are the request it
+/// was written for) plus the verification report, the teacher's decision, the gates, the ladder
+/// rung and the attempts.
+pub fn record(item: &Authored) -> Value {
     let (mcq, creative, rationales) = match &item.body {
         Body::Mcq(m) => (json!({"question": m.question, "options": m.options, "answer_index": m.answer_index}), Value::Null, json!(m.rationales)),
         Body::Cq(c) => (Value::Null, json!({"headline": c.headline, "clue": c.clue, "parts": c.parts}), Value::Null),
@@ -50,8 +49,8 @@ pub fn record(item: &Authored, query: &str, tasks: &[Task]) -> Value {
     });
     json!({
         "question_id": item.question_id,
-        "query": query,
-        "selected_tasks": selected,
+        "query": item.query,
+        "selected_tasks": item.selected_tasks,
         "chapter": item.chapter,
         "concept": item.concept,
         "sources": sources,
@@ -191,7 +190,7 @@ pub fn gift(items: &[Authored]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::author::{Creative, Difficulty, Mcq, Part};
+    use crate::agent::author::{Creative, Difficulty, Mcq, Part, Task};
     use crate::agent::quiz::ItemEvidence;
     use xml::reader::{EventReader, XmlEvent};
 
@@ -209,6 +208,10 @@ mod tests {
         let mut items = vec![base(Body::Mcq(mcq)), base(Body::Cq(cq))];
         items[0].question_id = "x-Mcq".into();
         items[1].question_id = "x-Cq".into();
+        for i in &mut items {
+            i.query = "light".into();
+            i.selected_tasks = vec![Task::Mcq, Task::Cq];
+        }
         items
     }
 
@@ -266,11 +269,11 @@ mod tests {
 
     #[test]
     fn json_records_follow_the_schema() {
-        let tasks = [Task::Mcq, Task::Cq];
-        let lines = export(&items(), "light", &tasks, Format::Json);
+        let lines = export(&items(), Format::Json);
         let recs: Vec<Value> = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(recs.len(), 2);
         assert_eq!(recs[0]["selected_tasks"], json!(["mcq", "cq"]));
+        assert_eq!(recs[1]["query"], "light", "each record carries the request it was written for");
         assert_eq!(recs[0]["mcq"]["answer_index"], 2);
         assert!(recs[0]["creative"].is_null() && recs[1]["mcq"].is_null());
         assert_eq!(recs[1]["creative"]["parts"].as_array().unwrap().len(), 4);

@@ -105,6 +105,9 @@ pub enum Task {
 /// What a teacher asks for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AuthorRequest {
+    /// The request as the teacher typed it ([`AuthorRequest::parse`]; empty when built otherwise).
+    #[serde(default)]
+    pub text: String,
     /// The topic in the teacher's words (may be empty when sections are chosen).
     pub query: String,
     /// Sections chosen from the outline (empty: found by retrieval from `query`).
@@ -116,6 +119,18 @@ pub struct AuthorRequest {
     /// Bangla or English (`None`: the course's language, else the request's).
     #[serde(default)]
     pub lang: Option<Lang>,
+}
+
+impl AuthorRequest {
+    /// The request in the teacher's words: as typed, else its topic.
+    pub fn words(&self) -> &str {
+        if self.text.is_empty() { &self.query } else { &self.text }
+    }
+
+    /// The formats asked for, each once: MCQ, then CQ.
+    pub fn selected_tasks(&self) -> Vec<Task> {
+        [(Task::Mcq, self.mcq), (Task::Cq, self.cq)].into_iter().filter(|&(_, n)| n > 0).map(|(t, _)| t).collect()
+    }
 }
 
 /// Words of a request that ask for formats, counts and levels, not for a topic.
@@ -174,7 +189,7 @@ impl AuthorRequest {
             (None, None) => (5, 1),
             (m, c) => (m.unwrap_or(0), c.unwrap_or(0)),
         };
-        AuthorRequest { query: topic.join(" "), sections: Vec::new(), mcq, cq, difficulty, lang }
+        AuthorRequest { text: text.trim().to_string(), query: topic.join(" "), sections: Vec::new(), mcq, cq, difficulty, lang }
     }
 }
 
@@ -322,6 +337,12 @@ pub struct Authored {
     pub verification: Option<Verification>,
     #[serde(default)]
     pub decision: Decision,
+    /// The teacher's request it was written for, in their words, and the formats that request
+    /// asked for (the export's `query` and `selected_tasks`).
+    #[serde(default)]
+    pub query: String,
+    #[serde(default)]
+    pub selected_tasks: Vec<Task>,
 }
 
 impl Authored {
@@ -347,6 +368,8 @@ impl Authored {
             rejected: Vec::new(),
             verification: None,
             decision: Decision::Pending,
+            query: String::new(),
+            selected_tasks: Vec::new(),
         }
     }
 }
@@ -656,6 +679,8 @@ impl Job {
             ladder,
             attempts,
             rejected,
+            query: self.request.words().to_string(),
+            selected_tasks: self.request.selected_tasks(),
             ..Authored::new(id, body, self.chapter.clone(), section.heading().to_string(), sources, self.request.difficulty, lang)
         };
         Ok(Made::Item(Box::new(authored)))
@@ -747,7 +772,15 @@ impl Job {
         };
         let sources = chunks.iter().map(|&c| self.source(bundle, c, excerpt(c))).collect();
         let id = self.next_id(Task::Cq);
-        Authored { gates: g, ladder, attempts, rejected, ..Authored::new(id, Body::Cq(cq), self.chapter.clone(), concept.to_string(), sources, self.request.difficulty, self.language) }
+        Authored {
+            gates: g,
+            ladder,
+            attempts,
+            rejected,
+            query: self.request.words().to_string(),
+            selected_tasks: self.request.selected_tasks(),
+            ..Authored::new(id, Body::Cq(cq), self.chapter.clone(), concept.to_string(), sources, self.request.difficulty, self.language)
+        }
     }
 
     /// Starts from a calibration measured earlier (the host keeps it across requests).
@@ -873,6 +906,11 @@ mod tests {
         let r = AuthorRequest::parse("2 creative questions on functions in Bangla");
         assert_eq!((r.mcq, r.cq, r.lang, r.query.as_str()), (0, 2, Some(Lang::Bn), "functions"));
         assert_eq!(AuthorRequest::parse("7 multiple choice questions about loops").mcq, 7);
+        // The export's `query` is the teacher's words; `selected_tasks` each format once.
+        let r = AuthorRequest::parse(" Five MCQs and one creative question on acid rain ");
+        assert_eq!((r.words(), r.selected_tasks()), ("Five MCQs and one creative question on acid rain", vec![Task::Mcq, Task::Cq]));
+        let r = AuthorRequest { text: String::new(), ..AuthorRequest::parse("2 creative questions on functions") };
+        assert_eq!((r.words(), r.selected_tasks()), ("functions", vec![Task::Cq]));
     }
 
     #[test]
