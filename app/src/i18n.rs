@@ -55,12 +55,26 @@ impl Lang {
     }
 }
 
+/// `text` with its ASCII digits written in Bengali digits (০–৯), as a Bangla page writes numbers.
+pub fn bengali_digits(text: &str) -> String {
+    text.chars().map(|c| c.to_digit(10).and_then(|d| char::from_u32('০' as u32 + d)).unwrap_or(c)).collect()
+}
+
 /// Megabytes with one decimal, e.g. `12.3 MB`.
 pub fn mb(bytes: f64) -> String {
     format!("{:.1} MB", bytes / 1e6)
 }
 
 impl Texts {
+    /// The app's own numbers (counts, scores, progress) in the interface's digits: Bengali
+    /// digits in Bangla. Course text is shown as it is.
+    pub fn num(self, text: impl std::fmt::Display) -> String {
+        match self.0 {
+            Lang::En => text.to_string(),
+            Lang::Bn => bengali_digits(&text.to_string()),
+        }
+    }
+
     /// A difficulty tier's name.
     pub fn difficulty(self, d: inference::agent::author::Difficulty) -> &'static str {
         use inference::agent::author::Difficulty;
@@ -206,6 +220,7 @@ texts! {
     quiz_retake: "Retake", "আবার দাও";
     quiz_new: "Another topic", "অন্য বিষয়";
     quiz_saved: "Your quizzes on this device", "এই ডিভাইসে তোমার কুইজ";
+    quiz_review: "Your answers", "তোমার উত্তরগুলো";
     quiz_next_level: "next starts at", "পরেরটি শুরু";
     quiz_nearest: "The nearest sections:", "কাছাকাছি অংশ:";
     bloom_remember: "Remember", "মনে রাখা";
@@ -305,5 +320,13 @@ mod tests {
         assert_eq!(Texts(Lang::Bn).switch_to(), "English");
         assert_eq!(Lang::En.other(), Lang::Bn);
         assert_eq!(mb(12_345_678.0), "12.3 MB");
+    }
+
+    #[test]
+    fn bangla_numbers_use_bengali_digits() {
+        assert_eq!(Texts(Lang::Bn).num(3), "৩");
+        assert_eq!(Texts(Lang::Bn).num(mb(12_345_678.0)), "১২.৩ MB");
+        assert_eq!(Texts(Lang::En).num(108), "108");
+        assert_eq!(bengali_digits("Question 10 of 8"), "Question ১০ of ৮");
     }
 }

@@ -329,6 +329,38 @@ test('the quiz: a request opens the Quiz view on its topic, a subtopic is chosen
   assert.ok((await page.$$('[data-testid=quiz-nearest]')).length >= 1, 'the nearest sections are offered');
 });
 
+test('a saved quiz is reviewed: each answered item with the learner\'s choice, the right option and both reasons; Bengali digits in Bangla', async () => {
+  const record = readFileSync(new URL('./fixtures/saved-quiz.json', import.meta.url), 'utf8');
+  await page.goto(base);
+  await waitReady();
+  await page.evaluate((json) => new Promise((resolve, reject) => {
+    const r = indexedDB.open('pathshala-quiz', 1);
+    r.onupgradeneeded = () => { if (!r.result.objectStoreNames.contains('results')) r.result.createObjectStore('results'); };
+    r.onsuccess = () => {
+      const tx = r.result.transaction('results', 'readwrite');
+      tx.objectStore('results').put(JSON.stringify(JSON.parse(json)), 'Pathshala test course#999999');
+      tx.oncomplete = () => { r.result.close(); resolve(); };
+      tx.onerror = () => reject(tx.error);
+    };
+    r.onerror = () => reject(r.error);
+  }), record);
+  await page.goto(base);
+  await waitReady();
+  await page.click('[data-testid=tab-quiz]');
+  const row = await page.waitForSelector('[data-testid=quiz-saved-row][data-section="999999"]', { timeout: 30_000 });
+  assert.match(await row.textContent(), /A saved subtopic — 1\/2/);
+  await row.$eval('details summary', (e) => e.click());
+  const items = await row.$$eval('[data-testid=quiz-review-item]', (es) => es.map((e) => ({ correct: e.dataset.correct, bloom: e.dataset.bloom, text: e.textContent })));
+  assert.deepEqual(items.map((i) => [i.correct, i.bloom]), [['true', 'understand'], ['false', 'apply']]);
+  assert.match(items[0].text, /A\) append ✓/);
+  assert.match(items[1].text, /A\) scores\.remove\(\) ✗/, 'the wrong choice is marked');
+  assert.match(items[1].text, /B\) scores\.pop\(\) ✓/, 'and the right option');
+  assert.match(items[1].text, /pop removes the last item and returns it/, 'with its reason');
+  await page.click('[data-testid=lang-switch]');
+  assert.match(await page.textContent('[data-testid=quiz-saved-row][data-section="999999"]'), /১\/২/, 'Bengali digits in Bangla');
+  await page.click('[data-testid=lang-switch]');
+});
+
 test('the Author view: a request gives items with evidence and a report, or reported shortfalls; a decision is kept on the device; an uncovered topic writes nothing', async () => {
   await page.goto(base);
   await waitReady();

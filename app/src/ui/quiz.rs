@@ -365,4 +365,13 @@ mod tests {
         assert_eq!(q.stage, Stage::Finished(None));
         assert!(q.to_saved("C").unwrap().finished);
     }
+
+    #[test]
+    fn the_browser_tests_saved_quiz_is_a_record_the_app_reads() {
+        // tests/browser/app.test.mjs puts this record in IndexedDB and reviews it in the page;
+        // the app skips a record it cannot read, so its shape is checked here.
+        let saved: Saved = serde_json::from_str(include_str!("../../../tests/browser/fixtures/saved-quiz.json")).expect("a saved quiz");
+        assert_eq!(saved.score(), (1, 2));
+        assert_eq!(saved.course, "Pathshala test course", "the browser test course's title");
+    }
 }

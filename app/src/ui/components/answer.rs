@@ -89,10 +89,10 @@ pub fn AnswerView(p: &Props) -> Html {
         Phase::Thinking if a.route.is_none() => html! { <p class="phase">{ t.routing() }</p> },
         Phase::Thinking => html! { <p class="phase">{ t.thinking() }</p> },
         Phase::Reading { done, total } => html! {
-            <p class="phase">{ format!("{}… {done}/{total} {}", t.reading(), t.tokens()) }</p>
+            <p class="phase">{ format!("{}… {}/{} {}", t.reading(), t.num(done), t.num(total), t.tokens()) }</p>
         },
         Phase::Checking { done, total } => html! {
-            <p class="phase" data-testid="checking">{ format!("{}… {done}/{total}", t.checking_answer()) }</p>
+            <p class="phase" data-testid="checking">{ format!("{}… {}/{}", t.checking_answer(), t.num(done), t.num(total)) }</p>
         },
         _ => html! {},
     };
@@ -189,7 +189,7 @@ pub fn AnswerView(p: &Props) -> Html {
                 </details>
             }
             if a.dropped > 0 && a.state() == "done" {
-                <p class="hint" data-testid="dropped" data-dropped={a.dropped.to_string()}>{ format!("{} {}", a.dropped, t.dropped()) }</p>
+                <p class="hint" data-testid="dropped" data-dropped={a.dropped.to_string()}>{ format!("{} {}", t.num(a.dropped), t.dropped()) }</p>
             }
             if let Some(s) = &a.stats {
                 <p class="stats" data-testid="answer-stats"

@@ -339,7 +339,7 @@ pub fn CodeView(p: &Props) -> Html {
         let total = s.steps.len();
         html! {
             <section class="steps">
-                <p class="progress" data-testid="code-progress">{ format!("{} {} / {}", t.code_steps_done(), s.current.min(total), total) }</p>
+                <p class="progress" data-testid="code-progress">{ format!("{} {} / {}", t.code_steps_done(), t.num(s.current.min(total)), t.num(total)) }</p>
                 <ol>
                     { for s.steps.iter().enumerate().map(|(i, step)| {
                         let st = if i < s.current { "done" } else if i == s.current { "current" } else { "todo" };

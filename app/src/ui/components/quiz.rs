@@ -1,6 +1,7 @@
 //! The Quiz view: a topic (typed, or sent by the router), its subtopic menu, then one item at a
 //! time with four options; after an answer, the rationales and the passage in the Book; the
-//! results per Bloom level at the end; earlier quizzes (saved on this device) can be retaken.
+//! results per Bloom level and every answered item with its reasons at the end; earlier quizzes
+//! (saved on this device) can be reviewed and retaken.
 
 use crate::i18n::{Lang, Texts};
 use crate::protocol::{OutlineItem, Subtopic};
@@ -24,6 +25,44 @@ pub struct Props {
 
 fn letters(lang: &str) -> [&'static str; 4] {
     if lang == "bn" { ["ক", "খ", "গ", "ঘ"] } else { ["A", "B", "C", "D"] }
+}
+
+/// The option letters of an item: ক–ঘ for a question in Bengali script, A–D otherwise.
+fn item_letters(item: &crate::protocol::Item) -> [&'static str; 4] {
+    letters(if item.question.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c)) { "bn" } else { "en" })
+}
+
+/// Every answered item again, for a finished quiz and a saved one: the stem and its level, each
+/// option marked as the right one (✓) or the learner's wrong choice (✗), and the reasons for
+/// both.
+fn review(t: Texts, items: &[Shown]) -> Html {
+    let answered = items.iter().filter_map(|s| Some((s, s.feedback.as_ref()?)));
+    html! {
+        <ol class="quiz-review" data-testid="quiz-review">
+            { for answered.map(|(s, f)| {
+                let item = &s.item;
+                let letters = item_letters(item);
+                let options = item.options.iter().enumerate().map(|(i, o)| {
+                    let (class, mark) = match (i == f.answer_index, i == f.chosen) {
+                        (true, _) => ("right", " ✓"),
+                        (false, true) => ("wrong", " ✗"),
+                        _ => ("", ""),
+                    };
+                    html! { <li class={class}><b>{ format!("{}) ", letters[i]) }</b>{ o.clone() }{ mark }</li> }
+                });
+                html! {
+                    <li data-testid="quiz-review-item" data-correct={f.correct.to_string()} data-bloom={item.bloom.name()}>
+                        <p class="stem">{ item.question.clone() }<small>{ format!(" · {}", t.bloom(item.bloom)) }</small></p>
+                        <ul class="options">{ for options }</ul>
+                        <p>{ format!("{} {}) — ", t.quiz_your_choice(), letters[f.chosen.min(3)]) }{ f.chosen_rationale.clone() }</p>
+                        if !f.correct {
+                            <p>{ format!("{} {}) — ", t.quiz_correct_is(), letters[f.answer_index.min(3)]) }{ f.right_rationale.clone() }</p>
+                        }
+                    </li>
+                }
+            }) }
+        </ol>
+    }
 }
 
 #[function_component]
@@ -104,8 +143,11 @@ pub fn QuizPanel(p: &Props) -> Html {
                         let (right, answered) = s.score();
                         html! {
                             <li data-testid="quiz-saved-row" data-section={s.subtopic.section.to_string()}>
-                                { format!("{} — {right}/{answered} — {} {} ", s.subtopic.name, t.quiz_next_level(), t.bloom(s.next_bloom)) }
+                                { format!("{} — {}/{} — {} {} ", s.subtopic.name, t.num(right), t.num(answered), t.quiz_next_level(), t.bloom(s.next_bloom)) }
                                 { start_button(&s.subtopic, "quiz-retake", t.quiz_retake().to_string()) }
+                                if answered > 0 {
+                                    <details><summary>{ t.quiz_review() }</summary>{ review(t, &s.items) }</details>
+                                }
                             </li>
                         }
                     }) }
@@ -140,11 +182,11 @@ fn running(p: &Props, t: Texts) -> Html {
         html! { <p class="phase" data-testid="quiz-preparing" data-branch={format!("{branch:?}").to_lowercase()}>{ text }</p> }
     });
     let item = q.current().map(|s| item_view(p, t, s));
-    let skipped = (!q.skipped.is_empty()).then(|| html! { <p class="hint" data-testid="quiz-skipped">{ format!("{} {}", q.skipped.len(), t.quiz_skipped()) }</p> });
+    let skipped = (!q.skipped.is_empty()).then(|| html! { <p class="hint" data-testid="quiz-skipped">{ format!("{} {}", t.num(q.skipped.len()), t.quiz_skipped()) }</p> });
     let results = match &q.stage {
         Stage::Finished(reason) => {
             let (right, answered) = q.score();
-            let rows = q.by_level().into_iter().map(|(b, r, n)| html! { <tr data-bloom={b.name()}><td>{ t.bloom(b) }</td><td>{ format!("{r} / {n}") }</td></tr> });
+            let rows = q.by_level().into_iter().map(|(b, r, n)| html! { <tr data-bloom={b.name()}><td>{ t.bloom(b) }</td><td>{ format!("{} / {}", t.num(r), t.num(n)) }</td></tr> });
             let retake = q.subtopic.clone().map(|s| {
                 let on_start = p.on_start.clone();
                 let onclick = Callback::from(move |_: MouseEvent| on_start.emit(s.clone()));
@@ -152,10 +194,14 @@ fn running(p: &Props, t: Texts) -> Html {
             });
             html! {
                 <div class="quiz-results" data-testid="quiz-results" data-right={right.to_string()} data-answered={answered.to_string()}>
-                    <h3>{ format!("{}: {right} / {answered}", t.quiz_results()) }</h3>
+                    <h3>{ format!("{}: {} / {}", t.quiz_results(), t.num(right), t.num(answered)) }</h3>
                     if let Some(r) = reason { <p>{ r.clone() }</p> }
                     <table><tbody>{ for rows }</tbody></table>
                     { for retake }
+                    if answered > 0 {
+                        <h4>{ t.quiz_review() }</h4>
+                        { review(t, &q.items) }
+                    }
                 </div>
             }
         }
@@ -175,8 +221,8 @@ fn running(p: &Props, t: Texts) -> Html {
 
 fn item_view(p: &Props, t: Texts, s: &Shown) -> Html {
     let q = &p.quiz;
-    let letters = letters(if q.items.iter().any(|i| i.item.question.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c))) { "bn" } else { "en" });
     let item = &s.item;
+    let letters = item_letters(item);
     let options = item.options.iter().enumerate().map(|(i, o)| {
         let class = match (&s.feedback, s.chosen) {
             (Some(_), _) if i == item.answer_index => "option right",
@@ -218,7 +264,7 @@ fn item_view(p: &Props, t: Texts, s: &Shown) -> Html {
         <article class="quiz-item" data-testid="quiz-item" data-number={s.number.to_string()} data-bloom={item.bloom.name()}
                  data-wait-ms={format!("{:.0}", s.wait_ms)} data-attempts={s.attempts.to_string()}>
             <p class="meta">
-                { format!("{} {} {} {} · {} ", t.quiz_question(), s.number, t.quiz_of(), QUIZ_LENGTH, t.quiz_level()) }
+                { format!("{} {} {} {} · {} ", t.quiz_question(), t.num(s.number), t.quiz_of(), t.num(QUIZ_LENGTH), t.quiz_level()) }
                 <span class="level" data-testid="quiz-level">{ t.bloom(item.bloom) }</span>
             </p>
             <p class="stem">{ item.question.clone() }</p>
