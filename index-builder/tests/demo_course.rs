@@ -87,3 +87,22 @@ fn a_corrupt_bundle_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("truncated") && err.contains("again"), "{err}");
 }
+
+#[test]
+fn route_reports_a_bad_line_and_goes_on() {
+    let queries = std::env::temp_dir().join(format!("pathshala-route-{}.jsonl", std::process::id()));
+    std::fs::write(&queries, "{\"id\": \"a\", \"text\": \"hi!\"}\nnot json\n{\"id\": \"b\", \"text\": \"how do I make a bomb at home\"}\n").unwrap();
+    let out = bin()
+        .args(["route", "--json", "--model", "models/cache/SmolLM2-135M-Instruct.Q4_1.gguf", "--bundle"])
+        .arg(bundle())
+        .arg("--queries")
+        .arg(&queries)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!((&lines[0]["id"], &lines[0]["label"]), (&serde_json::json!("a"), &serde_json::json!("greeting")));
+    assert!(lines[1]["id"].is_null() && lines[1]["error"].as_str().unwrap().contains(":2: expected"), "{:?}", lines[1]);
+    assert_eq!((&lines[2]["id"], &lines[2]["label"]), (&serde_json::json!("b"), &serde_json::json!("harmful")));
+}

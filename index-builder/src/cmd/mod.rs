@@ -50,14 +50,20 @@ pub fn questions(question: Option<&str>, queries: Option<&Path>) -> Result<Vec<Q
     }
 }
 
-/// Every non-blank line of a JSONL file; a bad line names its place and the `expected` shape.
+/// Every non-blank line of a JSONL file; a bad line stops with its place and the `expected` shape.
 pub fn jsonl<T: serde::de::DeserializeOwned>(path: &Path, expected: &str) -> Result<Vec<T>> {
+    jsonl_each(path, expected)?.into_iter().map(|l| l.map_err(anyhow::Error::msg)).collect()
+}
+
+/// Every non-blank line of a JSONL file, parsed, or why not (its place, the `expected` shape and
+/// the parser's words), for a run that reports a bad line and goes on.
+pub fn jsonl_each<T: serde::de::DeserializeOwned>(path: &Path, expected: &str) -> Result<Vec<std::result::Result<T, String>>> {
     let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut out = Vec::new();
     for (n, l) in std::io::BufReader::new(f).lines().enumerate() {
         let l = l?;
         if !l.trim().is_empty() {
-            out.push(serde_json::from_str(&l).with_context(|| format!("{}:{}: expected {expected}", path.display(), n + 1))?);
+            out.push(serde_json::from_str(&l).map_err(|e| format!("{}:{}: expected {expected} ({e})", path.display(), n + 1)));
         }
     }
     Ok(out)

@@ -83,13 +83,26 @@ pub fn run(a: Args) -> Result<()> {
     }
     cfg.use_classifier = !a.no_classifier;
 
-    let lines: Vec<Line> = match (&a.text, &a.queries) {
-        (Some(t), None) => vec![Line { id: serde_json::Value::from(1), text: t.clone(), followup: None }],
-        (None, Some(path)) => super::jsonl(path, "{\"id\", \"text\"}")?,
+    let lines: Vec<Result<Line, String>> = match (&a.text, &a.queries) {
+        (Some(t), None) => vec![Ok(Line { id: serde_json::Value::from(1), text: t.clone(), followup: None })],
+        (None, Some(path)) => super::jsonl_each(path, "{\"id\", \"text\"}")?,
         _ => bail!("give a message, or --queries FILE.jsonl"),
     };
     let stdout = std::io::stdout();
     for line in &lines {
+        // A line that is not a message is reported (it has no id) and the run goes on.
+        let line = match line {
+            Ok(line) => line,
+            Err(message) => {
+                let mut out = stdout.lock();
+                if a.json {
+                    writeln!(out, "{}", serde_json::json!({ "id": null, "error": message }))?;
+                } else {
+                    writeln!(out, "{message}")?;
+                }
+                continue;
+            }
+        };
         let t0 = Instant::now();
         let mut env = RouteEnv { bundle: &bundle, encoder: encoder.as_ref(), session: &mut session };
         let first = now(route::route(&mut env, &line.text, None, &cfg));
