@@ -280,7 +280,8 @@ texts! {
     difficulty_advanced: "Advanced", "কঠিন";
     author_language: "Language", "ভাষা";
     author_lang_course: "The course's", "কোর্সের ভাষা";
-    author_chapters: "Only from these chapters (optional):", "শুধু এই অধ্যায়গুলো থেকে (ঐচ্ছিক):";
+    author_chapters: "Only from these chapters or sections (optional):", "শুধু এই অধ্যায় বা অংশগুলো থেকে (ঐচ্ছিক):";
+    author_sections: "Its sections", "এর অংশগুলো";
     author_write: "Write questions", "প্রশ্ন লেখো";
     author_stop: "Stop", "থামাও";
     author_writing: "Writing question", "প্রশ্ন লেখা হচ্ছে";

@@ -365,6 +365,10 @@ test('the Author view: a request gives items with evidence and a report, or repo
   await page.goto(base);
   await waitReady();
   await page.click('[data-testid=tab-author]');
+  // A chapter or any section under it can be chosen.
+  const chapters = await page.$$('[data-testid=author-chapter]');
+  const sections = await page.$$('[data-testid=author-section]');
+  assert.ok(chapters.length >= 2 && sections.length > chapters.length, `${chapters.length} chapters, ${sections.length} sections to choose from`);
   await page.fill('[data-testid=author-request]', 'questions on lists');
   await page.fill('[data-testid=author-mcq]', '1');
   await page.fill('[data-testid=author-cq]', '0');

@@ -64,7 +64,8 @@ pub fn AuthorPanel(p: &Props) -> Html {
             on_write.emit(req);
         })
     };
-    let chapter_boxes = p.outline.iter().filter(|o| o.parent.is_none()).map(|o| {
+    // A chapter, or any section under it, may be chosen (as `index-builder author --section`).
+    let section_box = |o: &OutlineItem, testid: &'static str| {
         let id = o.id;
         let checked = chapters.contains(&id);
         let chapters = chapters.clone();
@@ -77,7 +78,19 @@ pub fn AuthorPanel(p: &Props) -> Html {
             }
             chapters.set(c);
         });
-        html! { <label class="chapter"><input type="checkbox" data-testid="author-chapter" {checked} {onchange} />{ o.heading.clone() }</label> }
+        let indent = format!("padding-left: {}em", o.depth.saturating_sub(1));
+        html! { <label class="chapter" style={indent}><input type="checkbox" data-testid={testid} data-section={id.to_string()} {checked} {onchange} />{ o.heading.clone() }</label> }
+    };
+    let chapter_boxes = p.outline.iter().enumerate().filter(|(_, o)| o.parent.is_none()).map(|(i, o)| {
+        let inner: Vec<&OutlineItem> = p.outline[i + 1..].iter().take_while(|s| s.depth > o.depth).collect();
+        html! {
+            <div class="chapter-group">
+                { section_box(o, "author-chapter") }
+                if !inner.is_empty() {
+                    <details><summary>{ t.author_sections() }</summary>{ for inner.iter().map(|s| section_box(s, "author-section")) }</details>
+                }
+            </div>
+        }
     });
     let outcome = a.outcome.as_ref().map(|o| match o {
         AuthorOutcome::Refused { message } => html! { <p class="notice" data-testid="author-refused">{ message.clone() }</p> },
