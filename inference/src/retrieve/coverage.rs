@@ -261,4 +261,21 @@ mod tests {
         assert!((c.score - 0.6).abs() < 1e-6, "6 of its 10 letters: {c:?}");
         assert!(c.missing.is_empty());
     }
+
+    #[test]
+    fn a_loanword_in_latin_letters_is_covered_by_the_books_bengali() {
+        let book = ["ক্লোরোপ্লাস্টের স্ট্রোমায় শর্করা তৈরি হয়।", "পাতা সবুজ।"];
+        let docs: Vec<Vec<String>> = book.iter().map(|d| terms(d)).collect();
+        let bm25 = Bm25Index::build(&docs, Bm25Params::default());
+        let sounds = SoundIndex::new(bm25.terms());
+        let common = |w: &str| w == "happens";
+        let c = coverage("What happens in the stroma?", &book[..1], &bm25, &sounds, Some(&common));
+        assert!(c.supported.contains(&"stroma".to_string()) && c.jargon.is_empty(), "{c:?}");
+        // Not in the evidence: missing, but still no stranger to the course.
+        let c = coverage("What happens in the stroma?", &book[1..], &bm25, &sounds, Some(&common));
+        assert!(c.missing.contains(&"stroma".to_string()) && !c.unknown.contains(&"stroma".to_string()) && c.jargon.is_empty(), "{c:?}");
+        // Without the sound index it is a foreign name.
+        let c = coverage("What happens in the stroma?", &book[..1], &bm25, &SoundIndex::default(), Some(&common));
+        assert_eq!(c.jargon, ["stroma"]);
+    }
 }
