@@ -400,6 +400,25 @@ test('the Author view: a request gives items with evidence and a report, or repo
     await page.click('[data-testid=tab-author]');
     await page.waitForSelector('[data-testid=author-item][data-decision=accepted]', { timeout: 10_000 });
     assert.ok(await page.$('[data-testid=author-export-gift]'), 'exports are offered');
+    // An edit in progress survives a reload, and Cancel ends it.
+    await page.click('[data-testid=author-edit]');
+    await page.fill('[data-testid=author-field] >> nth=0', 'A half-typed stem');
+    await page.waitForFunction(() => new Promise((resolve) => {
+      const r = indexedDB.open('pathshala-author');
+      r.onsuccess = () => {
+        const get = r.result.transaction('bank').objectStore('bank').getAll();
+        get.onsuccess = () => resolve(get.result.some((j) => (JSON.parse(j).drafts ?? []).some((d) => JSON.stringify(d).includes('A half-typed stem'))));
+        get.onerror = () => resolve(false);
+      };
+      r.onerror = () => resolve(false);
+    }), null, { timeout: 10_000 });
+    await page.reload();
+    await waitReady();
+    await page.click('[data-testid=tab-author]');
+    await page.waitForSelector('[data-testid=author-editor]', { timeout: 10_000 });
+    assert.equal(await page.inputValue('[data-testid=author-field] >> nth=0'), 'A half-typed stem');
+    await page.click('[data-testid=author-cancel]');
+    assert.equal(await page.$('[data-testid=author-editor]'), null, 'Cancel closes the editor');
   } else {
     assert.ok(await page.$('[data-testid=author-missing]'), 'a shortfall is reported, not padded');
   }

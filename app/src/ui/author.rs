@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 pub struct Bank {
     pub course: String,
     pub items: Vec<Authored>,
+    /// Edits being written, not yet saved (so a reload or a killed tab loses none).
+    #[serde(default)]
+    pub drafts: Vec<Authored>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -26,6 +29,8 @@ pub struct AuthorUi {
     pub missing: Vec<(Task, String)>,
     /// The course's bank, least supported first.
     pub bank: Vec<Authored>,
+    /// Items open in the editor, as edited so far (saved with the bank).
+    pub drafts: Vec<Authored>,
     /// The bank was read from IndexedDB (nothing is saved before, so nothing is overwritten).
     pub loaded: bool,
     /// Bumped on every change of the bank: the page saves it then.
@@ -48,15 +53,41 @@ impl AuthorUi {
         self.error = None;
     }
 
-    /// The bank read from IndexedDB (items written before it arrived are kept too).
-    pub fn load(&mut self, items: Vec<Authored>) {
-        for i in items {
+    /// The bank read from IndexedDB (items written before it arrived are kept too), with the
+    /// edits that were open.
+    pub fn load(&mut self, bank: Bank) {
+        for i in bank.items {
             if !self.bank.iter().any(|b| b.question_id == i.question_id) {
                 self.bank.push(i);
             }
         }
+        for d in bank.drafts {
+            if !self.drafts.iter().any(|o| o.question_id == d.question_id) {
+                self.drafts.push(d);
+            }
+        }
         self.loaded = true;
         self.sort();
+    }
+
+    /// The item open in the editor, as edited so far.
+    pub fn draft_of(&self, question_id: &str) -> Option<&Authored> {
+        self.drafts.iter().find(|d| d.question_id == question_id)
+    }
+
+    /// An edit in progress (the editor opened, or a field changed): kept, and saved.
+    pub fn draft(&mut self, item: Authored) {
+        match self.drafts.iter_mut().find(|d| d.question_id == item.question_id) {
+            Some(slot) => *slot = item,
+            None => self.drafts.push(item),
+        }
+        self.revision += 1;
+    }
+
+    /// The editor was closed without saving.
+    pub fn drop_draft(&mut self, question_id: &str) {
+        self.drafts.retain(|d| d.question_id != question_id);
+        self.revision += 1;
     }
 
     fn sort(&mut self) {
@@ -80,6 +111,7 @@ impl AuthorUi {
     pub fn edited(&mut self, mut item: Authored) {
         item.decision = Decision::Edited;
         let id = item.question_id.clone();
+        self.drafts.retain(|d| d.question_id != id);
         match self.bank.iter_mut().find(|i| i.question_id == id) {
             Some(slot) => *slot = item,
             None => self.bank.push(item),
@@ -162,16 +194,17 @@ pub fn use_bank(state: &State, dispatch: &UseReducerDispatcher<State>) {
         use_effect_with(course.clone(), move |course| {
             if let Some(course) = course.clone() {
                 wasm_bindgen_futures::spawn_local(async move {
-                    let items = match records::load(records::AUTHOR, &course).await {
-                        Ok(Some(json)) => serde_json::from_str::<Bank>(&json).map(|b| b.items).unwrap_or_default(),
-                        _ => Vec::new(),
+                    let empty = || Bank { course: course.clone(), items: Vec::new(), drafts: Vec::new() };
+                    let bank = match records::load(records::AUTHOR, &course).await {
+                        Ok(Some(json)) => serde_json::from_str::<Bank>(&json).unwrap_or_else(|_| empty()),
+                        _ => empty(),
                     };
-                    dispatch.dispatch(Action::AuthorBank(items));
+                    dispatch.dispatch(Action::AuthorBank(bank));
                 });
             }
         });
     }
-    let bank = course.filter(|_| state.author.loaded).map(|course| Bank { course, items: state.author.bank.clone() });
+    let bank = course.filter(|_| state.author.loaded).map(|course| Bank { course, items: state.author.bank.clone(), drafts: state.author.drafts.clone() });
     let dispatch = dispatch.clone();
     use_effect_with(state.author.revision, move |_| {
         if let Some(bank) = bank {
@@ -219,7 +252,7 @@ mod tests {
     #[test]
     fn a_request_fills_the_bank_least_supported_first_and_decisions_are_kept() {
         let mut a = AuthorUi::default();
-        a.load(vec![item("old", 0.9)]);
+        a.load(bank(vec![item("old", 0.9)], vec![]));
         a.started(3);
         assert!(!a.apply(&Reply::AuthorItem { id: 2, item: Box::new(item("stale", 0.1)), ms: 1.0 }), "a stale reply");
         a.apply(&Reply::AuthorPrepared { id: 3, outcome: AuthorOutcome::Ready { chapter: "C".into(), concept: "S".into(), total: 2 }, ms: 1.0 });
@@ -248,7 +281,36 @@ mod tests {
         // A bank read late keeps what was written meanwhile.
         let mut late = AuthorUi::default();
         late.apply(&Reply::AuthorItem { id: 0, item: Box::new(item("x", 0.5)), ms: 1.0 });
-        late.load(vec![item("y", 0.4), item("x", 0.5)]);
+        late.load(bank(vec![item("y", 0.4), item("x", 0.5)], vec![]));
         assert_eq!(late.bank.len(), 2);
+    }
+
+    fn bank(items: Vec<Authored>, drafts: Vec<Authored>) -> Bank {
+        Bank { course: "C".into(), items, drafts }
+    }
+
+    #[test]
+    fn an_edit_in_progress_is_saved_and_comes_back_after_a_reload() {
+        let mut a = AuthorUi::default();
+        a.load(bank(vec![item("q", 0.5)], vec![]));
+        let mut d = item("q", 0.5);
+        if let Body::Mcq(m) = &mut d.body {
+            m.question = "Half typed".into();
+        }
+        let rev = a.revision;
+        a.draft(d.clone());
+        assert!(a.revision > rev, "each keystroke's draft is saved");
+        // What the page saves, read back by a new page.
+        let saved: Bank = serde_json::from_str(&serde_json::to_string(&bank(a.bank.clone(), a.drafts.clone())).unwrap()).unwrap();
+        let mut reloaded = AuthorUi::default();
+        reloaded.load(saved);
+        assert_eq!(reloaded.draft_of("q"), Some(&d));
+        // Saving ends the draft; so does Cancel. A bank saved before drafts existed still reads.
+        reloaded.edited(d);
+        assert!(reloaded.draft_of("q").is_none() && reloaded.bank[0].decision == Decision::Edited);
+        a.drop_draft("q");
+        assert!(a.drafts.is_empty());
+        let old: Bank = serde_json::from_str(r#"{"course": "C", "items": []}"#).unwrap();
+        assert!(old.drafts.is_empty());
     }
 }

@@ -257,9 +257,16 @@ pub fn App() -> Html {
                     send.emit(Request::AuthorRecheck { id, item: Box::new(item) });
                 })
             };
+            let on_draft = {
+                let dispatch = dispatch.clone();
+                Callback::from(move |(id, draft): (String, Option<crate::protocol::Authored>)| match draft {
+                    Some(d) => dispatch.dispatch(Action::AuthorDraft(Box::new(d))),
+                    None => dispatch.dispatch(Action::AuthorDropDraft(id)),
+                })
+            };
             html! {
                 <AuthorPanel author={state.author.clone()} ready={ready} lang={state.lang} outline={outline.clone()}
-                             on_write={author::on_write(&state, &dispatch, &send, new_id.clone())} {on_decide} {on_edit} on_open={on_section} />
+                             on_write={author::on_write(&state, &dispatch, &send, new_id.clone())} {on_decide} {on_edit} {on_draft} on_open={on_section} />
             }
         }
         View::Code => html! {},

@@ -198,12 +198,16 @@ pub enum Action {
     /// A teacher's request was sent under this id.
     AuthorStart(u32),
     /// The course's question bank, read from IndexedDB.
-    AuthorBank(Vec<crate::protocol::Authored>),
+    AuthorBank(crate::ui::author::Bank),
     /// The bank was saved (`None`) or could not be (why).
     AuthorSaved(Option<String>),
     AuthorDecide(String, inference::agent::author::Decision),
     /// The teacher saved an edit of an item (it is checked again).
     AuthorEdited(Box<crate::protocol::Authored>),
+    /// An edit in progress ([`AuthorUi::draft`]).
+    AuthorDraft(Box<crate::protocol::Authored>),
+    /// The editor of this item was closed without saving.
+    AuthorDropDraft(String),
 }
 
 impl Reducible for State {
@@ -261,6 +265,8 @@ impl Reducible for State {
             Action::AuthorSaved(error) => s.author.save_error = error,
             Action::AuthorDecide(id, decision) => s.author.decide(&id, decision),
             Action::AuthorEdited(item) => s.author.edited(*item),
+            Action::AuthorDraft(item) => s.author.draft(*item),
+            Action::AuthorDropDraft(id) => s.author.drop_draft(&id),
             Action::Reply(reply) => s.apply(reply),
         }
         Rc::new(s)

@@ -21,6 +21,8 @@ pub struct Props {
     pub on_write: Callback<AuthorRequest>,
     pub on_decide: Callback<(String, Decision)>,
     pub on_edit: Callback<Authored>,
+    /// An edit in progress, or `None` with the item's id: the editor closed unsaved.
+    pub on_draft: Callback<(String, Option<Authored>)>,
     /// Opens a section of the book.
     pub on_open: Callback<u32>,
 }
@@ -176,8 +178,9 @@ pub fn AuthorPanel(p: &Props) -> Html {
             <h3>{ t.author_bank() }</h3>
             if a.bank.is_empty() { <p class="hint">{ t.author_empty() }</p> }
             { for a.bank.iter().map(|item| html! {
-                <ItemCard key={item.question_id.clone()} item={item.clone()} lang={p.lang} rechecking={a.rechecking.contains(&item.question_id)}
-                          on_decide={p.on_decide.clone()} on_edit={p.on_edit.clone()} on_open={p.on_open.clone()} />
+                <ItemCard key={item.question_id.clone()} item={item.clone()} draft={a.draft_of(&item.question_id).cloned()} lang={p.lang}
+                          rechecking={a.rechecking.contains(&item.question_id)} on_decide={p.on_decide.clone()} on_edit={p.on_edit.clone()}
+                          on_draft={p.on_draft.clone()} on_open={p.on_open.clone()} />
             }) }
             { for exports }
             { paper(t, &exportable) }
@@ -188,10 +191,13 @@ pub fn AuthorPanel(p: &Props) -> Html {
 #[derive(Properties, PartialEq)]
 struct CardProps {
     item: Authored,
+    /// The item as being edited (the editor is open), kept in the page's state and IndexedDB.
+    draft: Option<Authored>,
     lang: Lang,
     rechecking: bool,
     on_decide: Callback<(String, Decision)>,
     on_edit: Callback<Authored>,
+    on_draft: Callback<(String, Option<Authored>)>,
     on_open: Callback<u32>,
 }
 
@@ -200,8 +206,6 @@ struct CardProps {
 fn ItemCard(p: &CardProps) -> Html {
     let t = Texts(p.lang);
     let item = &p.item;
-    let editing = use_state(|| false);
-    let draft = use_state(|| item.clone());
     let decide = |d: Decision| {
         let (on_decide, id) = (p.on_decide.clone(), item.question_id.clone());
         Callback::from(move |_: MouseEvent| on_decide.emit((id.clone(), d)))
@@ -228,7 +232,10 @@ fn ItemCard(p: &CardProps) -> Html {
             </p>
         }
     });
-    let body = if *editing { editor(p, t, &editing, &draft) } else { content(item, t) };
+    let body = match &p.draft {
+        Some(draft) => editor(p, t, draft),
+        None => content(item, t),
+    };
     let decided = match item.decision {
         Decision::Pending => "pending",
         Decision::Accepted => "accepted",
@@ -236,11 +243,8 @@ fn ItemCard(p: &CardProps) -> Html {
         Decision::Discarded => "discarded",
     };
     let start_edit = {
-        let (editing, draft, item) = (editing.clone(), draft.clone(), item.clone());
-        Callback::from(move |_: MouseEvent| {
-            draft.set(item.clone());
-            editing.set(true);
-        })
+        let (on_draft, item) = (p.on_draft.clone(), item.clone());
+        Callback::from(move |_: MouseEvent| on_draft.emit((item.question_id.clone(), Some(item.clone()))))
     };
     let kind = if item.task == Task::Mcq { t.author_mcq() } else { t.author_cq() };
     html! {
@@ -251,7 +255,7 @@ fn ItemCard(p: &CardProps) -> Html {
             { body }
             { for evidence }
             if p.rechecking { <p class="phase" data-testid="author-rechecking">{ t.author_checking() }</p> } else { { for report } }
-            if !*editing {
+            if p.draft.is_none() {
                 <p class="decisions">
                     if item.decision == Decision::Discarded {
                         <button data-testid="author-restore" onclick={decide(Decision::Pending)}>{ t.author_restore() }</button>
@@ -289,15 +293,16 @@ fn content(item: &Authored, t: Texts) -> Html {
 }
 
 /// The inline editor: every text field of the item; Save sends it to be checked again.
-fn editor(p: &CardProps, t: Texts, editing: &UseStateHandle<bool>, draft: &UseStateHandle<Authored>) -> Html {
-    // Each field writes into the draft as it changes.
+fn editor(p: &CardProps, t: Texts, draft: &Authored) -> Html {
+    // Each field writes into the draft as it changes (kept by the page, so a reload loses nothing).
+    let id = draft.question_id.clone();
     let set = |f: Rc<dyn Fn(&mut Authored, String)>| {
-        let draft = draft.clone();
+        let (on_draft, draft, id) = (p.on_draft.clone(), draft.clone(), id.clone());
         Callback::from(move |e: InputEvent| {
             let Some(target) = e.target_dyn_into::<web_sys::HtmlTextAreaElement>() else { return };
-            let mut d = (*draft).clone();
+            let mut d = draft.clone();
             f(&mut d, target.value());
-            draft.set(d);
+            on_draft.emit((id.clone(), Some(d)));
         })
     };
     let field = |text: String, f: Rc<dyn Fn(&mut Authored, String)>, rows: &'static str| html! { <textarea data-testid="author-field" {rows} value={text} oninput={set(f)} /> };
@@ -309,14 +314,14 @@ fn editor(p: &CardProps, t: Texts, editing: &UseStateHandle<bool>, draft: &UseSt
                     { field(m.options[i].clone(), Rc::new(move |d, v| if let Body::Mcq(m) = &mut d.body { m.options[i] = v }), "1") }</label> });
             }
             let key = {
-                let draft = draft.clone();
+                let (on_draft, draft, id) = (p.on_draft.clone(), draft.clone(), id.clone());
                 Callback::from(move |e: Event| {
                     let Some(s) = e.target_dyn_into::<web_sys::HtmlSelectElement>() else { return };
-                    let mut d = (*draft).clone();
+                    let mut d = draft.clone();
                     if let (Body::Mcq(m), Ok(k)) = (&mut d.body, s.value().parse::<usize>()) {
                         m.answer_index = k;
                     }
-                    draft.set(d);
+                    on_draft.emit((id.clone(), Some(d)));
                 })
             };
             out.push(html! {
@@ -338,20 +343,17 @@ fn editor(p: &CardProps, t: Texts, editing: &UseStateHandle<bool>, draft: &UseSt
         }
     };
     let save = {
-        let (on_edit, draft, editing) = (p.on_edit.clone(), draft.clone(), editing.clone());
-        Callback::from(move |_: MouseEvent| {
-            on_edit.emit((*draft).clone());
-            editing.set(false);
-        })
+        let (on_edit, draft) = (p.on_edit.clone(), draft.clone());
+        Callback::from(move |_: MouseEvent| on_edit.emit(draft.clone()))
     };
     let cancel = {
-        let editing = editing.clone();
-        Callback::from(move |_: MouseEvent| editing.set(false))
+        let on_draft = p.on_draft.clone();
+        Callback::from(move |_: MouseEvent| on_draft.emit((id.clone(), None)))
     };
     html! {
         <div class="author-editor" data-testid="author-editor">
             { for fields }
-            <p><button data-testid="author-save" onclick={save}>{ t.author_save() }</button>{ " " }<button class="tab" onclick={cancel}>{ t.author_cancel() }</button></p>
+            <p><button data-testid="author-save" onclick={save}>{ t.author_save() }</button>{ " " }<button class="tab" data-testid="author-cancel" onclick={cancel}>{ t.author_cancel() }</button></p>
         </div>
     }
 }
