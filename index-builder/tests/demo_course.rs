@@ -106,3 +106,12 @@ fn route_reports_a_bad_line_and_goes_on() {
     assert!(lines[1]["id"].is_null() && lines[1]["error"].as_str().unwrap().contains(":2: expected"), "{:?}", lines[1]);
     assert_eq!((&lines[2]["id"], &lines[2]["label"]), (&serde_json::json!("b"), &serde_json::json!("harmful")));
 }
+
+#[test]
+fn a_bundle_searched_with_another_encoder_names_both() {
+    // The demo bundle here is built with MiniLM; e5 is the other encoder models/fetch.sh gives.
+    let out = bin().args(["search", "--encoder", "e5-small", "--bundle"]).arg(bundle()).arg("loops").output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("all-MiniLM-L6-v2") && err.contains("multilingual-e5-small"), "{err}");
+}
