@@ -6,6 +6,8 @@
 use crate::i18n::{Lang, Texts};
 use crate::protocol::{OutlineItem, Subtopic};
 use crate::ui::quiz::{QUIZ_LENGTH, QuizUi, Shown, Stage};
+use inference::agent::author::option_label;
+use inference::agent::route::Lang as CourseLang;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -23,13 +25,11 @@ pub struct Props {
     pub on_open: Callback<u32>,
 }
 
-fn letters(lang: &str) -> [&'static str; 4] {
-    if lang == "bn" { ["ক", "খ", "গ", "ঘ"] } else { ["A", "B", "C", "D"] }
-}
-
-/// The option letters of an item: ক–ঘ for a question in Bengali script, A–D otherwise.
-fn item_letters(item: &crate::protocol::Item) -> [&'static str; 4] {
-    letters(if item.question.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c)) { "bn" } else { "en" })
+/// The label of an item's option `i`: ক–ঘ for a question in Bengali script, A–D otherwise (as
+/// the Author view labels them).
+fn label(item: &crate::protocol::Item, i: usize) -> &'static str {
+    let bengali = item.question.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c));
+    option_label(i, if bengali { CourseLang::Bn } else { CourseLang::En })
 }
 
 /// Every answered item again, for a finished quiz and a saved one: the stem and its level, each
@@ -41,22 +41,21 @@ fn review(t: Texts, items: &[Shown]) -> Html {
         <ol class="quiz-review" data-testid="quiz-review">
             { for answered.map(|(s, f)| {
                 let item = &s.item;
-                let letters = item_letters(item);
                 let options = item.options.iter().enumerate().map(|(i, o)| {
                     let (class, mark) = match (i == f.answer_index, i == f.chosen) {
                         (true, _) => ("right", " ✓"),
                         (false, true) => ("wrong", " ✗"),
                         _ => ("", ""),
                     };
-                    html! { <li class={class}><b>{ format!("{}) ", letters[i]) }</b>{ o.clone() }{ mark }</li> }
+                    html! { <li class={class}><b>{ format!("{}) ", label(item, i)) }</b>{ o.clone() }{ mark }</li> }
                 });
                 html! {
                     <li data-testid="quiz-review-item" data-correct={f.correct.to_string()} data-bloom={item.bloom.name()}>
                         <p class="stem">{ item.question.clone() }<small>{ format!(" · {}", t.bloom(item.bloom)) }</small></p>
                         <ul class="options">{ for options }</ul>
-                        <p>{ format!("{} {}) — ", t.quiz_your_choice(), letters[f.chosen.min(3)]) }{ f.chosen_rationale.clone() }</p>
+                        <p>{ format!("{} {}) — ", t.quiz_your_choice(), label(item, f.chosen)) }{ f.chosen_rationale.clone() }</p>
                         if !f.correct {
-                            <p>{ format!("{} {}) — ", t.quiz_correct_is(), letters[f.answer_index.min(3)]) }{ f.right_rationale.clone() }</p>
+                            <p>{ format!("{} {}) — ", t.quiz_correct_is(), label(item, f.answer_index)) }{ f.right_rationale.clone() }</p>
                         }
                     </li>
                 }
@@ -222,7 +221,6 @@ fn running(p: &Props, t: Texts) -> Html {
 fn item_view(p: &Props, t: Texts, s: &Shown) -> Html {
     let q = &p.quiz;
     let item = &s.item;
-    let letters = item_letters(item);
     let options = item.options.iter().enumerate().map(|(i, o)| {
         let class = match (&s.feedback, s.chosen) {
             (Some(_), _) if i == item.answer_index => "option right",
@@ -233,7 +231,7 @@ fn item_view(p: &Props, t: Texts, s: &Shown) -> Html {
         let onclick = Callback::from(move |_: MouseEvent| on_choose.emit(i));
         html! {
             <li><button class={class} data-testid="quiz-option" data-index={i.to_string()} disabled={s.chosen.is_some()} {onclick}>
-                <b>{ format!("{}) ", letters[i]) }</b><span class="text">{ o.clone() }</span>
+                <b>{ format!("{}) ", label(item, i)) }</b><span class="text">{ o.clone() }</span>
             </button></li>
         }
     });
@@ -253,7 +251,7 @@ fn item_view(p: &Props, t: Texts, s: &Shown) -> Html {
             <div class="quiz-feedback" data-testid="quiz-feedback" data-correct={f.correct.to_string()}>
                 <p><b>{ if f.correct { t.quiz_right() } else { t.quiz_wrong() } }</b>{ " " }{ f.chosen_rationale.clone() }</p>
                 if !f.correct {
-                    <p>{ format!("{} {}) {} — ", t.quiz_correct_is(), letters[f.answer_index], item.options[f.answer_index]) }{ f.right_rationale.clone() }</p>
+                    <p>{ format!("{} {}) {} — ", t.quiz_correct_is(), label(item, f.answer_index), item.options[f.answer_index]) }{ f.right_rationale.clone() }</p>
                 }
                 { for open }
                 { for next }
