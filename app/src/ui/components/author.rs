@@ -1,8 +1,8 @@
 //! The Author view (teachers): a request (typed, with counts, difficulty, language and optionally
-//! chapters from the outline), what it gave, and the course's question bank least supported
-//! first — each item with its evidence, verification report and caution flag, to accept, edit
-//! (checked again) or discard — then exports (JSON, Moodle XML, GIFT) and a printable paper with
-//! its answer key on a separate page.
+//! chapters or sections from the outline), what it gave, and the course's question bank least
+//! supported first — each item with its evidence, verification report and caution flag, to
+//! accept, edit (checked again; the edit kept as it is typed) or discard — then exports (JSON,
+//! Moodle XML, GIFT) and a printable paper with its answer key on a separate page.
 
 use crate::i18n::{Lang, Texts};
 use crate::protocol::{AuthorOutcome, AuthorRequest, Authored, OutlineItem, Task};
@@ -36,10 +36,10 @@ pub fn AuthorPanel(p: &Props) -> Html {
     let t = Texts(p.lang);
     let a = &p.author;
     let (request, mcq, cq, difficulty, language) = (use_node_ref(), use_node_ref(), use_node_ref(), use_node_ref(), use_node_ref());
-    let chapters = use_state(Vec::<u32>::new);
+    let chosen = use_state(Vec::<u32>::new);
     let onsubmit = {
-        let (request, mcq, cq, difficulty, language, chapters, on_write, running) =
-            (request.clone(), mcq.clone(), cq.clone(), difficulty.clone(), language.clone(), chapters.clone(), p.on_write.clone(), a.running);
+        let (request, mcq, cq, difficulty, language, chosen, on_write, running) =
+            (request.clone(), mcq.clone(), cq.clone(), difficulty.clone(), language.clone(), chosen.clone(), p.on_write.clone(), a.running);
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             if running {
@@ -62,23 +62,23 @@ pub fn AuthorPanel(p: &Props) -> Html {
                 "en" => Some(CourseLang::En),
                 _ => req.lang,
             };
-            req.sections = (*chapters).clone();
+            req.sections = (*chosen).clone();
             on_write.emit(req);
         })
     };
     // A chapter, or any section under it, may be chosen (as `index-builder author --section`).
     let section_box = |o: &OutlineItem, testid: &'static str| {
         let id = o.id;
-        let checked = chapters.contains(&id);
-        let chapters = chapters.clone();
+        let checked = chosen.contains(&id);
+        let chosen = chosen.clone();
         let onchange = Callback::from(move |_: Event| {
-            let mut c = (*chapters).clone();
+            let mut c = (*chosen).clone();
             if let Some(i) = c.iter().position(|&x| x == id) {
                 c.remove(i);
             } else {
                 c.push(id);
             }
-            chapters.set(c);
+            chosen.set(c);
         });
         let indent = format!("padding-left: {}em", o.depth.saturating_sub(1));
         html! { <label class="chapter" style={indent}><input type="checkbox" data-testid={testid} data-section={id.to_string()} {checked} {onchange} />{ o.heading.clone() }</label> }
