@@ -36,6 +36,7 @@ pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, sounds: &So
     let surface: std::collections::HashMap<String, String> =
         crate::text::words(question).into_iter().map(|w| (crate::text::stem(&w), w)).collect();
     let evidence_terms: HashSet<String> = evidence.iter().flat_map(|t| crate::text::terms(t)).collect();
+    let alikes = sounds.alikes(question, &question_terms, bm25);
     let mut seen = HashSet::new();
     let (mut total, mut covered) = (0.0f32, 0.0f32);
     let mut out = Coverage { score: 1.0, supported: vec![], missing: vec![], unknown: vec![], jargon: vec![] };
@@ -43,8 +44,7 @@ pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, sounds: &So
         if !seen.insert(t) {
             continue;
         }
-        let word = surface.get(t).map(String::as_str).unwrap_or(t);
-        let alike = if bm25.doc_freq(t) == 0 { sounds.bengali(word) } else { Vec::new() };
+        let alike: &[&str] = alikes.iter().find(|(a, _)| a == t).map_or(&[], |(_, found)| found);
         let w = if alike.is_empty() { bm25.idf(t) } else { alike.iter().map(|a| bm25.idf(a)).fold(0.0, f32::max) };
         total += w;
         if evidence_terms.contains(t) || alike.iter().any(|a| evidence_terms.contains(*a)) {
@@ -59,6 +59,7 @@ pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, sounds: &So
                 out.unknown.push(t.clone());
                 // Compound identifiers count through their parts, which are terms too.
                 let simple = !t.contains(['.', '_']);
+                let word = surface.get(t).map(String::as_str).unwrap_or(t);
                 // The vocabulary speaks for Latin-script words only.
                 let latin = word.chars().all(|c| c.is_ascii_alphanumeric());
                 // A literal (`0x1A`, `3x2`, the `0b2` of `3.12.0b2`) is a value, not a name.

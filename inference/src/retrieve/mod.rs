@@ -166,15 +166,9 @@ pub fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, rer
 /// never writes ("stroma" → স্ট্রোমা), searched beside them ([`sounds`]).
 fn sound_alikes(bundle: &Bundle, question: &str, terms: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for word in crate::text::words(question) {
-        let t = crate::text::stem(&word);
-        if !terms.contains(&t) || bundle.bm25.doc_freq(&t) > 0 {
-            continue;
-        }
-        for b in bundle.sounds().bengali(&word) {
-            if !out.iter().any(|o| o == b) {
-                out.push(b.to_string());
-            }
+    for b in bundle.sounds().alikes(question, terms, &bundle.bm25).into_iter().flat_map(|(_, found)| found) {
+        if !out.iter().any(|o| o == b) {
+            out.push(b.to_string());
         }
     }
     out

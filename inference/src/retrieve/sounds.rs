@@ -8,6 +8,7 @@
 //! Bengali terms with the same key, for BM25 and for the coverage gate. A key of fewer than
 //! three consonants matches too many words ("pata" would find পাতা, পথ and ফোঁটা) and is not used.
 
+use crate::bm25::Bm25Index;
 use std::collections::HashMap;
 
 /// Fewest consonant classes a key needs before it is trusted.
@@ -34,7 +35,7 @@ impl SoundIndex {
     /// The course's Bengali terms that sound like the Latin-letter `word` (lower case, as
     /// [`crate::text::words`] gives it, not stemmed: a stem loses sounds, "solution" → "solut");
     /// empty for other scripts, short keys, or no match.
-    pub fn bengali(&self, word: &str) -> Vec<&str> {
+    fn bengali(&self, word: &str) -> Vec<&str> {
         if self.by_key.is_empty() || word.chars().count() < 4 || !word.chars().all(|c| c.is_ascii_lowercase()) {
             return Vec::new();
         }
@@ -44,6 +45,26 @@ impl SoundIndex {
                 if !out.contains(&t.as_str()) {
                     out.push(t);
                 }
+            }
+        }
+        out
+    }
+}
+
+impl SoundIndex {
+    /// The question's key terms (`terms`, as [`crate::text::query_terms`] gives them) that the
+    /// course never writes but that sound like some of its Bengali terms, each with those terms
+    /// (read from the word as typed: a stem loses sounds).
+    pub fn alikes(&self, question: &str, terms: &[String], bm25: &Bm25Index) -> Vec<(String, Vec<&str>)> {
+        let mut out: Vec<(String, Vec<&str>)> = Vec::new();
+        for word in crate::text::words(question) {
+            let t = crate::text::stem(&word);
+            if !terms.contains(&t) || bm25.doc_freq(&t) > 0 || out.iter().any(|(o, _)| *o == t) {
+                continue;
+            }
+            let found = self.bengali(&word);
+            if !found.is_empty() {
+                out.push((t, found));
             }
         }
         out
