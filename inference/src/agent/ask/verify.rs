@@ -303,11 +303,12 @@ pub(crate) fn prose_sentences(text: &str) -> Vec<(usize, &str)> {
     for line in text.lines() {
         let t = line.trim();
         if t.starts_with("```") {
-            fenced = !fenced;
-            session = false;
+            (fenced, session) = (!fenced, false);
+            place += 1;
+            continue;
         }
-        if t.starts_with("```") || t.starts_with(">>>") {
-            session |= !fenced && t.starts_with(">>>");
+        if t.starts_with(">>>") {
+            session |= !fenced;
             place += 1;
             continue;
         }
