@@ -55,15 +55,17 @@ impl Lang {
     }
 }
 
+/// Megabytes with one decimal, e.g. `12.3 MB` (the worker's messages; the page writes
+/// [`Texts::mb`]).
+pub fn mb(bytes: f64) -> String {
+    format!("{:.1} MB", bytes / 1e6)
+}
+
 /// `text` with its ASCII digits written in Bengali digits (০–৯), as a Bangla page writes numbers.
 pub fn bengali_digits(text: &str) -> String {
     text.chars().map(|c| c.to_digit(10).and_then(|d| char::from_u32('০' as u32 + d)).unwrap_or(c)).collect()
 }
 
-/// Megabytes with one decimal, e.g. `12.3 MB`.
-pub fn mb(bytes: f64) -> String {
-    format!("{:.1} MB", bytes / 1e6)
-}
 
 impl Texts {
     /// The app's own numbers (counts, scores, progress) in the interface's digits: Bengali
@@ -73,6 +75,11 @@ impl Texts {
             Lang::En => text.to_string(),
             Lang::Bn => bengali_digits(&text.to_string()),
         }
+    }
+
+    /// Megabytes with one decimal, e.g. `12.3 MB` (`১২.৩ MB` in Bangla).
+    pub fn mb(self, bytes: f64) -> String {
+        self.num(mb(bytes))
     }
 
     /// A difficulty tier's name.
@@ -320,13 +327,13 @@ mod tests {
         }
         assert_eq!(Texts(Lang::Bn).switch_to(), "English");
         assert_eq!(Lang::En.other(), Lang::Bn);
-        assert_eq!(mb(12_345_678.0), "12.3 MB");
+        assert_eq!(Texts(Lang::En).mb(12_345_678.0), "12.3 MB");
     }
 
     #[test]
     fn bangla_numbers_use_bengali_digits() {
         assert_eq!(Texts(Lang::Bn).num(3), "৩");
-        assert_eq!(Texts(Lang::Bn).num(mb(12_345_678.0)), "১২.৩ MB");
+        assert_eq!(Texts(Lang::Bn).mb(12_345_678.0), "১২.৩ MB");
         assert_eq!(Texts(Lang::En).num(108), "108");
         assert_eq!(bengali_digits("Question 10 of 8"), "Question ১০ of ৮");
     }

@@ -1,7 +1,7 @@
 //! The status line (`data-testid="status"`, `data-state` loading | ready | error), download
 //! progress with rate and time left, the Retry button and the WebGPU line.
 
-use crate::i18n::{Lang, Texts, mb};
+use crate::i18n::{Lang, Texts};
 use crate::protocol::{Phase as LoadPhase, Progress};
 use crate::ui::lazy::Python;
 use crate::ui::state::{Gpu, Load};
@@ -33,9 +33,9 @@ pub fn progress_line(t: Texts, pr: &Progress) -> String {
     };
     let mut line = format!("{what} {}", pr.name);
     if pr.phase == LoadPhase::Downloading && pr.total > 0 {
-        line.push_str(&format!(": {} / {}", t.num(mb(pr.done as f64)), t.num(mb(pr.total as f64))));
+        line.push_str(&format!(": {} / {}", t.mb(pr.done as f64), t.mb(pr.total as f64)));
         if pr.rate > 0.0 {
-            line.push_str(&format!(" · {}/s", t.num(mb(pr.rate))));
+            line.push_str(&format!(" · {}/s", t.mb(pr.rate)));
         }
         if let Some(eta) = pr.eta_s {
             line.push_str(&format!(" · {} {}", duration(eta), t.left()));
@@ -49,7 +49,7 @@ pub fn python_line(t: Texts, python: &Python) -> Html {
     match python {
         Python::Fetching { done, total } => html! {
             <p class="note" data-testid="python-progress" data-state="fetching">
-                { format!("{} {} / {}", t.python_fetching(), t.num(mb(*done as f64)), t.num(mb(*total as f64))) }{ " " }
+                { format!("{} {} / {}", t.python_fetching(), t.mb(*done as f64), t.mb(*total as f64)) }{ " " }
                 <progress value={done.to_string()} max={(*total).max(1).to_string()}></progress>
             </p>
         },
@@ -70,14 +70,14 @@ pub fn StatusLine(p: &Props) -> Html {
                     <div class="progress">
                         <progress data-testid="progress" value={value.to_string()} max={max.to_string()}></progress>
                         <span data-testid="progress-text">{ line }</span>
-                        <span class="total">{ format!(" ({} / {})", t.num(mb(value)), t.num(mb(max))) }</span>
+                        <span class="total">{ format!(" ({} / {})", t.mb(value), t.mb(max)) }</span>
                     </div>
                 }
             });
             ("loading", html! { <>{ t.loading() }{ for detail }</> })
         }
         Load::Ready(info) => {
-            let how = if info.from_cache { t.ready_cached().to_string() } else { format!("{} ({})", t.ready_downloaded(), t.num(mb(info.downloaded_bytes as f64))) };
+            let how = if info.from_cache { t.ready_cached().to_string() } else { format!("{} ({})", t.ready_downloaded(), t.mb(info.downloaded_bytes as f64)) };
             let timings = info.timings.iter().map(|(step, ms)| format!("{step}: {ms:.0} ms")).collect::<Vec<_>>().join("\n");
             ("ready", html! {
                 <span title={format!("{}\n{timings}", info.llm)} data-llm={info.llm.clone()} data-load-ms={format!("{:.0}", info.load_ms)}

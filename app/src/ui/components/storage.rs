@@ -1,7 +1,7 @@
 //! The storage panel: what IndexedDB holds, its size, the browser's quota, and a button that
 //! deletes it all.
 
-use crate::i18n::{Lang, Texts, mb};
+use crate::i18n::{Lang, Texts};
 use crate::protocol::StorageInfo;
 use yew::prelude::*;
 
@@ -25,7 +25,7 @@ pub fn StoragePanel(p: &Props) -> Html {
             let rows = info.entries.iter().map(|e| html! {
                 <tr data-testid="storage-entry" data-name={e.name.clone()}>
                     <td>{ e.url.clone() }</td>
-                    <td class="num">{ t.num(mb(e.bytes as f64)) }</td>
+                    <td class="num">{ t.mb(e.bytes as f64) }</td>
                     <td><code>{ e.version.clone() }</code></td>
                     <td>{ String::from(js_sys::Date::new(&e.stored_at_ms.into()).to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED)) }</td>
                 </tr>
@@ -37,12 +37,12 @@ pub fn StoragePanel(p: &Props) -> Html {
                     } else {
                         <table>
                             <tbody>{ for rows }</tbody>
-                            <tfoot><tr><td></td><td class="num" data-testid="storage-total">{ t.num(mb(total as f64)) }</td><td></td><td></td></tr></tfoot>
+                            <tfoot><tr><td></td><td class="num" data-testid="storage-total">{ t.mb(total as f64) }</td><td></td><td></td></tr></tfoot>
                         </table>
                     }
                     if let Some(v) = &info.complete_version { <p data-testid="storage-complete">{ format!("{}: {v}", t.complete_version()) }</p> }
                     if let (Some(u), Some(q)) = (info.usage, info.quota) {
-                        <p>{ format!("{}: {} {} {}", t.storage_used(), t.num(mb(u)), t.of(), t.num(mb(q))) }</p>
+                        <p>{ format!("{}: {} {} {}", t.storage_used(), t.mb(u), t.of(), t.mb(q)) }</p>
                     }
                 </>
             }
