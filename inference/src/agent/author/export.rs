@@ -2,7 +2,7 @@
 //! and GIFT (both import into Moodle's question bank: an MCQ with feedback per option, each CQ
 //! part an essay question with its marks as the grade).
 
-use super::{Authored, Body, option_label};
+use super::{Authored, Body, Creative, Mcq, Part, option_label};
 use crate::agent::route::Lang;
 use serde_json::{Value, json};
 
@@ -77,6 +77,22 @@ fn html(s: &str) -> String {
     s.lines().filter(|l| !l.trim().is_empty()).map(|l| format!("<p>{}</p>", xml_escape(l))).collect()
 }
 
+/// An option as the teacher's paper shows it: Bangla options carry their letter (ক খ গ ঘ, which
+/// Moodle's numbering cannot write), English ones get Moodle's A–D.
+fn shown_option(i: usize, option: &str, lang: Lang) -> String {
+    if lang == Lang::Bn { format!("{}) {option}", option_label(i, lang)) } else { option.to_string() }
+}
+
+/// The keyed option with its letter (an MCQ's general feedback).
+fn answer_key(m: &Mcq, lang: Lang) -> String {
+    format!("{}) {}", option_label(m.answer_index, lang), m.options.get(m.answer_index).map_or("", |s| s))
+}
+
+/// One part of a creative question as its own essay: headline, stimulus, the part and its marks.
+fn cq_part_text(c: &Creative, p: &Part, lang: Lang) -> String {
+    format!("{}\n{}\n{}) {} ({} {})", c.headline, c.clue, p.label, p.question, p.marks, if lang == Lang::Bn { "নম্বর" } else { "marks" })
+}
+
 fn text_el(tag: &str, format: Option<&str>, body: &str) -> String {
     match format {
         Some(f) => format!("<{tag} format=\"{f}\"><text>{}</text></{tag}>", xml_escape(body)),
@@ -101,16 +117,14 @@ pub fn moodle_xml(items: &[Authored]) -> String {
                 out.push_str("  <question type=\"multichoice\">\n");
                 out.push_str(&format!("    {}\n", text_el("name", None, &name)));
                 out.push_str(&format!("    {}\n", text_el("questiontext", Some("html"), &html(&m.question))));
-                let key = format!("{}) {}", option_label(m.answer_index, item.language), m.options.get(m.answer_index).map_or("", |s| s));
-                out.push_str(&format!("    {}\n", text_el("generalfeedback", Some("html"), &html(&key))));
+                out.push_str(&format!("    {}\n", text_el("generalfeedback", Some("html"), &html(&answer_key(m, item.language)))));
                 out.push_str("    <defaultgrade>1</defaultgrade>\n    <penalty>0.3333333</penalty>\n    <hidden>0</hidden>\n");
                 out.push_str(&format!("    <single>true</single>\n    <shuffleanswers>0</shuffleanswers>\n    <answernumbering>{numbering}</answernumbering>\n"));
                 for (i, o) in m.options.iter().enumerate() {
                     let fraction = if i == m.answer_index { 100 } else { 0 };
-                    let shown = if item.language == Lang::Bn { format!("{}) {o}", option_label(i, item.language)) } else { o.clone() };
                     out.push_str(&format!(
                         "    <answer fraction=\"{fraction}\" format=\"html\"><text>{}</text>{}</answer>\n",
-                        xml_escape(&html(&shown)),
+                        xml_escape(&html(&shown_option(i, o, item.language))),
                         text_el("feedback", Some("html"), &html(m.rationales.get(i).map_or("", |s| s)))
                     ));
                 }
@@ -121,8 +135,7 @@ pub fn moodle_xml(items: &[Authored]) -> String {
                 for p in &c.parts {
                     out.push_str("  <question type=\"essay\">\n");
                     out.push_str(&format!("    {}\n", text_el("name", None, &format!("{name} {}", p.label))));
-                    let body = format!("{}\n{}\n{}) {} ({} {})", c.headline, c.clue, p.label, p.question, p.marks, if item.language == Lang::Bn { "নম্বর" } else { "marks" });
-                    out.push_str(&format!("    {}\n", text_el("questiontext", Some("html"), &html(&body))));
+                    out.push_str(&format!("    {}\n", text_el("questiontext", Some("html"), &html(&cq_part_text(c, p, item.language)))));
                     out.push_str(&format!("    {}\n", text_el("generalfeedback", Some("html"), "")));
                     out.push_str(&format!("    <defaultgrade>{}</defaultgrade>\n    <penalty>0</penalty>\n    <hidden>0</hidden>\n", p.marks));
                     out.push_str("    <responseformat>editor</responseformat>\n    <responserequired>1</responserequired>\n    <responsefieldlines>10</responsefieldlines>\n    <attachments>0</attachments>\n");
@@ -155,31 +168,35 @@ pub fn gift_escape(s: &str) -> String {
     out
 }
 
-/// GIFT: one question per blank-line-separated block; MCQ options with `=` (right) and `~`,
-/// each with `#feedback`; each CQ part an essay (`{}`).
+/// GIFT as Moodle's importer reads it (`question/format/gift`): one question per block of lines
+/// between blank lines; the texts in its `[html]` format, escaped as the Moodle XML export's are
+/// (so a `<` in a program stays a `<`, not a tag), with GIFT's special characters escaped after;
+/// MCQ options with `=` (right) and `~`, each with its `#feedback`, the key as `####` general
+/// feedback; each CQ part an essay (`{}`).
 pub fn gift(items: &[Authored]) -> String {
+    let text = |s: &str| gift_escape(&html(s));
     let mut out = String::new();
     let mut chapter: Option<&str> = None;
     for item in items {
         if chapter != Some(item.chapter.as_str()) {
             chapter = Some(&item.chapter);
-            out.push_str(&format!("$CATEGORY: $course$/Pathshala/{}\n\n", item.chapter.replace(['/', '\n'], "-")));
+            // Moodle takes the rest of the line as the category path, unescaped.
+            out.push_str(&format!("$CATEGORY: $course$/Pathshala/{}\n\n", item.chapter.replace(['/', '\n', '\r'], "-")));
         }
         let name = format!("{} ({})", item.question_id, item.concept);
         match &item.body {
             Body::Mcq(m) => {
-                out.push_str(&format!("// {} · {} · AI-assisted\n", item.chapter.replace('\n', " "), item.difficulty.name()));
-                out.push_str(&format!("::{}::{} {{\n", gift_escape(&name), gift_escape(&m.question)));
+                out.push_str(&format!("// {} · {} · AI-assisted\n", item.chapter.replace(['\n', '\r'], " "), item.difficulty.name()));
+                out.push_str(&format!("::{}::[html]{} {{\n", gift_escape(&name), text(&m.question)));
                 for (i, o) in m.options.iter().enumerate() {
                     let mark = if i == m.answer_index { '=' } else { '~' };
-                    out.push_str(&format!("\t{mark}{}#{}\n", gift_escape(o), gift_escape(m.rationales.get(i).map_or("", |s| s))));
+                    out.push_str(&format!("\t{mark}{}#{}\n", text(&shown_option(i, o, item.language)), text(m.rationales.get(i).map_or("", |s| s))));
                 }
-                out.push_str("}\n\n");
+                out.push_str(&format!("\t####{}\n}}\n\n", text(&answer_key(m, item.language))));
             }
             Body::Cq(c) => {
                 for p in &c.parts {
-                    let text = format!("{}\n{}\n{}) {} ({})", c.headline, c.clue, p.label, p.question, p.marks);
-                    out.push_str(&format!("::{} {}::{} {{}}\n\n", gift_escape(&name), gift_escape(&p.label), gift_escape(&text)));
+                    out.push_str(&format!("::{} {}::[html]{} {{}}\n\n", gift_escape(&name), gift_escape(&p.label), text(&cq_part_text(c, p, item.language))));
                 }
             }
         }
@@ -254,17 +271,137 @@ mod tests {
         assert!(xml.contains("&lt;p&gt;A &amp;amp; B&lt;/p&gt;"), "option text escaped twice: as HTML, then as XML");
     }
 
+    /// One question as Moodle's GIFT importer reads it (`qformat_gift::readquestion`): its
+    /// type, name, text and format, options as (text, right, feedback), general feedback.
+    #[derive(Debug, Default)]
+    struct GiftQuestion {
+        qtype: &'static str,
+        name: String,
+        text: String,
+        format: String,
+        options: Vec<(String, bool, String)>,
+        general: String,
+    }
+
+    /// GIFT read the way Moodle's importer reads it, step by step: blocks between blank lines
+    /// (lines trimmed), `//` lines dropped, escaped characters hidden before parsing and
+    /// restored after, `$CATEGORY:`, `::name::`, the text before the first `{`, the answers up
+    /// to the first `}`, a `[format]` prefix, `####` general feedback, then the type from the
+    /// answers (empty: essay; a `~`: multichoice, each answer split at `#`).
+    fn moodle_reads_gift(gift: &str) -> Vec<GiftQuestion> {
+        const HIDDEN: [(&str, &str, char); 7] =
+            [("\\:", "&&058;", ':'), ("\\#", "&&035;", '#'), ("\\=", "&&061;", '='), ("\\{", "&&123;", '{'), ("\\}", "&&125;", '}'), ("\\~", "&&126;", '~'), ("\\n", "&&010", '\n')];
+        let hide = |s: &str| {
+            let mut s = s.replace("\\\\", "&&092;");
+            for (esc, ph, _) in HIDDEN {
+                s = s.replace(esc, ph);
+            }
+            s.replace("&&092;", "\\")
+        };
+        let restore = |s: &str| HIDDEN.iter().fold(s.to_string(), |s, (_, ph, c)| s.replace(ph, &c.to_string()));
+        let with_format = |s: &str, default: &str| -> (String, String) {
+            let s = s.trim();
+            if let Some(rest) = s.strip_prefix('[')
+                && let Some(end) = rest.find(']')
+                && ["html", "moodle", "plain", "markdown"].contains(&&rest[..end])
+            {
+                return (restore(&rest[end + 1..]).trim().to_string(), rest[..end].to_string());
+            }
+            (restore(s).trim().to_string(), default.to_string())
+        };
+        let mut blocks: Vec<Vec<&str>> = vec![vec![]];
+        for line in gift.lines().map(str::trim) {
+            if line.is_empty() {
+                blocks.push(vec![]);
+            } else {
+                blocks.last_mut().unwrap().push(line);
+            }
+        }
+        let mut out = Vec::new();
+        for lines in blocks.into_iter().filter(|b| !b.is_empty()) {
+            let text: Vec<&str> = lines.iter().map(|l| if l.starts_with("//") { " " } else { l }).collect();
+            let mut text = hide(text.join("\n").trim());
+            if text.is_empty() {
+                continue;
+            }
+            if let Some(cat) = text.strip_prefix("$CATEGORY:") {
+                out.push(GiftQuestion { qtype: "category", text: cat.trim().to_string(), ..Default::default() });
+                continue;
+            }
+            let mut q = GiftQuestion::default();
+            if let Some(rest) = text.strip_prefix("::") {
+                let end = rest.find("::").expect("a name ends with ::");
+                q.name = restore(&rest[..end]);
+                text = rest[end + 2..].trim().to_string();
+            }
+            let (open, close) = (text.find('{').expect("an answer part"), text.find('}').expect("its end"));
+            let mut answers = text[open + 1..close].trim().to_string();
+            let mut question = text.clone();
+            question.replace_range(open..=close, "");
+            if let Some(g) = answers.rfind("####") {
+                q.general = answers[g + 4..].to_string();
+                answers = answers[..g].trim().to_string();
+            }
+            (q.text, q.format) = with_format(&question, "moodle");
+            q.general = with_format(&q.general, &q.format).0;
+            if answers.is_empty() {
+                q.qtype = "essay";
+            } else {
+                assert!(answers.contains('~'), "only a multichoice is exported: {answers}");
+                q.qtype = "multichoice";
+                for a in answers.replace('=', "~=").split('~').map(str::trim).filter(|a| !a.is_empty()) {
+                    let (right, a) = a.strip_prefix('=').map_or((false, a), |a| (true, a));
+                    let (text, feedback) = a.split_once('#').unwrap_or((a, ""));
+                    q.options.push((with_format(text, &q.format).0, right, with_format(feedback, &q.format).0));
+                }
+            }
+            out.push(q);
+        }
+        out
+    }
+
+    /// What a learner sees of Moodle's HTML text: tags out, entities back, paragraphs as lines.
+    fn shown(html: &str) -> String {
+        let text = html.replace("</p><p>", "\n").replace("<p>", "").replace("</p>", "");
+        assert!(!text.contains('<'), "a tag is left in {html}");
+        text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&")
+    }
+
     #[test]
-    fn gift_escapes_its_special_characters() {
-        let g = gift(&items());
-        assert!(g.starts_with("$CATEGORY: $course$/Pathshala/Ch 4: <Light> & {life}\n"));
-        assert!(g.contains("::x-Mcq (Light)::What does 2 \\= 2 \\{always\\} mean\\: a \\~ b? \\# not {"));
-        assert!(g.contains("\t=x\\:y#r2\n") && g.contains("\t~back\\\\slash#r3\n") && g.contains("~A & B#r0"));
-        assert!(g.contains("#r1 \\= ok"));
-        // Each question block: no blank line inside; four essays for the CQ.
-        let blocks: Vec<&str> = g.split("\n\n").filter(|b| !b.trim().is_empty()).collect();
-        assert_eq!(blocks.len(), 1 + 1 + 4, "category, MCQ, four essays: {blocks:?}");
-        assert!(blocks.iter().skip(2).all(|b| b.ends_with("{}")));
+    fn gift_reads_back_in_moodle_as_written() {
+        let mut all = items();
+        // A Python item: a program in the stem (braces, a comparison, a comment, a line break), an
+        // option that starts like a format name, and a Bangla item with its own letters.
+        let code = Mcq {
+            question: "What does this print?\nd = {'a': 1}  # a dict\nprint(d['a'] < 2)".into(),
+            options: vec!["[True]".into(), "True".into(), "{'a': 1}".into(), "1 == 1 ~ 2".into()],
+            answer_index: 1,
+            rationales: vec!["a list is not printed".into(), "1 < 2 is True".into(), "the dict is not printed".into(), "not Python".into()],
+        };
+        all.push(Authored::new("x-code".into(), Body::Mcq(code.clone()), "Ch 5".into(), "Dicts".into(), vec![], Difficulty::Beginner, Lang::En));
+        let bn = Mcq { question: "পাতা সবুজ কেন?".into(), options: vec!["ক্লোরোফিল".into(), "পানি".into(), "আলো".into(), "মাটি".into()], answer_index: 0, rationales: vec!["সঠিক".into(), String::new(), String::new(), String::new()] };
+        all.push(Authored::new("x-bn".into(), Body::Mcq(bn), "অধ্যায় ৮".into(), "পাতা".into(), vec![], Difficulty::Beginner, Lang::Bn));
+
+        let read = moodle_reads_gift(&gift(&all));
+        let kinds: Vec<&str> = read.iter().map(|q| q.qtype).collect();
+        assert_eq!(kinds, ["category", "multichoice", "essay", "essay", "essay", "essay", "category", "multichoice", "category", "multichoice"]);
+        assert_eq!(read[0].text, "$course$/Pathshala/Ch 4: <Light> & {life}");
+        for (q, item) in read.iter().filter(|q| q.qtype == "multichoice").zip(all.iter().filter(|i| i.task == Task::Mcq)) {
+            let Body::Mcq(m) = &item.body else { unreachable!() };
+            assert_eq!(q.name, format!("{} ({})", item.question_id, item.concept));
+            assert_eq!(q.format, "html", "Moodle's HTML, so a < in a program stays a <");
+            assert_eq!(shown(&q.text), m.question, "the stem as written");
+            let options: Vec<(String, bool, String)> = q.options.iter().map(|(t, r, f)| (shown(t), *r, shown(f))).collect();
+            let want: Vec<(String, bool, String)> = m.options.iter().enumerate().map(|(i, o)| (shown_option(i, o, item.language), i == m.answer_index, m.rationales[i].clone())).collect();
+            assert_eq!(options, want, "every option, the right one marked, each with its feedback");
+            assert_eq!(shown(&q.general), answer_key(m, item.language));
+        }
+        assert_eq!(read[9].options[0].0, "<p>ক) ক্লোরোফিল</p>", "Bangla options carry their letters");
+        let Body::Cq(c) = &all[1].body else { unreachable!() };
+        for (q, p) in read[2..6].iter().zip(&c.parts) {
+            assert_eq!((q.name.clone(), q.format.as_str()), (format!("x-Cq (Light) {}", p.label), "html"));
+            assert_eq!(shown(&q.text), cq_part_text(c, p, Lang::En));
+        }
     }
 
     #[test]
