@@ -427,6 +427,61 @@ test('the Author view: a request gives items with evidence and a report, or repo
   await page.waitForSelector('[data-testid=author-not-covered], [data-testid=author-refused]', { timeout: 120_000 });
 });
 
+// The saved bank (a Bangla course's two MCQs and a creative question) put under the test
+// course's title; `record` null removes it.
+async function putBank(record) {
+  await page.evaluate((json) => new Promise((resolve, reject) => {
+    const r = indexedDB.open('pathshala-author', 1);
+    r.onupgradeneeded = () => { if (!r.result.objectStoreNames.contains('bank')) r.result.createObjectStore('bank'); };
+    r.onsuccess = () => {
+      const tx = r.result.transaction('bank', 'readwrite');
+      if (json === null) tx.objectStore('bank').delete('Pathshala test course');
+      else tx.objectStore('bank').put(JSON.stringify(JSON.parse(json)), 'Pathshala test course');
+      tx.oncomplete = () => { r.result.close(); resolve(); };
+      tx.onerror = () => reject(tx.error);
+    };
+    r.onerror = () => reject(r.error);
+  }), record);
+}
+
+test('the printed exam paper: only the paper, the answer key on a page of its own, Bangla in the shipped font', async () => {
+  await page.goto(base);
+  await waitReady();
+  await putBank(readFileSync(new URL('./fixtures/author-bank.json', import.meta.url), 'utf8'));
+  await page.goto(base);
+  await waitReady();
+  await page.click('[data-testid=tab-author]');
+  await page.waitForSelector('[data-testid=author-item] >> nth=2', { timeout: 30_000 });
+  await page.emulateMedia({ media: 'print' });
+  const printed = await page.evaluate(async () => {
+    await document.fonts.ready;
+    const shown = (e) => e.getClientRects().length > 0;
+    const paper = document.querySelector('[data-testid=print-paper]');
+    const key = document.querySelector('[data-testid=print-key]');
+    return {
+      paper: shown(paper),
+      others: [...document.body.querySelectorAll('button, textarea, header, [data-testid=author-item]')].filter(shown).length,
+      keyBreak: getComputedStyle(key).breakBefore,
+      questions: [...paper.querySelectorAll('.paper-item')].map((e) => e.innerText.match(/^[০-৯]+(?=\. )/)?.[0]),
+      key: key.innerText,
+      bengaliFont: [...document.fonts].some((f) => f.family.includes('Pathshala Bengali') && f.status === 'loaded'),
+    };
+  });
+  assert.ok(printed.paper, 'the paper prints');
+  assert.equal(printed.others, 0, 'nothing of the app prints with it');
+  assert.equal(printed.keyBreak, 'page', 'the answer key starts a new page');
+  assert.deepEqual(printed.questions, ['১', '২', '৩'], 'MCQs then the creative question, numbered in Bengali digits');
+  assert.match(printed.key, /১\. খ\) কার্বন ডাইঅক্সাইড|১\. ক\) ক্লোরোফিল/, 'the key names the letter and the option');
+  assert.ok(printed.bengaliFont, 'the shipped Bengali font is loaded for the paper');
+  // Chromium's own print: two pages (questions; key) and the shipped font embedded.
+  const pdf = (await page.pdf({ format: 'A4' })).toString('latin1');
+  const pages = (pdf.match(/\/Type\s*\/Page\b(?!s)/g) || []).length;
+  assert.equal(pages, 2, `the paper, then the key on its own page (${pages} pages printed)`);
+  assert.match(pdf, /\/FontName\s*\/[A-Z]{6}\+NotoSansBengali/, 'Bangla is set in the shipped Noto Sans Bengali');
+  await page.emulateMedia({ media: null });
+  await putBank(null);
+});
+
 test('model Markdown renders inert: no raw HTML, no script', async () => {
   const md = 'Here: <img src=x onerror="window.__pwned=1"> **bold** [link](javascript:window.__pwned=2) <script>window.__pwned=3</script>';
   await page.goto(`${base}?md=${encodeURIComponent(md)}`);

@@ -313,4 +313,17 @@ mod tests {
         let old: Bank = serde_json::from_str(r#"{"course": "C", "items": []}"#).unwrap();
         assert!(old.drafts.is_empty());
     }
+
+    #[test]
+    fn the_browser_tests_bank_reads() {
+        // tests/browser/app.test.mjs puts this bank in IndexedDB and prints its paper; the app
+        // starts from an empty bank when it cannot read one, so its shape is checked here.
+        let saved: Bank = serde_json::from_str(include_str!("../../../tests/browser/fixtures/author-bank.json")).expect("a saved bank");
+        assert_eq!(saved.course, "Pathshala test course", "the browser test course's title");
+        let mut a = AuthorUi::default();
+        a.load(saved);
+        let tasks: Vec<Task> = a.exportable().iter().map(|i| i.task).collect();
+        assert_eq!(tasks, [Task::Mcq, Task::Cq, Task::Mcq], "least supported first: two MCQs and a creative question");
+        assert!(a.bank.iter().all(|i| i.language == Lang::Bn));
+    }
 }

@@ -183,7 +183,7 @@ pub fn AuthorPanel(p: &Props) -> Html {
                           on_draft={p.on_draft.clone()} on_open={p.on_open.clone()} />
             }) }
             { for exports }
-            { paper(t, &exportable) }
+            if !exportable.is_empty() { { paper(t, &exportable) } }
         </section>
     }
 }
@@ -366,7 +366,7 @@ fn paper(t: Texts, items: &[Authored]) -> Html {
     let lang = items.first().map_or(CourseLang::En, |i| i.language);
     let number = |n: usize| if lang == CourseLang::Bn { crate::i18n::bengali_digits(&n.to_string()) } else { n.to_string() };
     html! {
-        <div class="print-paper" lang={if lang == CourseLang::Bn { "bn" } else { "en" }}>
+        <div class="print-paper" data-testid="print-paper" lang={if lang == CourseLang::Bn { "bn" } else { "en" }}>
             { for mcqs.iter().enumerate().map(|(n, i)| match &i.body {
                 Body::Mcq(m) => html! {
                     <div class="paper-item">
@@ -385,7 +385,7 @@ fn paper(t: Texts, items: &[Authored]) -> Html {
                 },
                 Body::Mcq(_) => html! {},
             }) }
-            <div class="print-key">
+            <div class="print-key" data-testid="print-key">
                 <h3>{ t.author_answer_key() }</h3>
                 { for mcqs.iter().enumerate().map(|(n, i)| match &i.body {
                     Body::Mcq(m) => html! { <p>{ format!("{}. {}) {}", number(n + 1), option_label(m.answer_index, i.language), m.options.get(m.answer_index).cloned().unwrap_or_default()) }</p> },
