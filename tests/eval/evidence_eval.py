@@ -9,7 +9,8 @@ stage alone, no answer written).
 defaults (or the `--ask-arg` settings) and lists the passages the model would read; the model
 reads nothing. Then, per key fact:
   - lexical: the share of the fact's content words (stop words out, first five letters of each)
-    found in the passages; a fact counts as held at 0.75 or more;
+    found in the passages; a fact counts as held at 0.75 or more (and the same in the book quote
+    shown above the answer: `facts_in_quote_lexical`);
   - with --judge: does a passage state the fact (`index-builder judge`, kind `fact`, the same
     question and threshold as answer_eval.py's key-fact recall; the judge reads the 400
     characters of each passage nearest the fact); held when any passage does;
@@ -79,7 +80,7 @@ def main():
         quote = (r.get("quote") or {}).get("text")
         row["quote"] = quote
         for k, fact in enumerate(q["key_facts"]):
-            row["facts"].append({"fact": fact, "lexical": lexical(fact, texts)})
+            row["facts"].append({"fact": fact, "lexical": lexical(fact, texts), "quote_lexical": lexical(fact, [quote] if quote else [])})
             for n, t in enumerate([quote] if a.quote else texts):
                 if t:
                     pairs.append({"id": f"{q['id']}:{k}:{n}", "kind": "fact", "text": t, "claim": fact})
@@ -99,6 +100,8 @@ def main():
         "set": a.set, "ask_args": a.ask_arg, "questions": len(rows), "facts": len(facts),
         "refused": len(rows) - len(answered),
         "facts_held_lexical": round(sum(f["lexical"] >= 0.75 for f in facts) / max(1, len(facts)), 3),
+        "facts_in_quote_lexical": round(sum(f["quote_lexical"] >= 0.75 for f in facts) / max(1, len(facts)), 3),
+        "median_quote_chars_all": statistics.median(len(r["quote"] or "") for r in rows) if rows else 0,
         "gold_in_passages": sum(r["gold_in_passages"] for r in rows),
         "median_passage_chars": statistics.median(r["passage_chars"] for r in answered) if answered else 0,
         "median_prompt_tokens": statistics.median(r["prompt_tokens"] for r in answered) if answered else 0,

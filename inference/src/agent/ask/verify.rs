@@ -334,37 +334,54 @@ fn quotable(sentence: &str) -> bool {
     (25..=400).contains(&n) && sentence.split_whitespace().count() >= MIN_QUOTE_WORDS
 }
 
+/// How much of a prose sentence's weight on the question the next prose sentence of its passage
+/// shares (an example between them allowed): the book states a point, then explains it in words
+/// the question does not use ("This is because …", "The reason is that …"). Chosen on the tuning
+/// half of our English set (docs/EVALUATION.md, "The sentence after").
+const FOLLOW_WEIGHT: f32 = 0.5;
+
 /// The book's words that best answer the question, verbatim, from one passage. Each quotable
 /// sentence is scored by the IDF weight of the question's terms it contains; the best score
 /// divided by the passage's rank picks the passage (retrieval's order is the stronger signal: a
-/// lower passage needs twice, three times the overlap). From that passage, its sentences sharing
-/// a term with the question, best first, while the quote stays within `max_chars` (0: the best
-/// sentence alone), shown in the passage's order, " … " marking where text was skipped.
-/// None when no sentence shares a content term with the question.
+/// lower passage needs twice, three times the overlap). From that passage, its sentences on the
+/// question (their own weight plus [`FOLLOW_WEIGHT`] of the sentence before), best first, while
+/// the quote stays within `max_chars` (0: the best sentence alone), shown in the passage's order,
+/// " … " marking where text was skipped. None when no sentence shares a content term with the
+/// question.
 pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<(&'a Source, String)> {
     let q = terms(question);
     let overlap = |sentence: &str| -> f32 { terms(sentence).iter().filter(|w| q.contains(*w)).map(|w| idf(w)).sum() };
-    // Per passage: its quotable whole sentences (position, overlap) sharing a term with the question.
-    let mut best: Option<(f32, &Source, Vec<(usize, f32, &str)>)> = None;
+    // Per passage: its quotable whole sentences on the question (position, weight with the
+    // sentence before, text, own weight).
+    let mut best: Option<(f32, &Source, Vec<(usize, f32, &str, f32)>)> = None;
     for (rank, s) in sources.iter().enumerate() {
-        let candidates: Vec<(usize, f32, &str)> = prose_sentences(&s.text)
-            .into_iter()
+        let prose = prose_sentences(&s.text);
+        let own: Vec<f32> = prose.iter().map(|(_, x)| overlap(x)).collect();
+        let candidates: Vec<(usize, f32, &str, f32)> = prose
+            .iter()
+            .enumerate()
+            .map(|(k, &(i, x))| (i, own[k] + FOLLOW_WEIGHT * if k > 0 { own[k - 1] } else { 0.0 }, x, own[k]))
             // A sentence cut short where the passage was cut is not quoted.
-            .filter(|(_, x)| quotable(x) && ends_sentence(x))
-            .map(|(i, x)| (i, overlap(x), x))
+            .filter(|(_, _, x, _)| quotable(x) && ends_sentence(x))
             .filter(|c| c.1 > 0.0)
             .collect();
-        let top = candidates.iter().map(|c| c.1).fold(0.0, f32::max) / (1 + rank) as f32;
+        // The passage is picked by its best sentence's own weight.
+        let top = candidates.iter().map(|c| c.3).fold(0.0, f32::max) / (1 + rank) as f32;
         if top > 0.0 && best.as_ref().is_none_or(|(b, _, _)| top > *b) {
             best = Some((top, s, candidates));
         }
     }
     let (_, source, mut candidates) = best?;
-    // Best first (the earlier of equals), then as many as fit.
+    // The sentence with most of the question's own weight first, then the rest by weight with
+    // the sentence before weighed in (the earlier of equals), as many as fit.
     candidates.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    if let Some(lead) = candidates.iter().enumerate().max_by(|(_, a), (_, b)| a.3.total_cmp(&b.3).then(b.0.cmp(&a.0))).map(|(i, _)| i) {
+        let lead = candidates.remove(lead);
+        candidates.insert(0, lead);
+    }
     let mut picked: Vec<(usize, &str)> = Vec::new();
     let mut used = 0;
-    for (i, _, x) in candidates {
+    for (i, _, x, _) in candidates {
         let n = x.chars().count() + if picked.is_empty() { 0 } else { 3 };
         if !picked.is_empty() && used + n > max_chars {
             continue;
@@ -559,18 +576,40 @@ mod tests {
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
         let q = |max| quote("How do I add an item to the end of a list?", &sources, &idf, max).unwrap().1;
+        // The lead is the sentence holding most of the question's words (the first of equals).
         assert_eq!(q(0), "The append method adds an item to the end of the list.");
-        // The next best (four of the question's terms) fits; the sentence on sets shares none.
+        // The next best (four of the question's terms, and two in the sentence before) fits.
         assert_eq!(q(120), "The append method adds an item to the end of the list. … You add an item at the end of a list again and again.");
+        // The sentence on sets shares no term, but follows the lead: half the lead's weight
+        // brings it in before the sentence on lists that shares one.
         assert_eq!(
-            q(400),
-            "Lists hold objects of any type you like. The append method adds an item to the end of the list. … \
+            q(230),
+            "The append method adds an item to the end of the list. Sets have no order at all, unlike sequences. \
              Use extend to add several items at once, from any iterable. You add an item at the end of a list again and again."
         );
+        assert!(q(300).starts_with("Lists hold objects of any type you like. The append method"), "then the rest, as they fit");
         // An indented example between two quoted sentences is skipped text too; a blank line is not.
         let sources = [source(1, "The append method adds an item to the end of the list.\n\n    x.append(3)\n\nYou add an item at the end of a list again and again.\n\nItems go on the end of a list with append as well.")];
         let q = quote("How do I add an item to the end of a list?", &sources, &idf, 400).unwrap().1;
         assert_eq!(q, "The append method adds an item to the end of the list. … You add an item at the end of a list again and again. Items go on the end of a list with append as well.");
+    }
+
+    #[test]
+    fn the_explanation_after_the_sentence_on_the_question_is_quoted() {
+        // The book states the point, shows it, then explains it in its own words; a sentence far
+        // from the point that shares no term with the question stays out.
+        let text = "Changes to one row of a grid made with * show in every row of the grid.\n\n\
+                    >>> grid = [[0] * 2] * 3\n>>> grid[0][0] = 5\n\n\
+                    The reason is that replicating with * does not create copies, only references to the same object.\n\n\
+                    Other sequence types such as tuples support the same operations as well.";
+        let sources = [source(1, text)];
+        let idf = |_: &str| 1.0;
+        let q = quote("Why does changing one row of my grid change every row?", &sources, &idf, 800).unwrap().1;
+        assert_eq!(
+            q,
+            "Changes to one row of a grid made with * show in every row of the grid. … \
+             The reason is that replicating with * does not create copies, only references to the same object."
+        );
     }
 
     #[test]
