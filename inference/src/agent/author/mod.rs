@@ -728,7 +728,11 @@ impl Job {
             // The writer's own rules beyond the six gates: a story, not the book's sentences.
             let copied = copies(&cq.clue, &passage);
             g.insert("stimulus_not_copied".into(), !copied);
-            let reason = gates::failure(&g, lang).or_else(|| copied.then(|| "the stimulus copied sentences of the passage; tell a new situation in your own words".to_string()));
+            let about = on_passage(&cq.clue, &parts, &passage);
+            g.insert("cq_on_passage".into(), about);
+            let reason = gates::failure(&g, lang)
+                .or_else(|| copied.then(|| "the stimulus copied sentences of the passage; tell a new situation in your own words".to_string()))
+                .or_else(|| (!about).then(|| "it was not about the passage; write the situation and the four questions about what the passage teaches".to_string()));
             match reason {
                 None => {
                     self.cqs += 1;
@@ -817,6 +821,19 @@ pub async fn verify_alone(env: &mut AuthorEnv<'_>, item: &mut Authored, cfg: &Au
     let request = item.concept.clone();
     item.verification = Some(verify::verify(&mut venv, item, &request, true, &th, cal).await?);
     Ok(())
+}
+
+/// Content words a creative question shares with its passage, at least, to be about it.
+const CQ_SHARED_TERMS: usize = 2;
+
+/// Whether a creative question is about its passage: its stimulus and parts together share at
+/// least [`CQ_SHARED_TERMS`] content words with it (the knowledge part names what the passage
+/// teaches). A question on another topic shares none: the 1.5B answered a Python passage with
+/// the worked example's physics (water's density and temperature).
+fn on_passage(clue: &str, parts: &[String], passage: &str) -> bool {
+    let book = ask::verify::terms(passage);
+    let cq = ask::verify::terms(&std::iter::once(clue).chain(parts.iter().map(String::as_str)).collect::<Vec<_>>().join(" "));
+    cq.intersection(&book).count() >= CQ_SHARED_TERMS
 }
 
 /// Whether some stimulus sentence repeats a passage sentence (≥ 0.6 of its content words).
@@ -929,5 +946,23 @@ mod tests {
         let p = "Green plants make glucose from carbon dioxide and water using sunlight. Oxygen is released.";
         assert!(copies("Stimulus: Green plants make glucose from carbon dioxide and water using sunlight.", p));
         assert!(!copies("Stimulus: Rina kept a potted plant in a dark cupboard for a week and its leaves turned pale.", p));
+    }
+
+    #[test]
+    fn a_creative_question_on_another_topic_is_caught() {
+        // The worked examples are about their passages, in both languages.
+        for lang in [Lang::En, Lang::Bn] {
+            let (user, reply) = prompt::cq_example(lang);
+            let c = creative_from(&serde_json::from_str(&reply).unwrap(), lang);
+            let parts: Vec<String> = c.parts.iter().map(|p| p.question.clone()).collect();
+            assert!(on_passage(&c.clue, &parts, &user), "{lang:?}");
+        }
+        // A Python passage answered with physics shares nothing with it.
+        let passage = "Default values for parameters can be any of a number of values. At their simplest, they can be string, int, or float literals.";
+        let clue = "Stimulus: At room temperature, pure water has a specific gravity of about 1. When ice melts, its volume changes.";
+        let parts = ["What happens to the volume of a liquid when heated?", "Why do some substances expand?", "Explain why hot water feels warmer.", "How might sea levels change?"].map(String::from);
+        assert!(!on_passage(clue, &parts, passage));
+        let parts = ["What is a default value of a parameter?", "Why can a default be a string?", "c?", "d?"].map(String::from);
+        assert!(on_passage("Stimulus: Rafi wrote a program that greets his friends.", &parts, passage));
     }
 }
