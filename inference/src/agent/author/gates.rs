@@ -5,7 +5,7 @@
 //! | `mcq_shape` | MCQ | exactly 4 non-empty options and an answer index 0–3 |
 //! | `mcq_script` | MCQ | letters of the target script ≥ 0.55 of all letters |
 //! | `cq_marker` | CQ | the clue starts with the stimulus marker ("উদ্দীপক:" / "Stimulus:") |
-//! | `cq_sentences` | CQ | the stimulus has ≥ 5 sentences |
+//! | `cq_sentences` | CQ | the stimulus has ≥ 5 different sentences |
 //! | `cq_not_theory` | CQ | the stimulus does not open with a definition (a "theory dump") |
 //! | `cq_script` | CQ | target-script letters ≥ 0.85 and no letter of another script |
 //!
@@ -176,7 +176,11 @@ pub fn cq(clue: &str, parts: &[String], concepts: &[String], lang: Lang) -> Gate
     let trimmed = clue.trim_start();
     g.insert("cq_marker".into(), trimmed.starts_with(m));
     let story = trimmed.strip_prefix(m).unwrap_or(trimmed);
-    g.insert("cq_sentences".into(), sentences(story).len() >= CQ_SENTENCES);
+    // Different sentences: a small model can fill the count by saying one sentence three times.
+    let mut said: Vec<String> = sentences(story).into_iter().map(|x| x.trim().to_string()).collect();
+    said.sort_unstable();
+    said.dedup();
+    g.insert("cq_sentences".into(), said.len() >= CQ_SENTENCES);
     // A story, not a definition and not a list of questions.
     let asks = sentences(story).iter().filter(|s| s.ends_with('?')).count();
     g.insert("cq_not_theory".into(), !theory_dump(story, concepts) && asks <= 1);
@@ -201,7 +205,7 @@ pub fn failure(g: &Gates, lang: Lang) -> Option<String> {
             "mcq_shape" => "it did not have exactly four options and one correct answer".into(),
             "mcq_script" => format!("it was not written in {lang_name}"),
             "cq_marker" => "the stimulus was missing".into(),
-            "cq_sentences" => format!("the stimulus had fewer than {CQ_SENTENCES} sentences; write {CQ_SENTENCES} to 8 short sentences"),
+            "cq_sentences" => format!("the stimulus had fewer than {CQ_SENTENCES} different sentences; write {CQ_SENTENCES} to 8 short sentences"),
             "cq_not_theory" => "the stimulus opened with a definition, named the concept or asked questions; tell a situation someone sees or does".into(),
             "cq_script" => format!("it was not written only in {lang_name} letters"),
             other => other.to_string(),
@@ -257,6 +261,8 @@ mod tests {
         assert!(g.values().all(|&b| b), "{g:?}");
         let short = cq("উদ্দীপক: রিনা টবে একটি গাছ রাখল। সে রোজ পানি দিল।", &parts, &[], Lang::Bn);
         assert!(failure(&short, Lang::Bn).unwrap().contains("fewer than 5"));
+        let repeated = cq("উদ্দীপক: রিনা টবে একটি গাছ রাখল। সে রোজ পানি দিল। সে রোজ পানি দিল। সে রোজ পানি দিল। রিনা গাছটি ঘুরিয়ে দিল।", &parts, &[], Lang::Bn);
+        assert_eq!(repeated.get("cq_sentences"), Some(&false), "one sentence said three times counts once");
         assert!(format_and_language(&g) && !format_and_language(&short));
         let latin = cq(story, &opts(&["What is chlorophyll?", "খ?", "গ?", "ঘ?"]), &[], Lang::Bn);
         assert_eq!(latin.get("cq_script"), Some(&false));

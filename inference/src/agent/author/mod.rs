@@ -728,11 +728,12 @@ impl Job {
             // The writer's own rules beyond the six gates: a story, not the book's sentences.
             let copied = copies(&cq.clue, &passage);
             g.insert("stimulus_not_copied".into(), !copied);
-            let about = on_passage(&cq.clue, &parts, &passage);
-            g.insert("cq_on_passage".into(), about);
+            let topics = [concepts.clone(), vec![self.request.query.clone()]].concat();
+            let about = on_topic(&cq.clue, &parts, &topics);
+            g.insert("cq_on_topic".into(), about);
             let reason = gates::failure(&g, lang)
                 .or_else(|| copied.then(|| "the stimulus copied sentences of the passage; tell a new situation in your own words".to_string()))
-                .or_else(|| (!about).then(|| "it was not about the passage; write the situation and the four questions about what the passage teaches".to_string()));
+                .or_else(|| (!about).then(|| format!("it was not about {}; write the situation and the four questions about what the passage teaches", concepts[0])));
             match reason {
                 None => {
                     self.cqs += 1;
@@ -823,17 +824,15 @@ pub async fn verify_alone(env: &mut AuthorEnv<'_>, item: &mut Authored, cfg: &Au
     Ok(())
 }
 
-/// Content words a creative question shares with its passage, at least, to be about it.
-const CQ_SHARED_TERMS: usize = 2;
-
-/// Whether a creative question is about its passage: its stimulus and parts together share at
-/// least [`CQ_SHARED_TERMS`] content words with it (the knowledge part names what the passage
-/// teaches). A question on another topic shares none: the 1.5B answered a Python passage with
-/// the worked example's physics (water's density and temperature).
-fn on_passage(clue: &str, parts: &[String], passage: &str) -> bool {
-    let book = ask::verify::terms(passage);
+/// Whether a creative question is on its topic: its stimulus and parts name at least one content
+/// word of the topics (the section's heading, the job's concept, the teacher's words), as the
+/// knowledge part names what it asks about. The 1.5B answered a passage on default parameter
+/// values with the worked example's physics (water's density and temperature), which shared two
+/// common words with the passage but none with its topic.
+fn on_topic(clue: &str, parts: &[String], topics: &[String]) -> bool {
+    let want: std::collections::HashSet<String> = topics.iter().flat_map(|t| ask::verify::terms(t)).collect();
     let cq = ask::verify::terms(&std::iter::once(clue).chain(parts.iter().map(String::as_str)).collect::<Vec<_>>().join(" "));
-    cq.intersection(&book).count() >= CQ_SHARED_TERMS
+    want.is_empty() || !cq.is_disjoint(&want)
 }
 
 /// Whether some stimulus sentence repeats a passage sentence (≥ 0.6 of its content words).
@@ -950,19 +949,19 @@ mod tests {
 
     #[test]
     fn a_creative_question_on_another_topic_is_caught() {
-        // The worked examples are about their passages, in both languages.
-        for lang in [Lang::En, Lang::Bn] {
-            let (user, reply) = prompt::cq_example(lang);
+        // The worked examples are on their concepts, in both languages.
+        for (lang, concept) in [(Lang::En, "expansion of solids"), (Lang::Bn, "কঠিন পদার্থের প্রসারণ")] {
+            let (_, reply) = prompt::cq_example(lang);
             let c = creative_from(&serde_json::from_str(&reply).unwrap(), lang);
             let parts: Vec<String> = c.parts.iter().map(|p| p.question.clone()).collect();
-            assert!(on_passage(&c.clue, &parts, &user), "{lang:?}");
+            assert!(on_topic(&c.clue, &parts, &[concept.to_string()]), "{lang:?}");
         }
-        // A Python passage answered with physics shares nothing with it.
-        let passage = "Default values for parameters can be any of a number of values. At their simplest, they can be string, int, or float literals.";
+        // A passage on default parameter values answered with physics names none of its topic.
+        let topics = ["Parameter default values".to_string(), "default argument values functions".to_string()];
         let clue = "Stimulus: At room temperature, pure water has a specific gravity of about 1. When ice melts, its volume changes.";
         let parts = ["What happens to the volume of a liquid when heated?", "Why do some substances expand?", "Explain why hot water feels warmer.", "How might sea levels change?"].map(String::from);
-        assert!(!on_passage(clue, &parts, passage));
+        assert!(!on_topic(clue, &parts, &topics));
         let parts = ["What is a default value of a parameter?", "Why can a default be a string?", "c?", "d?"].map(String::from);
-        assert!(on_passage("Stimulus: Rafi wrote a program that greets his friends.", &parts, passage));
+        assert!(on_topic("Stimulus: Rafi wrote a program that greets his friends.", &parts, &topics));
     }
 }
