@@ -828,7 +828,7 @@ pub async fn verify_alone(env: &mut AuthorEnv<'_>, item: &mut Authored, cfg: &Au
 /// word of the topics (the section's heading, the job's concept, the teacher's words), as the
 /// knowledge part names what it asks about. The 1.5B answered a passage on default parameter
 /// values with the worked example's physics (water's density and temperature), which shared two
-/// common words with the passage but none with its topic.
+/// content words with the passage but none with its topic.
 fn on_topic(clue: &str, parts: &[String], topics: &[String]) -> bool {
     let want: std::collections::HashSet<String> = topics.iter().flat_map(|t| ask::verify::terms(t)).collect();
     let cq = ask::verify::terms(&std::iter::once(clue).chain(parts.iter().map(String::as_str)).collect::<Vec<_>>().join(" "));
