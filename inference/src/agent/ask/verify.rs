@@ -349,24 +349,29 @@ const FOLLOW_WEIGHT: f32 = 0.5;
 /// " … " marking where text was skipped. None when no sentence shares a content term with the
 /// question.
 pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<(&'a Source, String)> {
+    /// A quotable whole sentence on the question: its place in the passage, its own weight, and
+    /// that weight with the sentence before weighed in.
+    struct Candidate<'t> {
+        place: usize,
+        own: f32,
+        weight: f32,
+        text: &'t str,
+    }
     let q = terms(question);
     let overlap = |sentence: &str| -> f32 { terms(sentence).iter().filter(|w| q.contains(*w)).map(|w| idf(w)).sum() };
-    // Per passage: its quotable whole sentences on the question (position, weight with the
-    // sentence before, text, own weight).
-    let mut best: Option<(f32, &Source, Vec<(usize, f32, &str, f32)>)> = None;
+    let mut best: Option<(f32, &Source, Vec<Candidate>)> = None;
     for (rank, s) in sources.iter().enumerate() {
         let prose = prose_sentences(&s.text);
         let own: Vec<f32> = prose.iter().map(|(_, x)| overlap(x)).collect();
-        let candidates: Vec<(usize, f32, &str, f32)> = prose
+        let candidates: Vec<Candidate> = prose
             .iter()
             .enumerate()
-            .map(|(k, &(i, x))| (i, own[k] + FOLLOW_WEIGHT * if k > 0 { own[k - 1] } else { 0.0 }, x, own[k]))
+            .map(|(k, &(place, text))| Candidate { place, own: own[k], weight: own[k] + FOLLOW_WEIGHT * if k > 0 { own[k - 1] } else { 0.0 }, text })
             // A sentence cut short where the passage was cut is not quoted.
-            .filter(|(_, _, x, _)| quotable(x) && ends_sentence(x))
-            .filter(|c| c.1 > 0.0)
+            .filter(|c| quotable(c.text) && ends_sentence(c.text) && c.weight > 0.0)
             .collect();
         // The passage is picked by its best sentence's own weight.
-        let top = candidates.iter().map(|c| c.3).fold(0.0, f32::max) / (1 + rank) as f32;
+        let top = candidates.iter().map(|c| c.own).fold(0.0, f32::max) / (1 + rank) as f32;
         if top > 0.0 && best.as_ref().is_none_or(|(b, _, _)| top > *b) {
             best = Some((top, s, candidates));
         }
@@ -374,19 +379,19 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
     let (_, source, mut candidates) = best?;
     // The sentence with most of the question's own weight first, then the rest by weight with
     // the sentence before weighed in (the earlier of equals), as many as fit.
-    candidates.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    if let Some(lead) = candidates.iter().enumerate().max_by(|(_, a), (_, b)| a.3.total_cmp(&b.3).then(b.0.cmp(&a.0))).map(|(i, _)| i) {
+    candidates.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.place.cmp(&b.place)));
+    if let Some(lead) = candidates.iter().enumerate().max_by(|(_, a), (_, b)| a.own.total_cmp(&b.own).then(b.place.cmp(&a.place))).map(|(i, _)| i) {
         let lead = candidates.remove(lead);
         candidates.insert(0, lead);
     }
     let mut picked: Vec<(usize, &str)> = Vec::new();
     let mut used = 0;
-    for (i, _, x, _) in candidates {
-        let n = x.chars().count() + if picked.is_empty() { 0 } else { 3 };
+    for Candidate { place, text, .. } in candidates {
+        let n = text.chars().count() + if picked.is_empty() { 0 } else { 3 };
         if !picked.is_empty() && used + n > max_chars {
             continue;
         }
-        picked.push((i, x));
+        picked.push((place, text));
         used += n;
     }
     picked.sort();
