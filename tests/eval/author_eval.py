@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Teacher authoring (issue 15) on our own fixed requests: gate pass at the first attempt and after
-the ladder (per gate), ladder rungs, shortfalls, verification accept rate, time per item.
+"""Teacher authoring (issue 15) on our own fixed requests: gate pass after the ladder (per gate), the
+first attempt's outcome (kept, or the first check it failed), ladder rungs, shortfalls,
+verification accept rate, time per item.
 
     python3 tests/eval/author_eval.py --model models/cache/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf \
         --demo-bundle $CARGO_TARGET_DIR/demo.bundle --docs-bundle $CARGO_TARGET_DIR/python-docs.bundle \
@@ -77,6 +78,13 @@ def summarise(path):
     names = sorted({g for g, _ in gates})
     for g in names:
         print(f"  gate {g}: {gates[(g, True)]}/{gates[(g, True)] + gates[(g, False)]} pass on the kept attempt")
+    # The first attempt: kept as written, or the first check it failed (each attempt is told the
+    # first check that failed; items never written count by their last reason in the reports).
+    first = Counter("passed every check" if not i.get("rejected") else i["rejected"][0] for i in items if "rejected" in i)
+    if first:
+        print(f"first attempt of the {sum(first.values())} written items:")
+        for why, n in first.most_common():
+            print(f"  {n} × {why}")
     acc = sum(1 for i in items if (i.get("verification") or {}).get("accepted"))
     print(f"verification: {acc}/{len(items)} accepted")
     times = [t["ms"] / 1000 for r in reports for t in r.get("times", [])]

@@ -37,7 +37,7 @@ pub fn export(items: &[Authored], format: Format) -> String {
 
 /// One item as TeachMateGPT's record (Table 8: `query` and `selected_tasks` are the request it
 /// was written for) plus the verification report, the teacher's decision, the gates, the ladder
-/// rung and the attempts.
+/// rung, the attempts and why each attempt before the kept one was rejected.
 pub fn record(item: &Authored) -> Value {
     let (mcq, creative, rationales) = match &item.body {
         Body::Mcq(m) => (json!({"question": m.question, "options": m.options, "answer_index": m.answer_index}), Value::Null, json!(m.rationales)),
@@ -64,6 +64,7 @@ pub fn record(item: &Authored) -> Value {
         "gates": item.gates,
         "ladder": item.ladder,
         "attempts": item.attempts,
+        "rejected": item.rejected,
         "ai_assisted": true,
     })
 }
@@ -417,6 +418,7 @@ mod tests {
         assert_eq!(recs[1]["creative"]["parts"][3]["marks"], 4);
         assert_eq!(recs[0]["sources"][0], json!({"file": "bio.md", "heading_path": ["Ch 4", "Light"], "excerpt": "Plants need light."}));
         assert_eq!(recs[0]["ladder"], "strict");
+        assert_eq!(recs[0]["rejected"], json!([]), "no attempt was rejected");
         assert_eq!(recs[0]["decision"], "pending");
         assert!(recs[0]["question_id"].is_string());
     }
