@@ -95,6 +95,10 @@ fn a_request_gives_what_it_asked_for_checked_or_reported() {
                 for s in [v.faithfulness, v.relevance, v.hallucination] {
                     assert!((0.0..=1.0).contains(&s), "{v:?}");
                 }
+                if item.ladder == Ladder::Relaxed {
+                    let note = v.reasons.last().expect("a relaxed item says so");
+                    assert!(item.gates.iter().filter(|(_, ok)| !**ok).all(|(g, _)| note.contains(g.as_str())), "the relaxed note names each failed check: {note}");
+                }
                 if v.accepted {
                     assert!(v.reasons.len() <= (item.ladder == Ladder::Relaxed) as usize, "an accepted item is flagged only for the relaxed pass: {v:?}");
                 } else {

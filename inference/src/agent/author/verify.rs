@@ -209,7 +209,10 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
         reasons.push(if bn { format!("প্রমাণে নেই এমন বিষয়বস্তু আছে ({hallucination:.2})") } else { format!("content not found in the evidence ({hallucination:.2})") });
     }
     if item.ladder == super::Ladder::Relaxed {
-        reasons.push(if bn { "শিথিল শর্তে গৃহীত: কিছু যাচাই পার হয়নি".to_string() } else { "kept on the relaxed pass: some checks failed".to_string() });
+        // Which checks failed, by name, so the teacher knows what to look at.
+        let failed: Vec<&str> = item.gates.iter().filter(|(_, ok)| !**ok).map(|(k, _)| k.as_str()).collect();
+        let failed = if failed.is_empty() { String::new() } else { format!(" ({})", failed.join(", ")) };
+        reasons.push(if bn { format!("শিথিল শর্তে গৃহীত: কিছু যাচাই পার হয়নি{failed}") } else { format!("kept on the relaxed pass: some checks failed{failed}") });
     }
     let accepted = faithfulness >= th.faithfulness && relevance >= th.relevance && hallucination <= th.hallucination;
     // The caution's reasons belong to a flagged item; an accepted one keeps only the relaxed
