@@ -329,21 +329,28 @@ test('the quiz: a request opens the Quiz view on its topic, a subtopic is chosen
   assert.ok((await page.$$('[data-testid=quiz-nearest]')).length >= 1, 'the nearest sections are offered');
 });
 
-test('a saved quiz is reviewed: each answered item with the learner\'s choice, the right option and both reasons; Bengali digits in Bangla', async () => {
-  const record = readFileSync(new URL('./fixtures/saved-quiz.json', import.meta.url), 'utf8');
-  await page.goto(base);
-  await waitReady();
-  await page.evaluate((json) => new Promise((resolve, reject) => {
-    const r = indexedDB.open('pathshala-quiz', 1);
-    r.onupgradeneeded = () => { if (!r.result.objectStoreNames.contains('results')) r.result.createObjectStore('results'); };
+// Puts `json` (a fixture's text) in the app's IndexedDB `db`, object store `store`, under `key`
+// as the app keeps its records; `json` null removes the record.
+async function putRecord(db, store, key, json) {
+  await page.evaluate(([db, store, key, json]) => new Promise((resolve, reject) => {
+    const r = indexedDB.open(db, 1);
+    r.onupgradeneeded = () => { if (!r.result.objectStoreNames.contains(store)) r.result.createObjectStore(store); };
     r.onsuccess = () => {
-      const tx = r.result.transaction('results', 'readwrite');
-      tx.objectStore('results').put(JSON.stringify(JSON.parse(json)), 'Pathshala test course#999999');
+      const tx = r.result.transaction(store, 'readwrite');
+      if (json === null) tx.objectStore(store).delete(key);
+      else tx.objectStore(store).put(JSON.stringify(JSON.parse(json)), key);
       tx.oncomplete = () => { r.result.close(); resolve(); };
       tx.onerror = () => reject(tx.error);
     };
     r.onerror = () => reject(r.error);
-  }), record);
+  }), [db, store, key, json]);
+}
+
+test('a saved quiz is reviewed: each answered item with the learner\'s choice, the right option and both reasons; Bengali digits in Bangla', async () => {
+  const record = readFileSync(new URL('./fixtures/saved-quiz.json', import.meta.url), 'utf8');
+  await page.goto(base);
+  await waitReady();
+  await putRecord('pathshala-quiz', 'results', 'Pathshala test course#999999', record);
   await page.goto(base);
   await waitReady();
   await page.click('[data-testid=tab-quiz]');
@@ -427,27 +434,11 @@ test('the Author view: a request gives items with evidence and a report, or repo
   await page.waitForSelector('[data-testid=author-not-covered], [data-testid=author-refused]', { timeout: 120_000 });
 });
 
-// The saved bank (a Bangla course's two MCQs and a creative question) put under the test
-// course's title; `record` null removes it.
-async function putBank(record) {
-  await page.evaluate((json) => new Promise((resolve, reject) => {
-    const r = indexedDB.open('pathshala-author', 1);
-    r.onupgradeneeded = () => { if (!r.result.objectStoreNames.contains('bank')) r.result.createObjectStore('bank'); };
-    r.onsuccess = () => {
-      const tx = r.result.transaction('bank', 'readwrite');
-      if (json === null) tx.objectStore('bank').delete('Pathshala test course');
-      else tx.objectStore('bank').put(JSON.stringify(JSON.parse(json)), 'Pathshala test course');
-      tx.oncomplete = () => { r.result.close(); resolve(); };
-      tx.onerror = () => reject(tx.error);
-    };
-    r.onerror = () => reject(r.error);
-  }), record);
-}
-
 test('the printed exam paper: only the paper, the answer key on a page of its own, Bangla in the shipped font', async () => {
   await page.goto(base);
   await waitReady();
-  await putBank(readFileSync(new URL('./fixtures/author-bank.json', import.meta.url), 'utf8'));
+  // A saved bank: a Bangla course's two MCQs and a creative question.
+  await putRecord('pathshala-author', 'bank', 'Pathshala test course', readFileSync(new URL('./fixtures/author-bank.json', import.meta.url), 'utf8'));
   await page.goto(base);
   await waitReady();
   await page.click('[data-testid=tab-author]');
@@ -479,7 +470,7 @@ test('the printed exam paper: only the paper, the answer key on a page of its ow
   assert.equal(pages, 2, `the paper, then the key on its own page (${pages} pages printed)`);
   assert.match(pdf, /\/FontName\s*\/[A-Z]{6}\+NotoSansBengali/, 'Bangla is set in the shipped Noto Sans Bengali');
   await page.emulateMedia({ media: null });
-  await putBank(null);
+  await putRecord('pathshala-author', 'bank', 'Pathshala test course', null);
 });
 
 test('model Markdown renders inert: no raw HTML, no script', async () => {

@@ -78,8 +78,9 @@ def summarise(path):
     names = sorted({g for g, _ in gates})
     for g in names:
         print(f"  gate {g}: {gates[(g, True)]}/{gates[(g, True)] + gates[(g, False)]} pass on the kept attempt")
-    # The first attempt: kept as written, or the first check it failed (each attempt is told the
-    # first check that failed; items never written count by their last reason in the reports).
+    # The first attempt of each written item: kept as written, or the first check it failed (each
+    # attempt is told the first check that failed). Items never written are in the reports'
+    # `missing`, with their last attempt's reason.
     first = Counter("passed every check" if not i.get("rejected") else i["rejected"][0] for i in items if "rejected" in i)
     if first:
         print(f"first attempt of the {sum(first.values())} written items:")

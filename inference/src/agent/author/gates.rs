@@ -176,13 +176,14 @@ pub fn cq(clue: &str, parts: &[String], concepts: &[String], lang: Lang) -> Gate
     let trimmed = clue.trim_start();
     g.insert("cq_marker".into(), trimmed.starts_with(m));
     let story = trimmed.strip_prefix(m).unwrap_or(trimmed);
+    let told = sentences(story);
     // Different sentences: a small model can fill the count by saying one sentence three times.
-    let mut said: Vec<String> = sentences(story).into_iter().map(|x| x.trim().to_string()).collect();
+    let mut said: Vec<&str> = told.iter().map(|x| x.trim()).collect();
     said.sort_unstable();
     said.dedup();
     g.insert("cq_sentences".into(), said.len() >= CQ_SENTENCES);
     // A story, not a definition and not a list of questions.
-    let asks = sentences(story).iter().filter(|s| s.ends_with('?')).count();
+    let asks = told.iter().filter(|s| s.ends_with('?')).count();
     g.insert("cq_not_theory".into(), !theory_dump(story, concepts) && asks <= 1);
     let all = std::iter::once(story).chain(parts.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
     let (t, o) = script_counts(&all, lang);

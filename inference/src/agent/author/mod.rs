@@ -698,6 +698,8 @@ impl Job {
         let place = section.heading_path.join(" ▸ ");
         let concept = section.heading().to_string();
         let concepts: Vec<String> = vec![concept.clone(), self.concept.clone()];
+        // What the question must be about (`on_topic`): the concepts and the teacher's words.
+        let topics = [concepts.clone(), vec![self.request.query.clone()]].concat();
         let schema = Schema::parse(prompt::CQ_SCHEMA).map_err(JsonError::from)?;
         let (example_user, example_reply) = prompt::cq_example(lang);
         let prefix = format!("{}_{}", prompt::CQ_PREFIX, if lang == Lang::Bn { "bn" } else { "en" });
@@ -728,7 +730,6 @@ impl Job {
             // The writer's own rules beyond the six gates: a story, not the book's sentences.
             let copied = copies(&cq.clue, &passage);
             g.insert("stimulus_not_copied".into(), !copied);
-            let topics = [concepts.clone(), vec![self.request.query.clone()]].concat();
             let about = on_topic(&cq.clue, &parts, &topics);
             g.insert("cq_on_topic".into(), about);
             let reason = gates::failure(&g, lang)
