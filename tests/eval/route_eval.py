@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Routing quality: every message of a set through `index-builder route --json` (the app's router).
 
-    python3 tests/eval/route_eval.py --bundle demo.bundle --model M.gguf [--set dev|blind|blind2|blind3|own[-tuning|-heldout]|own2[-tuning|-heldout]] [--out F.jsonl]
+    python3 tests/eval/route_eval.py --bundle demo.bundle --model M.gguf [--set dev|blind|blind2|blind3|FILE.jsonl|own[-tuning|-heldout]|own2[-tuning|-heldout]] [--out F.jsonl]
 
 The bundle is the demo course built with its subjects (scripts/demo.sh: "introductory Python
 programming", "school science (Class 8)"). Figures: accuracy, per-class precision and recall, the
@@ -26,6 +26,8 @@ LABELS = ["greeting", "harmful", "off_topic", "ambiguous", "conceptual", "quiz",
 
 
 def load_set(name, data):
+    if name.endswith(".jsonl"):
+        return load_jsonl(name)
     if name == "dev":
         return load_jsonl(os.path.join(data, "dev", "routing.jsonl"))
     whole = {"blind": "routing_blind.jsonl", "blind2": "routing_blind2.jsonl", "blind3": "routing_blind3.jsonl"}

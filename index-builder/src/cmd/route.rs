@@ -42,6 +42,10 @@ pub struct Args {
     /// for tuning).
     #[arg(long, allow_hyphen_values = true)]
     harmful_first: Option<f64>,
+    /// The same for each sentence of a message with two or more (default: the app's; for
+    /// tuning).
+    #[arg(long, allow_hyphen_values = true)]
+    harmful_sentence: Option<f64>,
     /// Score labels with the chat model even where a learned classifier exists for the
     /// bundle's encoder (the router before the classifier; for comparison).
     #[arg(long)]
@@ -80,6 +84,7 @@ pub fn run(a: Args) -> Result<()> {
         m.ambiguous = a.ambiguous_margin.unwrap_or(m.ambiguous);
         m.harmful = a.harmful_margin.unwrap_or(m.harmful);
         m.harmful_first = a.harmful_first.unwrap_or(m.harmful_first);
+        m.harmful_sentence = a.harmful_sentence.unwrap_or(m.harmful_sentence);
     }
     cfg.use_classifier = !a.no_classifier;
 
@@ -189,7 +194,8 @@ pub struct TrainArgs {
     out: PathBuf,
     /// K-fold cross-validation instead of training: each message is scored by a classifier
     /// trained on the other folds (message i is in fold i mod K), one JSON line per message,
-    /// `{"text", "label", "scores": {"<label>": log-prob}}`, for choosing margins.
+    /// `{"text", "label", "scores": {"<label>": log-prob}, "pieces": [scores of each sentence],
+    /// "lexicon": whether the harmful lexicon fires}`, for choosing margins.
     #[arg(long)]
     cv: Option<usize>,
 }
@@ -206,6 +212,12 @@ pub fn train(a: TrainArgs) -> Result<()> {
         if k < 2 {
             bail!("--cv needs at least 2 folds");
         }
+        // Each message's sentences too, scored by the same fold's classifier.
+        let pieces: Vec<Vec<&str>> = texts.iter().map(|t| route::classify::pieces(t)).collect();
+        let piece_texts: Vec<&str> = pieces.iter().flatten().copied().collect();
+        let mut piece_vectors = encoder.embed_many(&piece_texts, inference::embed::Role::Query, 16, |_| {})?.into_iter();
+        let piece_vectors: Vec<Vec<Vec<f32>>> = pieces.iter().map(|p| piece_vectors.by_ref().take(p.len()).collect()).collect();
+        let named = |scores: Vec<(Label, f64)>| scores.into_iter().map(|(l, s)| (l.name(), s)).collect::<BTreeMap<&str, f64>>();
         let mut out = std::io::BufWriter::new(std::fs::File::create(&a.out)?);
         let mut scored = vec![None; bank.len()];
         for fold in 0..k {
@@ -214,12 +226,14 @@ pub fn train(a: TrainArgs) -> Result<()> {
             let ys: Vec<Label> = train.iter().map(|&i| labels[i]).collect();
             let c = Classifier::train(&xs, &ys, encoder.id(), &TrainConfig::default());
             for i in (fold..bank.len()).step_by(k) {
-                scored[i] = Some(c.log_probs(&vectors[i]));
+                let pieces: Vec<_> = piece_vectors[i].iter().map(|v| named(c.log_probs(v))).collect();
+                scored[i] = Some((named(c.log_probs(&vectors[i])), pieces));
             }
         }
         for ((text, label), scores) in bank.iter().zip(scored) {
-            let scores: BTreeMap<&str, f64> = scores.expect("every message is in a fold").into_iter().map(|(l, s)| (l.name(), s)).collect();
-            writeln!(out, "{}", serde_json::json!({"text": text, "label": label.name(), "scores": scores}))?;
+            let (scores, pieces) = scores.expect("every message is in a fold");
+            let lexicon = route::rules::harmful(text);
+            writeln!(out, "{}", serde_json::json!({"text": text, "label": label.name(), "scores": scores, "pieces": pieces, "lexicon": lexicon}))?;
         }
         eprintln!("{k}-fold scores of {} messages in {:.1} s → {}", bank.len(), t0.elapsed().as_secs_f64(), a.out.display());
         return Ok(());

@@ -135,6 +135,10 @@ pub struct Margins {
     /// label's (negative: a message the scores only suspect is refused, since a harmful message
     /// let through costs more than a question refused); `f64::INFINITY`: off.
     pub harmful_first: f64,
+    /// The same test on each sentence of a message that has two or more
+    /// ([`classify::pieces`]): a harmful request after a course question is refused even where
+    /// the whole message reads as the question. `f64::INFINITY`: off.
+    pub harmful_sentence: f64,
 }
 
 /// The router's settings.
@@ -155,11 +159,14 @@ pub struct RouteConfig {
 impl Default for RouteConfig {
     fn default() -> Self {
         RouteConfig {
-            model: Margins { off_topic: 0.0, ambiguous: 0.5, harmful: 1.0, harmful_first: f64::INFINITY },
+            model: Margins { off_topic: 0.0, ambiguous: 0.5, harmful: 1.0, harmful_first: f64::INFINITY, harmful_sentence: f64::INFINITY },
             // harmful_first 0: the classifier's "harmful" overrides the rules after the lexicon
             // (5-fold cross-validation on the 735 labelled messages: harmful recall 185 → 195 of
-            // 207, 16 → 25 of 528 others refused, accuracy 0.906 → 0.907; docs/EVALUATION.md).
-            classifier: Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: 0.0 },
+            // 207, 16 → 25 of 528 others refused, accuracy 0.906 → 0.907). harmful_sentence 1.0:
+            // on the 1,042 with the session-34 lexicon, sentences catch 354 → 356 of 357 harmful
+            // for 41 of 685 others refused either way (0.5: 42); `tests/eval/route_cv.py`,
+            // docs/EVALUATION.md.
+            classifier: Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: 0.0, harmful_sentence: 1.0 },
             use_classifier: true,
             options: 3,
             retrieval: RetrievalConfig::default(),
@@ -242,9 +249,9 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
     };
     let mut route = match (rule, classified) {
         (Some(Label::Harmful), _) => decided(Label::Harmful, DecidedBy::Rule, None),
-        (Some(_), Some(scores)) if harmful_first(&scores, &cfg.classifier) => decided(Label::Harmful, DecidedBy::Model, Some(scores)),
+        (_, Some(c)) if c.harmful(&cfg.classifier) => decided(Label::Harmful, DecidedBy::Model, Some(c.scores)),
         (Some(label), _) => decided(label, DecidedBy::Rule, None),
-        (None, Some(scores)) => {
+        (None, Some(Classified { scores, .. })) => {
             let mut label = choose(&scores, &cfg.classifier, followup.is_some());
             if label == Label::OffTopic && rules::names_course(&text, &course_word) {
                 label = choose(&scores.iter().filter(|(l, _)| *l != Label::OffTopic).copied().collect::<Vec<_>>(), &cfg.classifier, followup.is_some());
@@ -313,13 +320,37 @@ fn ask_for_program(lang: Lang) -> &'static str {
 }
 
 /// The learned classifier's log-probabilities, when the course's encoder has one and reads `text`.
-async fn classified(env: &RouteEnv<'_>, text: &str) -> Result<Option<Vec<(Label, f64)>>, RouteError> {
-    let Some((encoder, classifier)) = classifier(env.encoder) else { return Ok(None) };
-    match crate::agent::ask::query_vector(Some(encoder), text).await {
-        Ok(Some(v)) => Ok(Some(classifier.log_probs(&v))),
-        Ok(None) => Ok(None),
-        Err(e) => Err(RouteError::BadInput(format!("the message could not be read: {e}"))),
+/// The learned classifier's reading of a message.
+struct Classified {
+    /// The whole message's label scores.
+    scores: Vec<(Label, f64)>,
+    /// Each sentence's, when the message has two or more ([`classify::pieces`]).
+    sentences: Vec<Vec<(Label, f64)>>,
+}
+
+impl Classified {
+    /// Whether the message, or one of its sentences, is harmful by the classifier's margins.
+    fn harmful(&self, margins: &Margins) -> bool {
+        harmful_first(&self.scores, margins)
+            || self.sentences.iter().any(|s| harmful_first(s, &Margins { harmful_first: margins.harmful_sentence, ..margins.clone() }))
     }
+}
+
+async fn classified(env: &RouteEnv<'_>, text: &str) -> Result<Option<Classified>, RouteError> {
+    let Some((encoder, classifier)) = classifier(env.encoder) else { return Ok(None) };
+    let unreadable = |e: &dyn std::fmt::Display| RouteError::BadInput(format!("the message could not be read: {e}"));
+    let Some(v) = crate::agent::ask::query_vector(Some(encoder), text).await.map_err(|e| unreadable(&e))? else { return Ok(None) };
+    let pieces: Vec<&str> = classify::pieces(text).into_iter().filter(|p| encoder.can_read(p)).collect();
+    let sentences = if pieces.len() < 2 {
+        Vec::new()
+    } else {
+        #[cfg(target_arch = "wasm32")]
+        let vectors = encoder.embed_async(&pieces, crate::embed::Role::Query).await;
+        #[cfg(not(target_arch = "wasm32"))]
+        let vectors = encoder.embed(&pieces, crate::embed::Role::Query);
+        vectors.map_err(|e| unreadable(&e))?.iter().map(|v| classifier.log_probs(v)).collect()
+    };
+    Ok(Some(Classified { scores: classifier.log_probs(&v), sentences }))
 }
 
 /// The learned classifier for the course's encoder, if one is shipped for it.
@@ -482,7 +513,7 @@ mod tests {
 
     #[test]
     fn off_topic_and_ambiguous_need_a_margin_over_the_course() {
-        let cfg = Margins { off_topic: 0.3, ambiguous: 0.5, harmful: 1.0, harmful_first: f64::INFINITY };
+        let cfg = Margins { off_topic: 0.3, ambiguous: 0.5, harmful: 1.0, harmful_first: f64::INFINITY, harmful_sentence: f64::INFINITY };
         let s = scores(&[(Label::OffTopic, -0.5), (Label::Conceptual, -0.6), (Label::Code, -2.0)]);
         assert_eq!(choose(&s, &cfg, false), Label::Conceptual, "unsure between off_topic and the course: the course");
         let s = scores(&[(Label::OffTopic, -0.1), (Label::Conceptual, -0.6)]);
@@ -496,7 +527,7 @@ mod tests {
 
     #[test]
     fn a_suspected_harmful_message_is_refused_first() {
-        let cfg = Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: -2.0 };
+        let cfg = Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: -2.0, harmful_sentence: f64::INFINITY };
         let s = scores(&[(Label::Conceptual, -0.2), (Label::Harmful, -1.9), (Label::Greeting, -3.0)]);
         assert_eq!(choose(&s, &cfg, false), Label::Harmful, "within 2 of the best");
         let s = scores(&[(Label::OffTopic, -0.1), (Label::Harmful, -2.0), (Label::Conceptual, -1.5)]);
