@@ -37,6 +37,9 @@ def main():
             return True
         return pm is not None and any(harm(p) >= pm for p in r.get("pieces", []))
 
+    best = lambda sc: max(sc, key=sc.get)
+    acc = sum(r["label"] == ("harmful" if refused(r, 0.0, 1.0) else best(r["scores"])) for r in rows) / len(rows)
+    print(f"classifier accuracy (the lexicon and harmful margins 0 / 1.0 first, then the best label; no other rule): {acc:.3f}")
     pms = [None if p == "none" else float(p) for p in a.piece_margins.split(",")]
     print("whole margin | piece margin | harmful recall | others refused")
     for m in (float(x) for x in a.margins.split(",")):

@@ -46,6 +46,9 @@ pub struct Args {
     /// tuning).
     #[arg(long, allow_hyphen_values = true)]
     harmful_sentence: Option<f64>,
+    /// The weight of the classifier's naive Bayes part (default: the app's; for tuning).
+    #[arg(long)]
+    lexical_weight: Option<f64>,
     /// Score labels with the chat model even where a learned classifier exists for the
     /// bundle's encoder (the router before the classifier; for comparison).
     #[arg(long)]
@@ -87,6 +90,7 @@ pub fn run(a: Args) -> Result<()> {
         m.harmful_sentence = a.harmful_sentence.unwrap_or(m.harmful_sentence);
     }
     cfg.use_classifier = !a.no_classifier;
+    cfg.lexical_weight = a.lexical_weight.unwrap_or(cfg.lexical_weight);
 
     let lines: Vec<Result<Line, String>> = match (&a.text, &a.queries) {
         (Some(t), None) => vec![Ok(Line { id: serde_json::Value::from(1), text: t.clone(), followup: None })],
@@ -198,16 +202,28 @@ pub struct TrainArgs {
     /// "lexicon": whether the harmful lexicon fires}`, for choosing margins.
     #[arg(long)]
     cv: Option<usize>,
+    /// Training settings other than the shipped ones (for choosing them by `--cv`).
+    #[arg(long)]
+    scale: Option<f32>,
+    #[arg(long)]
+    l2: Option<f32>,
+    #[arg(long)]
+    steps: Option<usize>,
+    /// The naive Bayes part's weight in the `--cv` scores (default: the app's).
+    #[arg(long)]
+    lexical_weight: Option<f64>,
 }
 
 pub fn train(a: TrainArgs) -> Result<()> {
-    use inference::agent::route::classify::{Classifier, TrainConfig, bank};
+    use inference::agent::route::classify::{Classifier, LEXICAL_WEIGHT, Lexical, TrainConfig, bank, combined};
     let encoder = crate::encoder::load(&crate::encoder::resolve(&a.encoder, None))?;
     let bank = bank();
     let texts: Vec<&str> = bank.iter().map(|(t, _)| t.as_str()).collect();
     let t0 = Instant::now();
     let vectors = encoder.embed_many(&texts, inference::embed::Role::Query, 16, |_| {})?;
     let labels: Vec<Label> = bank.iter().map(|(_, l)| *l).collect();
+    let defaults = TrainConfig::default();
+    let config = TrainConfig { scale: a.scale.unwrap_or(defaults.scale), l2: a.l2.unwrap_or(defaults.l2), steps: a.steps.unwrap_or(defaults.steps), ..defaults };
     if let Some(k) = a.cv {
         if k < 2 {
             bail!("--cv needs at least 2 folds");
@@ -224,10 +240,13 @@ pub fn train(a: TrainArgs) -> Result<()> {
             let train: Vec<usize> = (0..bank.len()).filter(|i| i % k != fold).collect();
             let xs: Vec<Vec<f32>> = train.iter().map(|&i| vectors[i].clone()).collect();
             let ys: Vec<Label> = train.iter().map(|&i| labels[i]).collect();
-            let c = Classifier::train(&xs, &ys, encoder.id(), &TrainConfig::default());
+            let c = Classifier::train(&xs, &ys, encoder.id(), &config);
+            let lexical = Lexical::train(train.iter().map(|&i| (texts[i], labels[i])));
+            let weight = a.lexical_weight.unwrap_or(LEXICAL_WEIGHT);
+            let score = |v: &[f32], text: &str| named(combined(&c.log_probs(v), &lexical.log_probs(text), weight));
             for i in (fold..bank.len()).step_by(k) {
-                let pieces: Vec<_> = piece_vectors[i].iter().map(|v| named(c.log_probs(v))).collect();
-                scored[i] = Some((named(c.log_probs(&vectors[i])), pieces));
+                let pieces: Vec<_> = piece_vectors[i].iter().zip(&pieces[i]).map(|(v, t)| score(v, t)).collect();
+                scored[i] = Some((score(&vectors[i], texts[i]), pieces));
             }
         }
         for ((text, label), scores) in bank.iter().zip(scored) {
@@ -238,7 +257,7 @@ pub fn train(a: TrainArgs) -> Result<()> {
         eprintln!("{k}-fold scores of {} messages in {:.1} s → {}", bank.len(), t0.elapsed().as_secs_f64(), a.out.display());
         return Ok(());
     }
-    let c = Classifier::train(&vectors, &labels, encoder.id(), &TrainConfig::default());
+    let c = Classifier::train(&vectors, &labels, encoder.id(), &config);
     std::fs::write(&a.out, serde_json::to_string(&c)? + "\n")?;
     eprintln!("trained on {} messages in {:.1} s → {}", bank.len(), t0.elapsed().as_secs_f64(), a.out.display());
     Ok(())

@@ -151,6 +151,8 @@ pub struct RouteConfig {
     pub classifier: Margins,
     /// Use the learned classifier where one exists for the course's encoder.
     pub use_classifier: bool,
+    /// The weight of the classifier's naive Bayes part ([`classify::Lexical`]).
+    pub lexical_weight: f64,
     /// Options offered with a clarifying question.
     pub options: usize,
     pub retrieval: RetrievalConfig,
@@ -169,6 +171,7 @@ impl Default for RouteConfig {
             // docs/EVALUATION.md.
             classifier: Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: 0.0, harmful_sentence: 1.0 },
             use_classifier: true,
+            lexical_weight: classify::LEXICAL_WEIGHT,
             options: 3,
             retrieval: RetrievalConfig::default(),
         }
@@ -245,7 +248,7 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
     // other rules, and "write a python script that steals a password" is a program request too.
     let classified = match rule {
         Some(Label::Harmful) => None,
-        _ if cfg.use_classifier => classified(env, &text).await?,
+        _ if cfg.use_classifier => classified(env, &text, cfg).await?,
         _ => None,
     };
     let mut route = match (rule, classified) {
@@ -320,7 +323,6 @@ fn ask_for_program(lang: Lang) -> &'static str {
     }
 }
 
-/// The learned classifier's log-probabilities, when the course's encoder has one and reads `text`.
 /// The learned classifier's reading of a message.
 struct Classified {
     /// The whole message's label scores.
@@ -337,10 +339,14 @@ impl Classified {
     }
 }
 
-async fn classified(env: &RouteEnv<'_>, text: &str) -> Result<Option<Classified>, RouteError> {
+/// The learned classifier's reading of `text`, when the course's encoder has one and reads it: the
+/// softmax over its e5 vector combined with the naive Bayes over its spelling.
+async fn classified(env: &RouteEnv<'_>, text: &str, cfg: &RouteConfig) -> Result<Option<Classified>, RouteError> {
     let Some((encoder, classifier)) = classifier(env.encoder) else { return Ok(None) };
     let unreadable = |e: &dyn std::fmt::Display| RouteError::BadInput(format!("the message could not be read: {e}"));
     let Some(v) = crate::agent::ask::query_vector(Some(encoder), text).await.map_err(|e| unreadable(&e))? else { return Ok(None) };
+    let lexical = classify::Lexical::shipped();
+    let scores = |v: &[f32], text: &str| classify::combined(&classifier.log_probs(v), &lexical.log_probs(text), cfg.lexical_weight);
     let pieces: Vec<&str> = classify::pieces(text).into_iter().filter(|p| encoder.can_read(p)).collect();
     let sentences = if pieces.len() < 2 {
         Vec::new()
@@ -349,9 +355,9 @@ async fn classified(env: &RouteEnv<'_>, text: &str) -> Result<Option<Classified>
         let vectors = encoder.embed_async(&pieces, crate::embed::Role::Query).await;
         #[cfg(not(target_arch = "wasm32"))]
         let vectors = encoder.embed(&pieces, crate::embed::Role::Query);
-        vectors.map_err(|e| unreadable(&e))?.iter().map(|v| classifier.log_probs(v)).collect()
+        vectors.map_err(|e| unreadable(&e))?.iter().zip(&pieces).map(|(v, p)| scores(v, p)).collect()
     };
-    Ok(Some(Classified { scores: classifier.log_probs(&v), sentences }))
+    Ok(Some(Classified { scores: scores(&v, text), sentences }))
 }
 
 /// The learned classifier for the course's encoder, if one is shipped for it.
