@@ -198,6 +198,35 @@ pub fn format_and_language(g: &Gates) -> bool {
     ["mcq_shape", "mcq_script", "cq_marker", "cq_sentences", "cq_script"].iter().all(|k| g.get(*k).copied().unwrap_or(true))
 }
 
+/// A failed check as a teacher reads it in the review (the verification report's relaxed-pass
+/// note), in Bangla or English; a name it does not know is shown as it is.
+pub fn teacher_note(gate: &str, bn: bool) -> String {
+    let (mcq_script, cq_script) = ((MCQ_SCRIPT * 100.0).round() as u32, (CQ_SCRIPT * 100.0).round() as u32);
+    let digits = |n: String| if bn { n.chars().map(|c| c.to_digit(10).map_or(c, |d| char::from_u32(0x09E6 + d).unwrap_or(c))).collect() } else { n };
+    let text = match (gate, bn) {
+        ("mcq_shape", false) => "not exactly four options with one correct answer".to_string(),
+        ("mcq_shape", true) => "ঠিক চারটি বিকল্প ও একটি সঠিক উত্তর নেই".to_string(),
+        ("mcq_script", false) => format!("under {mcq_script}% of its letters are in the requested language"),
+        ("mcq_script", true) => format!("চাওয়া ভাষার অক্ষর {mcq_script}%-এর কম"),
+        ("distinct_options", false) => "two options say the same".to_string(),
+        ("distinct_options", true) => "দুটি বিকল্প একই কথা বলে".to_string(),
+        ("cq_marker", false) => format!("the stimulus does not start with \"{}\"", marker(Lang::En)),
+        ("cq_marker", true) => format!("উদ্দীপক \"{}\" দিয়ে শুরু হয়নি", marker(Lang::Bn)),
+        ("cq_sentences", false) => format!("the stimulus has fewer than {CQ_SENTENCES} different sentences"),
+        ("cq_sentences", true) => format!("উদ্দীপকে {CQ_SENTENCES}টির কম ভিন্ন বাক্য"),
+        ("cq_not_theory", false) => "the stimulus reads like a definition or names the concept".to_string(),
+        ("cq_not_theory", true) => "উদ্দীপক সংজ্ঞার মতো শোনায় বা ধারণার নাম বলে দেয়".to_string(),
+        ("cq_script", false) => format!("under {cq_script}% of its letters are in the requested language, or it mixes scripts"),
+        ("cq_script", true) => format!("বাংলা অক্ষর {cq_script}%-এর কম, বা অন্য লিপির অক্ষর আছে"),
+        ("stimulus_not_copied", false) => "the stimulus copies the book's sentences".to_string(),
+        ("stimulus_not_copied", true) => "উদ্দীপকে বইয়ের বাক্য হুবহু নেওয়া".to_string(),
+        ("cq_on_topic", false) => "the questions do not name the section's topic".to_string(),
+        ("cq_on_topic", true) => "প্রশ্নগুলোতে অংশের বিষয়ের নাম নেই".to_string(),
+        (other, _) => other.to_string(),
+    };
+    digits(text)
+}
+
 /// The first failing gate, as the writer is told it.
 pub fn failure(g: &Gates, lang: Lang) -> Option<String> {
     let lang_name = if lang == Lang::Bn { "Bangla" } else { "English" };
@@ -218,6 +247,18 @@ pub fn failure(g: &Gates, lang: Lang) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_gate_has_a_teacher_note_in_both_languages() {
+        let names = ["mcq_shape", "mcq_script", "distinct_options", "cq_marker", "cq_sentences", "cq_not_theory", "cq_script", "stimulus_not_copied", "cq_on_topic"];
+        for name in names {
+            let (en, bn) = (teacher_note(name, false), teacher_note(name, true));
+            assert!(!en.contains('_') && !bn.contains('_'), "{name}: {en} / {bn}");
+            assert!(bn.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c)) && !bn.chars().any(|c| c.is_ascii_digit()), "{name}: {bn}");
+        }
+        assert_eq!(teacher_note("mcq_script", false), "under 55% of its letters are in the requested language");
+        assert_eq!(teacher_note("cq_sentences", true), "উদ্দীপকে ৫টির কম ভিন্ন বাক্য");
+    }
 
     #[test]
     fn formulas_units_and_numbers_are_not_letters_of_another_script() {

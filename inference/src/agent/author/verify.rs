@@ -210,9 +210,13 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
     }
     if item.ladder == super::Ladder::Relaxed {
         // Which checks failed, by name, so the teacher knows what to look at.
-        let failed: Vec<&str> = item.gates.iter().filter(|(_, ok)| !**ok).map(|(k, _)| k.as_str()).collect();
-        let failed = if failed.is_empty() { String::new() } else { format!(" ({})", failed.join(", ")) };
-        reasons.push(if bn { format!("শিথিল শর্তে গৃহীত: কিছু যাচাই পার হয়নি{failed}") } else { format!("kept on the relaxed pass: some checks failed{failed}") });
+        let failed: Vec<String> = item.gates.iter().filter(|(_, ok)| !**ok).map(|(k, _)| super::gates::teacher_note(k, bn)).collect();
+        reasons.push(match (failed.is_empty(), bn) {
+            (true, true) => "শিথিল শর্তে গৃহীত: কিছু যাচাই পার হয়নি".to_string(),
+            (true, false) => "kept on the relaxed pass: some checks failed".to_string(),
+            (false, true) => format!("শিথিল শর্তে গৃহীত — {}", failed.join("; ")),
+            (false, false) => format!("kept on the relaxed pass — {}", failed.join("; ")),
+        });
     }
     let accepted = faithfulness >= th.faithfulness && relevance >= th.relevance && hallucination <= th.hallucination;
     // The caution's reasons belong to a flagged item; an accepted one keeps only the relaxed
