@@ -220,16 +220,21 @@ fn label_index(label: Label) -> usize {
 }
 
 /// The distinct character 3–5-grams of the normalised message (padded with a space at each
-/// end) and its words.
+/// end) and its words, without romanised Bangla's function words ([`super::rules::ROMANISED`]):
+/// they mark how a learner writes, not what about, and many harmful examples are romanised, so
+/// counted they made "tumi ki amake ektu help korte parbe?" harmful (5-fold CV: accuracy 0.928 →
+/// 0.929, harmful recall unchanged, others refused 38 → 35 of 951).
 fn features(text: &str) -> std::collections::BTreeSet<String> {
-    let norm: Vec<char> = format!(" {} ", super::rules::normalise(text)).chars().collect();
+    let norm = super::rules::normalise(text);
+    let words: Vec<&str> = norm.split(' ').filter(|w| !w.is_empty() && !super::rules::ROMANISED.contains(w)).collect();
+    let padded: Vec<char> = format!(" {} ", words.join(" ")).chars().collect();
     let mut out = std::collections::BTreeSet::new();
     for n in 3..=5 {
-        for w in norm.windows(n) {
+        for w in padded.windows(n) {
             out.insert(w.iter().collect());
         }
     }
-    for w in super::rules::normalise(text).split(' ').filter(|w| !w.is_empty()) {
+    for w in words {
         out.insert(format!("w:{w}"));
     }
     out

@@ -29,7 +29,7 @@ fn is_bengali(c: char) -> bool {
 }
 
 /// Romanised Bangla words common in students' messages (and rare in English).
-const ROMANISED: &[&str] = &[
+pub(crate) const ROMANISED: &[&str] = &[
     "ami", "amar", "amake", "tumi", "tomar", "apni", "apnar", "koro", "korbo", "kore", "korte", "korar", "kivabe", "kibhabe", "ki", "keno",
     "dao", "den", "bolo", "bujhi", "bujhlam", "bujhai", "bujhina", "eta", "ota", "ekta", "kono", "jonno", "niye", "upor", "theke", "hobe", "hoy",
     "ache", "ashche", "kemon", "acho", "bhalo", "valo", "naki", "chai", "likhte", "shikhao", "banano", "banabo", "jeta", "ar", "apu", "bhaiya", "vaiya",
