@@ -299,6 +299,7 @@ texts! {
     author_evidence: "Evidence:", "প্রমাণ:";
     author_answer: "Answer:", "উত্তর:";
     author_scores: "Faithfulness / relevance / hallucination risk:", "বিশ্বস্ততা / প্রাসঙ্গিকতা / মনগড়া ঝুঁকি:";
+    author_checks: "Checks passed:", "যাচাই পার:";
     author_accept: "Accept", "গ্রহণ";
     author_edit: "Edit", "সম্পাদনা";
     author_discard: "Discard", "বাদ দিন";

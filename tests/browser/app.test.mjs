@@ -390,6 +390,7 @@ test('the Author view: a request gives items with evidence and a report, or repo
     assert.equal(items.length, 1, 'never more than asked');
     assert.ok(await page.$('[data-testid=author-evidence]'), 'the evidence is linked to the Book');
     assert.ok(await page.$('[data-testid=author-scores]'), 'the verification report is shown');
+    assert.ok(await page.$('[data-testid=author-gates]'), 'the checks it passed are shown');
     await page.click('[data-testid=author-accept]');
     // Kept on this device (IndexedDB) with the teacher's decision, and there after a reload.
     const kept = () => page.waitForFunction(() => new Promise((resolve) => {
@@ -443,6 +444,10 @@ test('the printed exam paper: only the paper, the answer key on a page of its ow
   await waitReady();
   await page.click('[data-testid=tab-author]');
   await page.waitForSelector('[data-testid=author-item] >> nth=2', { timeout: 30_000 });
+  // Each item says how many of its checks passed, and a failed one in the teacher's words.
+  const gates = await page.$eval('[data-testid=author-gates]', (e) => ({ ...e.dataset, text: e.textContent }));
+  assert.deepEqual([gates.passed, gates.total], ['2', '3']);
+  assert.match(gates.text, /two options say the same|দুটি বিকল্প একই কথা বলে/);
   await page.emulateMedia({ media: 'print' });
   const printed = await page.evaluate(async () => {
     await document.fonts.ready;

@@ -7,6 +7,7 @@
 use crate::i18n::{Lang, Texts};
 use crate::protocol::{AuthorOutcome, AuthorRequest, Authored, OutlineItem, Task};
 use crate::ui::author::AuthorUi;
+use inference::agent::author::gates::teacher_note;
 use inference::agent::author::{Body, Decision, Difficulty, export, option_label};
 use inference::agent::route::Lang as CourseLang;
 use std::rc::Rc;
@@ -212,6 +213,18 @@ fn ItemCard(p: &CardProps) -> Html {
     };
     let v = item.verification.as_ref();
     let flagged = v.is_some_and(|v| !v.accepted);
+    // The gates and the writer's checks: how many passed, and each failed one in words.
+    let total = item.gates.len();
+    let passed = item.gates.values().filter(|ok| **ok).count();
+    let failed: Vec<String> = item.gates.iter().filter(|(_, ok)| !**ok).map(|(k, _)| teacher_note(k, t.0 == Lang::Bn)).collect();
+    let gates = (total > 0).then(|| {
+        html! {
+            <small class="gates" data-testid="author-gates" data-passed={passed.to_string()} data-total={total.to_string()}>
+                { format!("{} {}/{}", t.author_checks(), t.num(passed), t.num(total)) }
+                if !failed.is_empty() { { format!(" — {}", failed.join("; ")) } }
+            </small>
+        }
+    });
     let report = v.map(|v| {
         html! {
             <div class="report">
@@ -254,7 +267,7 @@ fn ItemCard(p: &CardProps) -> Html {
             <p class="meta">{ format!("{kind} · {} · {} · {} · {}", t.difficulty(item.difficulty), item.chapter, item.concept, t.author_ai()) }</p>
             { body }
             { for evidence }
-            if p.rechecking { <p class="phase" data-testid="author-rechecking">{ t.author_checking() }</p> } else { { for report } }
+            if p.rechecking { <p class="phase" data-testid="author-rechecking">{ t.author_checking() }</p> } else { { for gates } { for report } }
             if p.draft.is_none() {
                 <p class="decisions">
                     if item.decision == Decision::Discarded {

@@ -222,6 +222,35 @@ pub fn teacher_note(gate: &str, bn: bool) -> String {
         ("stimulus_not_copied", true) => "উদ্দীপকে বইয়ের বাক্য হুবহু নেওয়া".to_string(),
         ("cq_on_topic", false) => "the questions do not name the section's topic".to_string(),
         ("cq_on_topic", true) => "প্রশ্নগুলোতে অংশের বিষয়ের নাম নেই".to_string(),
+        // The MCQ writer's checks (the quiz's validator, `quiz::check`).
+        ("four_options", false) => "fewer than four non-empty options".to_string(),
+        ("four_options", true) => "চারটি পূর্ণ বিকল্প নেই".to_string(),
+        ("options_differ", false) => "two options say the same in different words".to_string(),
+        ("options_differ", true) => "দুটি বিকল্প ভিন্ন শব্দে একই কথা বলে".to_string(),
+        ("no_all_or_none", false) => "an option is \"all/none of the above\"".to_string(),
+        ("no_all_or_none", true) => "\"উপরের সবগুলো/কোনোটিই নয়\" ধরনের বিকল্প আছে".to_string(),
+        ("answer_index", false) => "no valid correct option".to_string(),
+        ("answer_index", true) => "সঠিক উত্তর চিহ্নিত নেই".to_string(),
+        ("options_whole", false) => "an option is cut off".to_string(),
+        ("options_whole", true) => "একটি বিকল্প অসম্পূর্ণ".to_string(),
+        ("rationales", false) => "an option's reason is missing or cut off".to_string(),
+        ("rationales", true) => "কোনো বিকল্পের ব্যাখ্যা নেই বা অসম্পূর্ণ".to_string(),
+        ("option_not_in_stem", false) => "an option repeats the question".to_string(),
+        ("option_not_in_stem", true) => "একটি বিকল্প প্রশ্নেরই পুনরাবৃত্তি".to_string(),
+        ("options_are_answers", false) => "an option is a question or restates the question".to_string(),
+        ("options_are_answers", true) => "একটি বিকল্প প্রশ্নের মতো বা প্রশ্নটিই আবার বলে".to_string(),
+        ("shows_what_it_asks_about", false) => "it asks about code or a passage it does not show".to_string(),
+        ("shows_what_it_asks_about", true) => "যে কোড বা অনুচ্ছেদের কথা জিজ্ঞেস করে তা দেখায় না".to_string(),
+        ("no_passage_reference", false) => "it mentions \"the passage\", which the learner does not see".to_string(),
+        ("no_passage_reference", true) => "শিক্ষার্থী দেখে না এমন \"অনুচ্ছেদ\"-এর কথা বলে".to_string(),
+        ("not_a_repeat", false) => "it repeats an earlier question".to_string(),
+        ("not_a_repeat", true) => "আগের একটি প্রশ্নের পুনরাবৃত্তি".to_string(),
+        ("not_the_example", false) => "it copies the writer's worked example, not the book".to_string(),
+        ("not_the_example", true) => "বই নয়, লেখার নমুনা উদাহরণটি নকল করেছে".to_string(),
+        ("language", false) => format!("under {mcq_script}% of its letters are in the requested language"),
+        ("language", true) => format!("চাওয়া ভাষার অক্ষর {mcq_script}%-এর কম"),
+        ("key_supported", false) => "the book does not clearly support the keyed answer".to_string(),
+        ("key_supported", true) => "বই সঠিক উত্তরটিকে স্পষ্ট সমর্থন করে না".to_string(),
         (other, _) => other.to_string(),
     };
     digits(text)
@@ -250,8 +279,23 @@ mod tests {
 
     #[test]
     fn every_gate_has_a_teacher_note_in_both_languages() {
-        let names = ["mcq_shape", "mcq_script", "distinct_options", "cq_marker", "cq_sentences", "cq_not_theory", "cq_script", "stimulus_not_copied", "cq_on_topic"];
-        for name in names {
+        // Every name an authored item's gates can hold: these gates, the CQ's two in
+        // `author::make_cq`, and the MCQ writer's checks (the quiz validator's, run here).
+        let item = crate::agent::quiz::Item {
+            question: "What does append do?".into(),
+            options: ["Adds an item".into(), "Removes".into(), "Sorts".into(), "Copies".into()].to_vec(),
+            answer_index: 0,
+            rationales: vec!["Right.".into(); 4],
+            bloom: crate::agent::quiz::Bloom::Remember,
+            concepts: vec![],
+            evidence: vec![],
+        };
+        let (checks, _) = crate::agent::quiz::check::deterministic(&item, &[], false);
+        let mut names: Vec<String> = mcq("q", &[], 0, Lang::En).into_keys().chain(cq("c", &[], &[], Lang::En).into_keys()).chain(checks.into_keys()).collect();
+        names.extend(["stimulus_not_copied", "cq_on_topic", "key_supported"].map(String::from));
+        assert!(names.len() >= 20, "{names:?}");
+        for name in &names {
+            let name = name.as_str();
             let (en, bn) = (teacher_note(name, false), teacher_note(name, true));
             assert!(!en.contains('_') && !bn.contains('_'), "{name}: {en} / {bn}");
             assert!(bn.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c)) && !bn.chars().any(|c| c.is_ascii_digit()), "{name}: {bn}");
