@@ -63,6 +63,15 @@ pub struct Args {
     /// Repetition penalty while an item is written (default: the app's; for tuning).
     #[arg(long)]
     repeat_penalty: Option<f32>,
+    /// Write no items: print the passages the first `--n` items would rest on if the learner
+    /// answered each one right (one JSON line each: the passage's section and whether it lies
+    /// in the chosen subtopic), to see how a quiz covers a subtopic without the model's time.
+    #[arg(long)]
+    plans_only: bool,
+    /// Plan items over all the evidence's sections alike, not the subtopic's own first (the
+    /// quiz before session 34; for comparison).
+    #[arg(long)]
+    no_subtopic_first: bool,
 }
 
 #[derive(Serialize)]
@@ -144,6 +153,12 @@ pub fn run(a: Args) -> Result<()> {
     let subtopic = subtopics[chosen].clone();
     eprintln!("quiz on: {}", subtopic.name);
     let mut q = now(Quiz::start(&env, &topic, subtopic, cfg.start, &cfg))?;
+    if a.no_subtopic_first {
+        q.inside = 0;
+    }
+    if a.plans_only {
+        return plans_only(&bundle, &mut q, a.n, &cfg);
+    }
     let stdout = std::io::stdout();
     let mut next = q.plan(Branch::First, &cfg);
     let (mut shown, mut skips_in_row) = (0, 0);
@@ -253,5 +268,25 @@ fn print_round(out: &mut impl Write, q: &Quiz, r: &quiz::Round, ms: f64) -> Resu
         writeln!(out, "  learner chose {}): {}", letters[a], if c { "right" } else { "wrong" })?;
     }
     writeln!(out)?;
+    Ok(())
+}
+
+/// `--plans-only`: the passages of the first `n` items on the all-right path, as JSON lines.
+fn plans_only(bundle: &inference::bundle::Bundle, q: &mut Quiz, n: usize, cfg: &QuizConfig) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    let mut branch = Branch::First;
+    for number in 1..=n {
+        let Some(plan) = q.plan(branch, cfg) else { break };
+        let section = bundle.section_of(plan.chunk);
+        let inside = q.passages.iter().any(|p| p.0 == plan.chunk && bundle.section_within(p.1, q.subtopic.section));
+        writeln!(out, "{}", serde_json::json!({"number": number, "chunk": plan.chunk, "heading_path": section.heading_path, "inside": inside, "subtopic": q.subtopic.heading_path}))?;
+        // A stand-in item on that passage, answered right, so the next plan follows it.
+        let evidence = vec![quiz::ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: String::new() }];
+        let item = quiz::Item { question: String::new(), options: vec![String::new(); 4], answer_index: 0, rationales: vec![String::new(); 4], bloom: plan.bloom, concepts: vec![], evidence };
+        q.show(item, quiz::Validation { passed: true, checks: Default::default(), attempts: 1, examiner: None, rejected: vec![] });
+        q.answer(0);
+        branch = Branch::Right;
+    }
+    eprintln!("{} of {} passages lie in the subtopic", q.inside, q.passages.len());
     Ok(())
 }

@@ -156,6 +156,18 @@ impl Bundle {
         &self.sections[self.chunks[chunk as usize].section as usize]
     }
 
+    /// Whether `section` is `root` or lies under it in the outline.
+    pub fn section_within(&self, section: u32, root: u32) -> bool {
+        let mut at = Some(section);
+        while let Some(s) = at {
+            if s == root {
+                return true;
+            }
+            at = self.sections.get(s as usize).and_then(|x| x.parent);
+        }
+        false
+    }
+
     /// Other chunks with the same parent; for top-tier chunks, the section's other top-tier chunks.
     pub fn siblings(&self, chunk: u32) -> Vec<u32> {
         let c = &self.chunks[chunk as usize];

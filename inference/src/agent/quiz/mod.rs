@@ -7,7 +7,8 @@
 //!    chunks near it are the candidates, and the model picks up to 5 of them under a schema
 //!    whose only strings are those sections' names (it cannot name one the course lacks).
 //! 2. [`Quiz::start`]: 50 chunks for the chosen subtopic, MMR keeps 25 (λ = 0.7,
-//!    [`quiz_evidence`]); items are planned over them so each rests on a passage whose section
+//!    [`quiz_evidence`]); items are planned over them, first on passages in the subtopic's own
+//!    section and the sections under it, then on the others, each on a passage whose section
 //!    has been used least ([`Quiz::plan`]).
 //! 3. [`Quiz::make`]: the writer (kept prefix [`prompt::WRITER_PREFIX`]: system turn and one worked
 //!    example, in Bangla for a Bangla quiz) writes the item as JSON under [`prompt::ITEM_SCHEMA`] (the correct answer, its
@@ -395,8 +396,13 @@ pub struct Quiz {
     pub language: String,
     /// The 25 MMR chunks, in MMR order.
     pub evidence: Vec<u32>,
-    /// Of those, the ones long enough to write an item on: (chunk, section).
+    /// Of those, the ones long enough to write an item on: (chunk, section); the subtopic's own
+    /// first ([`Quiz::inside`]), each part in MMR order.
     pub passages: Vec<(u32, u32)>,
+    /// How many passages, at the front of `passages`, lie in the subtopic's section or a section
+    /// under it: items are planned on them first (0 in a quiz saved before this was kept).
+    #[serde(default)]
+    pub inside: usize,
     pub rounds: Vec<Round>,
     /// Plans that gave no valid item, and why.
     pub skipped: Vec<(Plan, String)>,
@@ -413,14 +419,16 @@ impl Quiz {
     pub async fn start(env: &QuizEnv<'_>, topic: &str, subtopic: Subtopic, start: Bloom, cfg: &QuizConfig) -> Result<Quiz, QuizError> {
         let query = format!("{} {}", subtopic.heading_path.join(" "), topic);
         let evidence = evidence_chunks(env, &query).await?;
-        let passages: Vec<(u32, u32)> = evidence
+        let (mut passages, outside): (Vec<(u32, u32)>, Vec<(u32, u32)>) = evidence
             .iter()
             .map(|&c| (c, env.bundle.chunks[c as usize].section))
             .filter(|&(c, _)| env.bundle.chunk_text(c).chars().count() >= cfg.min_passage_chars && env.bundle.section_of(c).kind != SectionKind::Exercise)
-            .collect();
+            .partition(|&(_, s)| env.bundle.section_within(s, subtopic.section));
+        let inside = passages.len();
+        passages.extend(outside);
         let bengali = env.bundle.header.course.lang.as_deref() == Some("bn") || rules::language(&format!("{topic} {}", subtopic.name)) == Lang::Bn;
         let language = if bengali { "Bangla" } else { "English" }.to_string();
-        Ok(Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, rounds: Vec::new(), skipped: Vec::new(), start, bias: None })
+        Ok(Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, rounds: Vec::new(), skipped: Vec::new(), start, bias: None })
     }
 
     /// The item being answered (the last shown).
@@ -461,16 +469,17 @@ impl Quiz {
         }
     }
 
-    /// An unused passage whose section has the fewest items so far (MMR order among equals),
-    /// from the first `cfg.pool` passages, then the rest.
+    /// An unused passage whose section has the fewest items so far (MMR order among equals):
+    /// from the subtopic's own sections first, then the first `cfg.pool` passages, then the rest.
     fn fresh(&self, cfg: &QuizConfig) -> Option<u32> {
         let used: Vec<u32> = self.rounds.iter().map(|r| r.item.evidence[0].chunk).chain(self.skipped.iter().map(|(p, _)| p.chunk)).collect();
         let sections: Vec<u32> = self.rounds.iter().map(|r| r.item.evidence[0].section).collect();
         let pick = |pool: &[(u32, u32)]| {
             pool.iter().enumerate().filter(|(_, (c, _))| !used.contains(c)).min_by_key(|&(i, &(_, s))| (sections.iter().filter(|&&t| t == s).count(), i)).map(|(_, &(c, _))| c)
         };
+        let own = &self.passages[..self.inside.min(self.passages.len())];
         let head = &self.passages[..self.passages.len().min(cfg.pool)];
-        pick(head).or_else(|| pick(&self.passages))
+        pick(own).or_else(|| pick(head)).or_else(|| pick(&self.passages))
     }
 
     /// Writes and validates the item `plan` asks for (see the module docs).
@@ -785,6 +794,7 @@ mod tests {
             language: "English".into(),
             evidence: vec![10, 11, 12, 13],
             passages: vec![(10, 1), (11, 1), (12, 2), (13, 3)],
+            inside: 0,
             rounds: Vec::new(),
             skipped: Vec::new(),
             start: Bloom::Understand,
@@ -834,6 +844,16 @@ mod tests {
         assert_eq!((again.bloom, again.branch, again.chunk), (Bloom::Remember, Branch::Wrong, 13), "a skipped plan moves to a fresh passage at its level");
         let scores = q.scores();
         assert_eq!(scores, vec![LevelScore { bloom: Bloom::Remember, right: 1, asked: 1 }, LevelScore { bloom: Bloom::Understand, right: 0, asked: 1 }]);
+    }
+
+    #[test]
+    fn the_subtopics_own_passages_come_first() {
+        let cfg = QuizConfig::default();
+        let mut q = Quiz { inside: 2, ..quiz() };
+        q.show(item(10, 1, Bloom::Understand), validation());
+        assert_eq!(q.plan(Branch::Right, &cfg).unwrap().chunk, 11, "the subtopic's other passage, though its section has an item");
+        q.show(item(11, 1, Bloom::Apply), validation());
+        assert_eq!(q.plan(Branch::Right, &cfg).unwrap().chunk, 12, "then the rest, least-used section first");
     }
 
     #[test]
