@@ -453,11 +453,12 @@ impl Quiz {
     }
 
     /// Another plan like `skipped` (its level, branch and concepts) on a fresh passage, when
-    /// `skipped` gave no valid item; `None` when every passage has been used.
+    /// `skipped` gave no valid item; `None` when every passage has been used. Its key sentence
+    /// is the new passage's own (a wrong answer's plan named the old passage's).
     pub fn replan(&self, skipped: &Plan, cfg: &QuizConfig) -> Option<Plan> {
         let mut used = self.clone();
         used.skipped.push((skipped.clone(), String::new()));
-        used.fresh(cfg).map(|chunk| Plan { chunk, ..skipped.clone() })
+        used.fresh(cfg).map(|chunk| Plan { chunk, focus: None, ..skipped.clone() })
     }
 
     /// The level after the last answer (the start before any).
@@ -842,6 +843,7 @@ mod tests {
         let wrong = q.plan(Branch::Wrong, &cfg).unwrap();
         let again = q.replan(&wrong, &cfg).unwrap();
         assert_eq!((again.bloom, again.branch, again.chunk), (Bloom::Remember, Branch::Wrong, 13), "a skipped plan moves to a fresh passage at its level");
+        assert_eq!((wrong.focus.is_some(), again.focus), (true, None), "with that passage's own key sentence, not the old one's");
         let scores = q.scores();
         assert_eq!(scores, vec![LevelScore { bloom: Bloom::Remember, right: 1, asked: 1 }, LevelScore { bloom: Bloom::Understand, right: 0, asked: 1 }]);
     }
