@@ -23,7 +23,7 @@ The four options must be different from each other. Never use \"all of the above
 /// mid-sentence ([`super::check::deterministic`] tells).
 pub const OPTION_MAX_CHARS: usize = 150;
 /// See [`OPTION_MAX_CHARS`].
-pub const REASON_MAX_CHARS: usize = 160;
+pub const REASON_MAX_CHARS: usize = 240;
 
 /// The JSON an item is written as (constrained decoding enforces it). The correct answer comes
 /// first and the wrong options after it, each with its reason; positions are shuffled later, so
@@ -31,10 +31,10 @@ pub const REASON_MAX_CHARS: usize = 160;
 pub const ITEM_SCHEMA: &str = r#"{"type": "object", "properties": {
   "question": {"type": "string", "minLength": 15, "maxLength": 400},
   "answer": {"type": "string", "minLength": 1, "maxLength": 150},
-  "why_right": {"type": "string", "minLength": 10, "maxLength": 160},
+  "why_right": {"type": "string", "minLength": 10, "maxLength": 240},
   "wrong": {"type": "array", "minItems": 3, "maxItems": 3, "items": {"type": "object", "properties": {
     "option": {"type": "string", "minLength": 1, "maxLength": 150},
-    "why_wrong": {"type": "string", "minLength": 10, "maxLength": 160}}, "required": ["option", "why_wrong"]}},
+    "why_wrong": {"type": "string", "minLength": 10, "maxLength": 240}}, "required": ["option", "why_wrong"]}},
   "concepts": {"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "string", "minLength": 2, "maxLength": 60}}
 }, "required": ["question", "answer", "why_right", "wrong", "concepts"]}"#;
 
