@@ -207,9 +207,12 @@ mod tests {
         assert!(first_failure(&item(q, ["append", long, "sort", "x"]), &[]).contains("option was too long"));
         let whole = "'H' stands for 'two-byte unsigned binary number'. This type code specifies that each element in the array will be represented by two bytes, not 16.";
         assert!(deterministic(&item(q, ["append", whole, "sort", "x"]), &[], false).1.is_none());
-        cut.rationales[1] = "While true under certain conditions (for example, when all of the keys are lowercase strings), this statement contradicts the given example of the hash codes of".into();
-        assert_eq!(cut.rationales[1].chars().count(), 160);
-        assert!(first_failure(&cut, &[]).contains("cut off"));
+        let mut reason = String::from("While true under certain conditions (for example, when all of the keys are lowercase strings), this statement contradicts the given example");
+        while reason.chars().count() < prompt::REASON_MAX_CHARS {
+            reason.push_str(" of the hash codes");
+        }
+        cut.rationales[1] = reason.chars().take(prompt::REASON_MAX_CHARS).collect();
+        assert!(first_failure(&cut, &[]).contains("cut off"), "a reason stopped at the limit: {}", cut.rationales[1]);
         assert!(first_failure(&item(q, ["append", "pop", "কোনটি", "x"]), &[]).contains("was a question"));
         assert!(first_failure(&item(q, ["append", "pop", "which method adds an item to the end", "x"]), &[]).contains("repeated the question"));
         assert!(first_failure(&item(q, ["append", "pop", "sort", "x"]), &["Which method adds an item to the end of a list"]).contains("earlier"));

@@ -166,9 +166,9 @@ impl Default for RouteConfig {
             // (5-fold cross-validation on the 735 labelled messages: harmful recall 185 → 195 of
             // 207, 16 → 25 of 528 others refused, accuracy 0.906 → 0.907). harmful_sentence 1.0:
             // on the 1,042 with the session-34 lexicon, sentences catch 354 → 356 of 357 harmful
-            // for 41 of 685 others refused either way (0.5: 42); with routing_train6 (1,308
-            // messages) 354 of 357 and 42 of 951 at the same margins; `tests/eval/route_cv.py`,
-            // docs/EVALUATION.md.
+            // for 41 of 685 others refused either way (0.5: 42); with routing_train6 and the
+            // naive Bayes (1,308 messages, as shipped) 356 of 357 and 35 of 951 at the same
+            // margins; `tests/eval/route_cv.py`, docs/EVALUATION.md.
             classifier: Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: 0.0, harmful_sentence: 1.0 },
             use_classifier: true,
             lexical_weight: classify::LEXICAL_WEIGHT,
