@@ -140,15 +140,18 @@ impl Classifier {
 #[derive(Clone, Debug)]
 pub struct Lexical {
     /// Log prior of each label of [`Label::ALL`].
-    prior: [f64; 7],
+    prior: [f64; LABELS],
     /// Messages of each label holding the feature.
-    counts: std::collections::HashMap<String, [u32; 7]>,
+    counts: std::collections::HashMap<String, [u32; LABELS]>,
     /// Per label: `ln(Σ counts + α·V)`, the likelihoods' denominator.
-    log_total: [f64; 7],
+    log_total: [f64; LABELS],
 }
 
 /// Additive smoothing of [`Lexical`]'s counts.
 const ALPHA: f64 = 0.5;
+
+/// The number of labels ([`Label::ALL`]).
+const LABELS: usize = Label::ALL.len();
 
 /// The weight of [`Lexical`]'s log-probabilities against the softmax's (5-fold CV on the bank,
 /// `tests/eval/route_cv.py`; docs/EVALUATION.md "Router").
@@ -156,8 +159,8 @@ pub const LEXICAL_WEIGHT: f64 = 0.05;
 
 impl Lexical {
     pub fn train<'a>(messages: impl IntoIterator<Item = (&'a str, Label)>) -> Lexical {
-        let mut counts: std::collections::HashMap<String, [u32; 7]> = std::collections::HashMap::new();
-        let mut per_label = [0u32; 7];
+        let mut counts: std::collections::HashMap<String, [u32; LABELS]> = std::collections::HashMap::new();
+        let mut per_label = [0u32; LABELS];
         for (text, label) in messages {
             let l = label_index(label);
             per_label[l] += 1;
@@ -167,9 +170,9 @@ impl Lexical {
         }
         let n: u32 = per_label.iter().sum();
         let vocab = counts.len() as f64;
-        let mut prior = [0f64; 7];
-        let mut log_total = [0f64; 7];
-        for l in 0..7 {
+        let mut prior = [0f64; LABELS];
+        let mut log_total = [0f64; LABELS];
+        for l in 0..LABELS {
             prior[l] = ((per_label[l].max(1)) as f64 / n.max(1) as f64).ln();
             let total: u64 = counts.values().map(|c| c[l] as u64).sum();
             log_total[l] = (total as f64 + ALPHA * vocab).ln();
@@ -191,7 +194,7 @@ impl Lexical {
         let mut lp = self.prior;
         for f in features(text) {
             if let Some(c) = self.counts.get(&f) {
-                for l in 0..7 {
+                for l in 0..LABELS {
                     lp[l] += (c[l] as f64 + ALPHA).ln() - self.log_total[l];
                 }
             }
