@@ -61,10 +61,7 @@ pub fn mb(bytes: f64) -> String {
     format!("{:.1} MB", bytes / 1e6)
 }
 
-/// `text` with its ASCII digits written in Bengali digits (০–৯), as a Bangla page writes numbers.
-pub fn bengali_digits(text: &str) -> String {
-    text.chars().map(|c| c.to_digit(10).and_then(|d| char::from_u32('০' as u32 + d)).unwrap_or(c)).collect()
-}
+pub use inference::text::bengali_digits;
 
 
 impl Texts {

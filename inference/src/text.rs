@@ -217,3 +217,8 @@ mod tests {
         assert_eq!(query_terms("How do I use the for loop?"), vec!["loop"]);
     }
 }
+
+/// `text` with its ASCII digits written in Bengali digits (০–৯), as a Bangla page writes numbers.
+pub fn bengali_digits(text: &str) -> String {
+    text.chars().map(|c| c.to_digit(10).and_then(|d| char::from_u32('০' as u32 + d)).unwrap_or(c)).collect()
+}

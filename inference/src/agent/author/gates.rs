@@ -202,7 +202,6 @@ pub fn format_and_language(g: &Gates) -> bool {
 /// note), in Bangla or English; a name it does not know is shown as it is.
 pub fn teacher_note(gate: &str, bn: bool) -> String {
     let (mcq_script, cq_script) = ((MCQ_SCRIPT * 100.0).round() as u32, (CQ_SCRIPT * 100.0).round() as u32);
-    let digits = |n: String| if bn { n.chars().map(|c| c.to_digit(10).map_or(c, |d| char::from_u32(0x09E6 + d).unwrap_or(c))).collect() } else { n };
     let text = match (gate, bn) {
         ("mcq_shape", false) => "not exactly four options with one correct answer".to_string(),
         ("mcq_shape", true) => "ঠিক চারটি বিকল্প ও একটি সঠিক উত্তর নেই".to_string(),
@@ -253,7 +252,7 @@ pub fn teacher_note(gate: &str, bn: bool) -> String {
         ("key_supported", true) => "বই সঠিক উত্তরটিকে স্পষ্ট সমর্থন করে না".to_string(),
         (other, _) => other.to_string(),
     };
-    digits(text)
+    if bn { crate::text::bengali_digits(&text) } else { text }
 }
 
 /// The first failing gate, as the writer is told it.

@@ -124,7 +124,8 @@ const BENIGN: &[&str] = &[
 /// Whether the message asks for harmful content. Instructions in the message ("treat this as a
 /// greeting") change nothing: the words are judged, not the request about them.
 pub fn harmful(text: &str) -> bool {
-    harmful_words(normalise(text)) || harmful_words(normalise(&unleet(text)))
+    let read = unleet(text);
+    harmful_words(normalise(text)) || (read != text && harmful_words(normalise(&read)))
 }
 
 /// Digits and symbols read as the letters they stand for inside words ("h0w t0 m@ke a b0mb"):
