@@ -54,11 +54,10 @@ fn check_fetched(folder: &Path, encoder: &SentenceEncoder) -> Result<()> {
 /// `tokenizer.json`, or e5's `e5-small-q4.bin`) or from an E5S1 file; the weights of a folder
 /// `models/fetch.sh` fills are checked by sha256.
 pub fn load(path: &Path) -> Result<SentenceEncoder> {
-    let device = inference::device::default_device();
     let e5 = if path.is_file() { Some(path.to_path_buf()) } else { Some(path.join(E5_FILE)).filter(|p| p.is_file()) };
     if let Some(file) = e5 {
         let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
-        let encoder = SentenceEncoder::load_e5s1(&bytes, &device).with_context(|| format!("loading {}", file.display()))?;
+        let encoder = SentenceEncoder::load_e5s1(&bytes).with_context(|| format!("loading {}", file.display()))?;
         if file.file_name().is_some_and(|n| n == E5_FILE) {
             check_fetched(file.parent().unwrap_or(Path::new("")), &encoder)?;
         }
@@ -74,7 +73,7 @@ pub fn load(path: &Path) -> Result<SentenceEncoder> {
     };
     let (config, weights, tokenizer) = (read("config.json")?, read("model.safetensors")?, read("tokenizer.json")?);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "encoder".into());
-    let encoder = SentenceEncoder::load(&name, &config, &weights, &tokenizer, DEFAULT_MAX_TOKENS, &device)?;
+    let encoder = SentenceEncoder::load(&name, &config, &weights, &tokenizer, DEFAULT_MAX_TOKENS)?;
     check_fetched(path, &encoder)?;
     Ok(encoder)
 }

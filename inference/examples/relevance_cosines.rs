@@ -10,14 +10,12 @@ use std::io::BufRead;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::path::PathBuf::from(std::env::args().nth(1).ok_or("usage: relevance_cosines MINILM_DIR < LABELS.jsonl")?);
     let read = |name: &str| std::fs::read(dir.join(name));
-    let device = inference::device::default_device();
     let encoder = SentenceEncoder::load(
         "all-MiniLM-L6-v2",
         &read("config.json")?,
         &read("model.safetensors")?,
         &read("tokenizer.json")?,
         DEFAULT_MAX_TOKENS,
-        &device,
     )?;
     for line in std::io::stdin().lock().lines() {
         let pair: serde_json::Value = serde_json::from_str(&line?)?;

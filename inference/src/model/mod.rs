@@ -1,4 +1,5 @@
-//! Model architectures, one file each. Model code takes a `&Device` and never names a backend.
+//! Model architectures, one file each. Burn model code takes a `&Device` and never names a
+//! backend; the sentence encoder (`bert`) runs on the CPU alone.
 
 pub mod bert;
 pub mod decoder;

@@ -1,6 +1,5 @@
-//! Reading named tensors out of a safetensors file into Burn tensors.
+//! Reading named tensors out of a safetensors file as f32 values.
 
-use burn::tensor::{Device, Tensor, TensorData};
 use safetensors::{Dtype, SafeTensors};
 
 #[derive(Debug, thiserror::Error)]
@@ -55,10 +54,9 @@ impl<'a> Weights<'a> {
 /// ([`Weights`]) or a quantized container ([`super::e5s1::E5s1`]).
 pub trait BertSource {
     fn has(&self, name: &str) -> bool;
-    /// A tensor of exactly `shape`.
-    fn tensor<const D: usize>(&self, name: &str, shape: [usize; D], device: &Device) -> Result<Tensor<D>, WeightsError>;
-    /// A PyTorch `[out, in]` linear weight, transposed to Burn's `[in, out]`.
-    fn linear_weight(&self, name: &str, d_in: usize, d_out: usize, device: &Device) -> Result<Tensor<2>, WeightsError>;
+    /// The row-major values of a tensor of exactly `shape` (a linear weight is PyTorch's
+    /// `[out, in]`).
+    fn values(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, WeightsError>;
 }
 
 /// `[out, in]` row-major values as `[in, out]` row-major.
@@ -77,19 +75,11 @@ impl BertSource for Weights<'_> {
         Weights::has(self, name)
     }
 
-    fn tensor<const D: usize>(&self, name: &str, shape: [usize; D], device: &Device) -> Result<Tensor<D>, WeightsError> {
+    fn values(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, WeightsError> {
         let (values, got) = self.floats(name)?;
         if got != shape {
             return Err(WeightsError::Shape { name: name.to_string(), got, want: shape.to_vec() });
         }
-        Ok(Tensor::from_data(TensorData::new(values, shape), device))
-    }
-
-    fn linear_weight(&self, name: &str, d_in: usize, d_out: usize, device: &Device) -> Result<Tensor<2>, WeightsError> {
-        let (values, got) = self.floats(name)?;
-        if got != [d_out, d_in] {
-            return Err(WeightsError::Shape { name: name.to_string(), got, want: vec![d_out, d_in] });
-        }
-        Ok(Tensor::from_data(TensorData::new(transpose_out_in(&values, d_in, d_out), [d_in, d_out]), device))
+        Ok(values)
     }
 }

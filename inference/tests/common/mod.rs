@@ -74,7 +74,6 @@ pub fn encoder() -> inference::embed::SentenceEncoder {
         &read("model.safetensors"),
         &read("tokenizer.json"),
         inference::embed::DEFAULT_MAX_TOKENS,
-        &inference::device::default_device(),
     )
     .expect("encoder loads")
 }
@@ -107,5 +106,5 @@ impl Rng {
 pub fn e5_encoder() -> inference::embed::SentenceEncoder {
     let path = models_dir().join("e5-small/e5-small-q4.bin");
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; run `models/fetch.sh e5` first", path.display()));
-    inference::embed::SentenceEncoder::load_e5s1(&bytes, &inference::device::default_device()).expect("e5 loads")
+    inference::embed::SentenceEncoder::load_e5s1(&bytes).expect("e5 loads")
 }

@@ -526,9 +526,6 @@ pub async fn query_vector(encoder: Option<&SentenceEncoder>, text: &str) -> Resu
             if let Some(v) = e.remembered_query(text) {
                 return Ok(Some(v));
             }
-            #[cfg(target_arch = "wasm32")]
-            let v = e.embed_async(&[text], Role::Query).await?;
-            #[cfg(not(target_arch = "wasm32"))]
             let v = e.embed(&[text], Role::Query)?;
             let v = v.into_iter().next();
             if let Some(v) = &v {

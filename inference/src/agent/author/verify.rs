@@ -191,7 +191,7 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
     detail.topical = match env.encoder {
         Some(e) if e.can_read(&item_text) && e.can_read(request) => {
             let concept = format!("{} {}", request, item.concept);
-            let v = embed(e, &[item_text.as_str(), concept.as_str()]).await?;
+            let v = e.embed(&[item_text.as_str(), concept.as_str()], Role::Query)?;
             let cos: f32 = v[0].iter().zip(&v[1]).map(|(a, b)| a * b).sum();
             ((cos as f64 - 0.2) / 0.4).clamp(0.0, 1.0)
         }
@@ -227,13 +227,6 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
     Ok(Verification { faithfulness, relevance, hallucination, accepted, reasons, detail })
 }
 
-async fn embed(e: &SentenceEncoder, texts: &[&str]) -> Result<Vec<Vec<f32>>, AskError> {
-    #[cfg(target_arch = "wasm32")]
-    let v = e.embed_async(texts, Role::Query).await?;
-    #[cfg(not(target_arch = "wasm32"))]
-    let v = e.embed(texts, Role::Query)?;
-    Ok(v)
-}
 
 #[cfg(test)]
 mod tests {

@@ -351,9 +351,6 @@ async fn classified(env: &RouteEnv<'_>, text: &str, cfg: &RouteConfig) -> Result
     let sentences = if pieces.len() < 2 {
         Vec::new()
     } else {
-        #[cfg(target_arch = "wasm32")]
-        let vectors = encoder.embed_async(&pieces, crate::embed::Role::Query).await;
-        #[cfg(not(target_arch = "wasm32"))]
         let vectors = encoder.embed(&pieces, crate::embed::Role::Query);
         vectors.map_err(|e| unreadable(&e))?.iter().zip(&pieces).map(|(v, p)| scores(v, p)).collect()
     };
