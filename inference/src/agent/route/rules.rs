@@ -314,7 +314,16 @@ pub fn greeting(text: &str, course_word: &dyn Fn(&str) -> bool) -> bool {
     // "how are you" is social, not a question.
     let rest = format!(" {norm} ").replace(" how are you ", " ").replace(" how r u ", " ");
     let rest: Vec<&str> = rest.split(' ').filter(|w| !w.is_empty()).collect();
-    words.len() <= 15 && !rest.iter().any(|w| REQUEST.contains(w) || course_word(w)) && !text.contains('?') || (words.len() <= 6 && words.iter().any(|w| *w == "কেমন" || *w == "kemon"))
+    words.len() <= 15 && !rest.iter().any(|w| REQUEST.contains(w) || course_word(w)) && !text.contains('?') || (words.len() <= 6 && how_are_you(&norm))
+}
+
+/// "How are you" in Bangla or romanised Bangla: "কেমন" ("how") followed by a form of
+/// "to be" or "going" ("কেমন আছেন", "kemon cholche"). "কেমন" alone asks how anything is:
+/// "সালোকসংশ্লেষণ কেমন করে হয়?" is a question, "নতুন সিনেমাটা কেমন হয়েছে?" another subject.
+fn how_are_you(norm: &str) -> bool {
+    const STATES: &[&str] = &["আছেন", "আছো", "আছ", "আছিস", "চলছে", "যাচ্ছে", "কাটছে", "achen", "acho", "achis", "cholche", "jacche", "katche"];
+    let words: Vec<&str> = norm.split(' ').filter(|w| !w.is_empty()).collect();
+    words.windows(2).any(|p| matches!(p[0], "কেমন" | "kemon") && STATES.contains(&p[1]))
 }
 
 /// Requests with nothing to act on: the whole message is one of these (after normalising).
@@ -472,6 +481,9 @@ mod tests {
         let g = |t: &str| greeting(t, &course);
         assert!(g("hi") && g("Good morning!") && g("thanks a lot, that helped") && g("আসসালামু আলাইকুম") && g("hiii I'm new here, nice to meet you"));
         assert!(!g("hi, what is a list?") && !g("good") && !g("hello, explain photosynthesis"));
+        // "কেমন" is "how": a how-are-you greets, a question about how something is does not.
+        assert!(g("কেমন আছেন স্যার?") && g("kemon acho bhaiya?") && g("আপু, কেমন চলছে?"));
+        assert!(!g("সালোকসংশ্লেষণ কেমন করে হয়?") && !g("নতুন সিনেমাটা কেমন হয়েছে?") && !g("python kemon language?"));
     }
 
     #[test]
