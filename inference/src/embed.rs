@@ -123,6 +123,8 @@ impl SentenceEncoder {
     pub fn load(name: &str, config_json: &[u8], weights: &[u8], tokenizer_json: &[u8], max_tokens: usize) -> Result<Self, EncoderError> {
         let cfg: BertConfig = serde_json::from_slice(config_json)?;
         let model = BertModel::from_safetensors(&cfg, weights)?;
+        // A text never outgrows the model's positions.
+        let max_tokens = max_tokens.min(cfg.max_position_embeddings);
         let mut tokenizer = Tokenizer::from_bytes(tokenizer_json).map_err(|e| EncoderError::Tokenizer(e.to_string()))?;
         tokenizer
             .with_truncation(Some(TruncationParams { max_length: max_tokens, ..Default::default() }))

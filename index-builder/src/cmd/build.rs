@@ -47,8 +47,9 @@ pub struct Args {
     /// Do not reuse or store chunk embeddings in the embedding cache.
     #[arg(long)]
     no_cache: bool,
-    /// Chunks per encoder batch.
-    #[arg(long, default_value_t = 32)]
+    /// Chunks per encoder batch (sorted by length; 2 to 16 embedded alike, 32 and 128 ~10 %
+    /// slower on 2 cores: docs/BENCHMARKS.md).
+    #[arg(long, default_value_t = 16)]
     batch_size: usize,
     /// Name files relative to this folder (default: the input folder, or the common folder of
     /// several inputs).

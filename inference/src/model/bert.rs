@@ -69,6 +69,19 @@ impl Linear {
         Ok(Linear { w: transpose_out_in(&pytorch, d_in, d_out), b: w.values(&format!("{name}.bias"), &[d_out])?, d_in, d_out })
     }
 
+    /// One layer whose outputs are those of `parts` side by side (they share their input).
+    fn side_by_side(parts: &[Linear]) -> Linear {
+        let d_in = parts[0].d_in;
+        let d_out: usize = parts.iter().map(|p| p.d_out).sum();
+        let mut w = Vec::with_capacity(d_in * d_out);
+        for i in 0..d_in {
+            for p in parts {
+                w.extend_from_slice(&p.w[i * p.d_out..(i + 1) * p.d_out]);
+            }
+        }
+        Linear { w, b: parts.iter().flat_map(|p| p.b.iter().copied()).collect(), d_in, d_out }
+    }
+
     /// `x` (`n × d_in`, row-major) times the weights plus the bias: `n × d_out`.
     fn forward(&self, x: &[f32]) -> Vec<f32> {
         let n = x.len() / self.d_in;
@@ -191,7 +204,7 @@ impl BertModel {
             for p in 0..len {
                 let v = &mut x[(row + p) * d..(row + p + 1) * d];
                 for ((v, pos), ty) in v.iter_mut().zip(&self.positions[p * d..(p + 1) * d]).zip(&self.token_type) {
-                    *v += pos + ty;
+                    *v = *v + pos + ty;
                 }
             }
             row += len;
@@ -201,21 +214,6 @@ impl BertModel {
             x = layer.forward(x, lens, self.heads);
         }
         x
-    }
-}
-
-impl Linear {
-    /// One layer whose outputs are those of `parts` side by side (they share their input).
-    fn side_by_side(parts: &[Linear]) -> Linear {
-        let d_in = parts[0].d_in;
-        let d_out: usize = parts.iter().map(|p| p.d_out).sum();
-        let mut w = Vec::with_capacity(d_in * d_out);
-        for i in 0..d_in {
-            for p in parts {
-                w.extend_from_slice(&p.w[i * p.d_out..(i + 1) * p.d_out]);
-            }
-        }
-        Linear { w, b: parts.iter().flat_map(|p| p.b.iter().copied()).collect(), d_in, d_out }
     }
 }
 
