@@ -7,7 +7,7 @@
 //! attention runs per sequence over that sequence's own tokens, and GELU, softmax and layer
 //! norm are plain loops the compiler vectorises. The same code runs in wasm (SIMD128).
 
-use super::decoder::{fma_dispatch, ggml_v_expf};
+use super::decoder::{exp_nonpositive, fma_dispatch};
 use super::weights::{BertSource, Weights, WeightsError, transpose_out_in};
 use serde::Deserialize;
 
@@ -291,7 +291,7 @@ fma_dispatch! {
     fn layer_norm(row: &mut [f32], gamma: &[f32], beta: &[f32], eps: f32) => layer_norm_body
 }
 
-/// `row` ← softmax(`row`), e^x as ggml computes it.
+/// `row` ← softmax(`row`), e^x as ggml computes it (its values, without its f64 step).
 #[inline(always)]
 fn softmax_body(row: &mut [f32]) {
     // Sixteen running maxima and sums side by side, so that each loop vectorises.
@@ -305,7 +305,7 @@ fn softmax_body(row: &mut [f32]) {
     }
     let max = lanes.iter().chain(tail).fold(f32::NEG_INFINITY, |m, &v| m.max(v));
     for v in row.iter_mut() {
-        *v = ggml_v_expf(*v - max);
+        *v = exp_nonpositive(*v - max);
     }
     let mut lanes = [0f32; LANES];
     let (chunks, tail) = row.as_chunks::<LANES>();

@@ -465,6 +465,31 @@ fn swiglu_body(g: &mut [f32], u: &[f32]) {
 /// saturates to 0 or +∞.
 #[inline(always)]
 pub(crate) fn ggml_v_expf(x: f32) -> f32 {
+    let (n, j) = exp_parts(x);
+    if n.abs() > 192.0 {
+        return if n <= 0.0 { 0.0 } else { f32::INFINITY };
+    }
+    // _mm512_scalef_ps: j · 2^n rounded once (exact in f64, then one rounding to f32).
+    // 2^n built from its bits (|n| ≤ 192 here, so an exact normal f64) rather than by `exp2`.
+    (j as f64 * f64::from_bits(((n as i64 + 1023) as u64) << 52)) as f32
+}
+
+/// [`ggml_v_expf`] for `x ≤ 0` where the result stays normal (`x` is clamped to −87, e^−87 ≈
+/// 1.6e−38): `2^n` as an f32 from its bits, so no f64 and no branch; the same values, the
+/// product by a power of two being exact. For a softmax after its maximum is taken off.
+#[inline(always)]
+pub(crate) fn exp_nonpositive(x: f32) -> f32 {
+    let (n, j) = exp_parts(x.max(-87.0));
+    // `n + 1.5·2^23` holds the integer `n` in its low bits (exact: −126 ≤ n ≤ 0); integer steps
+    // only, as `n as i32` (saturating, NaN to 0) would be taken lane by lane.
+    let r = f32::from_bits(0x4B40_0000);
+    let biased = (n + r).to_bits().wrapping_sub(0x4B40_0000 - 127);
+    j * f32::from_bits(biased << 23)
+}
+
+/// `n = round(x·log2 e)` and `p(x − n·ln 2)` of [`ggml_v_expf`].
+#[inline(always)]
+fn exp_parts(x: f32) -> (f32, f32) {
     let r = f32::from_bits(0x4B40_0000); // 0x1.8p23
     let z = fma(x, f32::from_bits(0x3FB8_AA3B), r); // log2(e) = 0x1.715476p+0
     let n = z - r;
@@ -476,12 +501,7 @@ pub(crate) fn ggml_v_expf(x: f32) -> f32 {
         u,
         fma(c(0x3F7F_FFF6), b, 1.0),
     );
-    if n.abs() > 192.0 {
-        return if n <= 0.0 { 0.0 } else { f32::INFINITY };
-    }
-    // _mm512_scalef_ps: j · 2^n rounded once (exact in f64, then one rounding to f32).
-    // 2^n built from its bits (|n| ≤ 192 here, so an exact normal f64) rather than by `exp2`.
-    (j as f64 * f64::from_bits(((n as i64 + 1023) as u64) << 52)) as f32
+    (n, j)
 }
 
 fn add_rows(x: &mut [f32], b: &[f32]) {
@@ -931,6 +951,14 @@ mod tests {
                 round_f16(&mut eight);
                 assert!(eight.iter().all(|&r| r.to_bits() == want.to_bits()), "{y:e}: {eight:?} vs {want:e}");
             }
+        }
+    }
+
+    #[test]
+    fn exp_nonpositive_equals_ggml_v_expf() {
+        for i in 0..=87_000 {
+            let x = -(i as f32) / 1000.0;
+            assert_eq!(exp_nonpositive(x).to_bits(), ggml_v_expf(x).to_bits(), "e^{x}");
         }
     }
 
