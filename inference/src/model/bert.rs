@@ -513,6 +513,6 @@ mod tests {
         softmax(&mut row);
         assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         assert!((row[2] / row[1] - std::f32::consts::E).abs() < 1e-4);
-        assert_eq!(row[3], 0.0);
+        assert!(row[3] < 1e-30, "far below the maximum: e^-87 at most ({})", row[3]);
     }
 }
