@@ -225,10 +225,6 @@ pub struct QuantRows {
 }
 
 impl QuantRows {
-    pub fn width(&self) -> usize {
-        self.width
-    }
-
     /// Row `i` (clamped into the table) appended to `out`.
     pub fn push_row(&self, i: usize, out: &mut Vec<f32>) {
         let row_bytes = self.width / QK * Q4_0_BYTES;
