@@ -55,7 +55,9 @@ impl BertConfig {
     }
 }
 
-/// A linear layer: `[in, out]` weights (PyTorch's `[out, in]` transposed) and a bias.
+/// A linear layer: `[in, out]` weights (PyTorch's `[out, in]` transposed once at load: `gemm`
+/// packs row-major `[in, out]` faster than `[out, in]` read through strides, which embedded the
+/// tutorial's chunks ~7 % slower) and a bias.
 struct Linear {
     w: Vec<f32>,
     b: Vec<f32>,
