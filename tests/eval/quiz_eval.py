@@ -53,13 +53,16 @@ def main():
     ap.add_argument("--learner", default="alternate")
     ap.add_argument("--ids", default=None, help="comma-separated topic ids, run in that order (default: all ten)")
     ap.add_argument("--topics", default=os.path.join(here, "data", "own", "quiz_topics.jsonl"))
+    ap.add_argument("--bundle", action="append", default=[], metavar="NAME=PATH",
+                    help="a further bundle the topics file may name (e.g. bn-heldout=…, for quiz_topics_bn_heldout.jsonl)")
     ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
     ap.add_argument("--quiz-arg", action="append", default=[], help="passed on to `index-builder quiz` (tuning)")
     ap.add_argument("--out", default=None, help="JSONL: every item or skip line with its topic id, then one summary line per topic")
     ap.add_argument("--audit", default=None, help="Markdown file of the shown items, for a hand audit")
     ap.add_argument("--check", action="store_true", help="exit 1 unless every topic ran and every shown item passed validation (the harness test)")
     args = ap.parse_args()
-    for path in (args.python_docs, args.demo, args.model, args.index_builder, args.topics):
+    extra = dict(b.split("=", 1) for b in args.bundle)
+    for path in (args.python_docs, args.demo, args.model, args.index_builder, args.topics, *extra.values()):
         if not os.path.exists(path):
             sys.exit(f"error: {path} does not exist")
     topics = load_jsonl(args.topics)
@@ -69,7 +72,9 @@ def main():
         if any(i not in by_id for i in want):
             sys.exit(f"error: unknown topic id in {args.ids}")
         topics = [by_id[i] for i in want]
-    bundles = {"python-docs": args.python_docs, "demo": args.demo}
+    bundles = {"python-docs": args.python_docs, "demo": args.demo, **extra}
+    if any(t["bundle"] not in bundles for t in topics):
+        sys.exit(f"error: a topic names a bundle not given: {sorted({t['bundle'] for t in topics} - set(bundles))}")
     out = open(args.out, "w") if args.out else None
     audit = open(args.audit, "w") if args.audit else None
     if audit:
@@ -91,7 +96,8 @@ def main():
             bad.append(t["id"])
             continue
         first = sum(1 for i in items if i["validator"]["attempts"] == 1)
-        totals.update(shown=len(items), first=first, skipped=len(skips), planned=len(items) + len(skips))
+        defined = sum(1 for i in items if i["validator"].get("by_definition"))
+        totals.update(shown=len(items), first=first, skipped=len(skips), planned=len(items) + len(skips), defined=defined)
         for l in lines:
             for name, ok in (l.get("validator", {}).get("checks") or l.get("checks") or {}).items():
                 if not ok:
@@ -125,11 +131,12 @@ def main():
                     mark = "**(key)** " if k == i["answer_index"] else ""
                     audit.write(f"- {letters[k]}) {mark}{o} — _{r}_\n")
                 e = i["evidence"][0]
-                audit.write(f"\nkey fact: {e.get('quote', '')}\n\nconcepts: {', '.join(i['concepts'])}; evidence: {' ▸ '.join(e['heading_path'])} (chunk {e['chunk']}); attempts {i['validator']['attempts']}\n\n")
+                how = "the book's definition (no model)" if i["validator"].get("by_definition") else f"attempts {i['validator']['attempts']}"
+                audit.write(f"\nkey fact: {e.get('quote', '')}\n\nconcepts: {', '.join(i['concepts'])}; evidence: {' ▸ '.join(e['heading_path'])} (chunk {e['chunk']}); {how}\n\n")
             audit.flush()
     n = totals["shown"]
     print()
-    print(f"items shown: {n}; passed at the first attempt: {totals['first']} ({totals['first'] / max(n, 1):.2f} of shown)")
+    print(f"items shown: {n}; passed at the first attempt: {totals['first']} ({totals['first'] / max(n, 1):.2f} of shown); from the book's definitions: {totals['defined']}")
     print(f"plans: {totals['planned']}; shown after repairs: {n} ({n / max(totals['planned'], 1):.2f}); skipped: {totals['skipped']}")
     if js:
         print(f"evenness: mean H {statistics.mean(hs):.2f}, mean J {statistics.mean(js):.2f} (k: sections among the 25 MMR chunks) over {len(js)} quizzes")

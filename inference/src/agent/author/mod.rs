@@ -10,7 +10,8 @@
 //!    sections of the outline), then retrieval with Ask's coverage gate (a topic the book does
 //!    not cover gets "not covered" and its nearest sections; nothing is written), then concept
 //!    detection (chapter and concept: the best evidence's heading path) → a [`Job`].
-//! 3. [`Job::make`] writes one item at a time. MCQ: the quiz's item writer
+//! 3. [`Job::make`] writes one item at a time. A beginner's MCQ is the book's own definition
+//!    turned into a question where the evidence has one ([`quiz::define`]; no model). MCQ: the quiz's item writer
 //!    ([`crate::agent::quiz::write_item`]) on a key fact of the evidence no earlier item used,
 //!    with the difficulty's cue words ([`prompt::mcq_task`]). CQ: the CQ specialist
 //!    ([`prompt::CQ_SCHEMA`]; the stimulus is a list of 5–8 sentences, so the structure holds the
@@ -343,6 +344,9 @@ pub struct Authored {
     pub query: String,
     #[serde(default)]
     pub selected_tasks: Vec<Task>,
+    /// Made from one of the book's definitions ([`quiz::define`]), not written by the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_definition: bool,
 }
 
 impl Authored {
@@ -370,6 +374,7 @@ impl Authored {
             decision: Decision::Pending,
             query: String::new(),
             selected_tasks: Vec::new(),
+            by_definition: false,
         }
     }
 }
@@ -614,6 +619,12 @@ impl Job {
     async fn make_mcq(&mut self, env: &mut AuthorEnv<'_>, cfg: &AuthorConfig) -> Result<Made, AuthorError> {
         let bundle = env.bundle;
         let lang = self.language;
+        // A beginner's MCQ is recall: the book's own definition, where the evidence has one.
+        if self.request.difficulty == Difficulty::Beginner {
+            if let Some(made) = self.definition_mcq(bundle) {
+                return Ok(made);
+            }
+        }
         // The next passage (in turn) that still has a sentence no item rests on.
         let n = self.passages.len();
         let mut pick = None;
@@ -684,6 +695,52 @@ impl Job {
             ..Authored::new(id, body, self.chapter.clone(), section.heading().to_string(), sources, self.request.difficulty, lang)
         };
         Ok(Made::Item(Box::new(authored)))
+    }
+
+    /// An MCQ from a definition in the next passage (in turn) that has one no item rests on,
+    /// in the request's language, passing the writer's checks and the gates; `None` when no
+    /// passage has one.
+    fn definition_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
+        let lang = self.language;
+        let n = self.passages.len();
+        for k in 0..n {
+            let (chunk, section) = self.passages[(self.next_passage + k) % n];
+            let file = bundle.sections[section as usize].file.clone();
+            let chapter = quiz::define::pool(bundle, &[file.as_str()]);
+            let mut course: Option<Vec<quiz::define::Definition>> = None;
+            for def in quiz::define::askable(bundle, chunk, &chapter) {
+                if def.lang != lang || self.used.contains(&def.sentence) {
+                    continue;
+                }
+                let evidence = self.source(bundle, chunk, def.sentence.clone());
+                let Some(item) = quiz::define::item(&def, &chapter, evidence.clone()).or_else(|| quiz::define::item(&def, course.get_or_insert_with(|| quiz::define::pool(bundle, &[])), evidence))
+                else {
+                    continue;
+                };
+                let earlier: Vec<&str> = self.earlier.iter().map(String::as_str).collect();
+                let (checks, reason) = quiz::check::deterministic(&item, &earlier, lang == Lang::Bn);
+                let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, lang);
+                if reason.is_some() || !all_gates.values().all(|&ok| ok) {
+                    continue;
+                }
+                all_gates.extend(checks);
+                self.next_passage = (self.next_passage + k + 1) % n;
+                self.used.push(def.sentence.clone());
+                self.earlier.push(item.question.clone());
+                let quiz::Item { question, options, answer_index, rationales, evidence: sources, .. } = item;
+                let concept = bundle.sections[section as usize].heading().to_string();
+                let id = self.next_id(Task::Mcq);
+                let authored = Authored {
+                    gates: all_gates,
+                    query: self.request.words().to_string(),
+                    selected_tasks: self.request.selected_tasks(),
+                    by_definition: true,
+                    ..Authored::new(id, Body::Mcq(Mcq { question, options, answer_index, rationales }), self.chapter.clone(), concept, sources, self.request.difficulty, lang)
+                };
+                return Some(Made::Item(Box::new(authored)));
+            }
+        }
+        None
     }
 
     async fn make_cq(&mut self, env: &mut AuthorEnv<'_>, cfg: &AuthorConfig) -> Result<Made, AuthorError> {

@@ -20,6 +20,9 @@
 //!    more than [`min_key_gap`] — run only by a model large enough for its judgement to separate
 //!    right keys from wrong ones (from 1B parameters). A failing item is written again with the
 //!    failure named, at most [`QuizConfig::repairs`] times, then skipped with the reason.
+//!    A recall (Remember) item, and every item of a quiz in a language the model does not write
+//!    ([`QuizConfig::write_bangla`]), is instead the book's own definition turned into a
+//!    question ([`define`]) when the passage has one: no model, the key right by construction.
 //! 4. [`Quiz::answer`]: right → the next item one Bloom level up on a fresh passage; wrong → both
 //!    rationales and the passage, then one level down on the same passage and concepts. The
 //!    host prepares the likelier branch ([`Branch::Right`]) while the learner reads.
@@ -27,6 +30,7 @@
 //! The app's worker and `index-builder quiz` drive the same calls with the same [`QuizConfig`].
 
 pub mod check;
+pub mod define;
 pub mod prompt;
 
 use crate::agent::ask::{self, AskError};
@@ -156,6 +160,9 @@ pub struct Validation {
     pub examiner: Option<Vec<f64>>,
     /// Why each failed attempt was rejected.
     pub rejected: Vec<String>,
+    /// Made from one of the book's definitions ([`define`]), not written by the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_definition: bool,
 }
 
 /// Which answer the next item follows.
@@ -252,6 +259,18 @@ pub struct QuizConfig {
     /// examiner runs whatever the size).
     pub min_key_gap: Option<f64>,
     pub start: Bloom,
+    /// Whether the model writes items for a Bangla quiz. Off: a Bangla quiz asks the book's own
+    /// definitions ([`define`]) at every level, because neither Qwen2.5-Coder model wrote a
+    /// usable Bangla item (docs/EVALUATION.md, "Quiz": sessions 29 and 30, with and without the
+    /// repetition penalty), each failed plan costing minutes.
+    pub write_bangla: bool,
+}
+
+impl QuizConfig {
+    /// Whether the model writes items in `language` ("English", "Bangla").
+    pub fn writes(&self, language: &str) -> bool {
+        language != "Bangla" || self.write_bangla
+    }
 }
 
 impl Default for QuizConfig {
@@ -270,6 +289,7 @@ impl Default for QuizConfig {
             examine: true,
             min_key_gap: None,
             start: Bloom::Understand,
+            write_bangla: false,
         }
     }
 }
@@ -424,10 +444,22 @@ impl Quiz {
             .map(|&c| (c, env.bundle.chunks[c as usize].section))
             .filter(|&(c, _)| env.bundle.chunk_text(c).chars().count() >= cfg.min_passage_chars && env.bundle.section_of(c).kind != SectionKind::Exercise)
             .partition(|&(_, s)| env.bundle.section_within(s, subtopic.section));
-        let inside = passages.len();
-        passages.extend(outside);
         let bengali = env.bundle.header.course.lang.as_deref() == Some("bn") || rules::language(&format!("{topic} {}", subtopic.name)) == Lang::Bn;
         let language = if bengali { "Bangla" } else { "English" }.to_string();
+        let mut outside = outside;
+        if !cfg.writes(&language) {
+            // Only passages that define a term can give an item.
+            let mut pools: std::collections::HashMap<&str, Vec<define::Definition>> = Default::default();
+            let mut defines = |&(c, _): &(u32, u32)| {
+                let file = env.bundle.section_of(c).file.as_str();
+                let pool = pools.entry(file).or_insert_with(|| define::pool(env.bundle, &[file]));
+                !define::askable(env.bundle, c, pool).is_empty()
+            };
+            passages.retain(&mut defines);
+            outside.retain(&mut defines);
+        }
+        let inside = passages.len();
+        passages.extend(outside);
         Ok(Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, rounds: Vec::new(), skipped: Vec::new(), start, bias: None })
     }
 
@@ -490,16 +522,32 @@ impl Quiz {
         let passage = clip(bundle.chunk_text(plan.chunk), cfg.passage_chars);
         let place = section.heading_path.join(" ▸ ");
         let used: Vec<&str> = self.rounds.iter().map(|r| r.item.evidence[0].quote.as_str()).collect();
+        let earlier: Vec<String> = self.rounds.iter().map(|r| r.item.question.clone()).collect();
+        // A recall item, or any item in a language the model does not write: the book's own
+        // definition, when the passage has one no item has asked yet.
+        let writes = cfg.writes(&self.language);
+        if plan.bloom == Bloom::Remember || !writes {
+            if let Some(made) = self.definition_item(bundle, plan, &used, &earlier) {
+                return Ok(made);
+            }
+            if !writes {
+                return Ok(Made::Skipped {
+                    reason: "the passage defines no term that has not been asked".into(),
+                    attempts: 0,
+                    validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: true },
+                    last: None,
+                });
+            }
+        }
         let Some(focus) = plan.focus.clone().or_else(|| key_fact(&passage, &used)) else {
             return Ok(Made::Skipped {
                 reason: "the passage has no sentence to ask about".into(),
                 attempts: 0,
-                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new() },
+                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: false },
                 last: None,
             });
         };
         let evidence = vec![ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: focus.clone() }];
-        let earlier: Vec<String> = self.rounds.iter().map(|r| r.item.question.clone()).collect();
         let asked: Vec<String> = self.rounds.iter().filter(|r| r.item.evidence[0].chunk == plan.chunk).map(|r| r.item.question.clone()).collect();
         let spec = ItemSpec {
             place: &place,
@@ -514,6 +562,28 @@ impl Quiz {
             evidence,
         };
         write_item(env.session, &spec, cfg, &mut self.bias).await
+    }
+
+    /// An item from a definition in `plan`'s passage that no earlier item rests on (the plan's
+    /// own sentence first, after a wrong answer), with wrong options from the terms its chapter
+    /// defines (the whole course's when the chapter has too few); checked as a written item is.
+    fn definition_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let section = bundle.section_of(plan.chunk);
+        let chapter = define::pool(bundle, &[section.file.as_str()]);
+        let mut defs: Vec<define::Definition> = define::askable(bundle, plan.chunk, &chapter).into_iter().filter(|d| !used.contains(&d.sentence.as_str())).collect();
+        defs.sort_by_key(|d| plan.focus.as_deref() != Some(d.sentence.as_str()));
+        let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
+        let mut course: Option<Vec<define::Definition>> = None;
+        for def in defs {
+            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: def.sentence.clone() };
+            let item = define::item(&def, &chapter, evidence.clone()).or_else(|| define::item(&def, course.get_or_insert_with(|| define::pool(bundle, &[])), evidence));
+            let Some(item) = item else { continue };
+            let (checks, reason) = check::deterministic(&item, &earlier, def.lang == Lang::Bn);
+            if reason.is_none() {
+                return Some(Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true } });
+            }
+        }
+        None
     }
 
     /// Keeps the examiner's calibration measured on a copy of this quiz (a host that makes
@@ -681,14 +751,14 @@ pub async fn write_item(session: &mut Session, spec: &ItemSpec<'_>, cfg: &QuizCo
                 last_item = Some(item);
             }
             None => {
-                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected };
+                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected, by_definition: false };
                 return Ok(Made::Item { item, validation });
             }
         }
     }
     let attempts = cfg.repairs + 1;
     let reason = rejected.last().cloned().unwrap_or_default();
-    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected };
+    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected, by_definition: false };
     Ok(Made::Skipped { reason, attempts, validation, last: last_item })
 }
 
@@ -816,7 +886,7 @@ mod tests {
     }
 
     fn validation() -> Validation {
-        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![] }
+        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![], by_definition: false }
     }
 
     #[test]

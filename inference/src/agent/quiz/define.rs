@@ -1,0 +1,353 @@
+//! Items from the book's own definitions: "…, তাকে কী বলে?" / "What is … called?" with the
+//! defined term as the key and other terms the course defines as the wrong options.
+//!
+//! A textbook states its key terms in a few fixed shapes: "যেসব জীব … তৈরি করতে পারে, তাদের
+//! স্বভোজী বলে।", "গ্রানার চারপাশের তরল অংশকে বলে স্ট্রোমা।", "ক্লোরোফিল হলো … রঞ্জক পদার্থ।",
+//! "A file that contains a Python program is called a script." Turned round, such a sentence is
+//! the classic recall item of Bangladesh's board MCQs ("… তাকে কী বলে?"): the key is right by
+//! construction (the book says so), the wrong options are terms the same chapter defines (a
+//! learner who half knows the chapter confuses exactly these), and each option's reason is the
+//! book's own sentence about that term. No model writes any of it, so it works where the small
+//! models cannot write the course's language (docs/EVALUATION.md, "Quiz": neither Qwen2.5-Coder
+//! model wrote a usable Bangla item).
+//!
+//! [`definitions`] finds them in a text; [`item`] makes the item for one, drawing its wrong
+//! options from a pool ([`pool`]).
+
+use super::{Bloom, Item, ItemEvidence, clip, prompt};
+use crate::agent::ask::verify::prose_sentences;
+use crate::agent::route::Lang;
+use crate::bundle::Bundle;
+use crate::index::outline::SectionKind;
+use crate::text::stem;
+
+/// A term the book defines, or names at the head of a line ("ক্লোরোফিল: আলো শোষণকারী …").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Definition {
+    pub term: String,
+    /// The question that asks for the term; `None` for a line that only names it (too loose to
+    /// ask about, but its term is a wrong option for another item).
+    pub question: Option<String>,
+    /// The book's sentence, verbatim.
+    pub sentence: String,
+    pub section: u32,
+    pub lang: Lang,
+    /// The sentence names the term as what the rest describes ("… তাকে X বলে", "… is called
+    /// X"), not only "X হলো …" or "X: …", which also head lines about a phrase ("মূল ঘটনা হলো …").
+    pub naming: bool,
+}
+
+/// Bangla pronouns that point back at a definition's description ("…, তাদের স্বভোজী বলে").
+const PRONOUNS: &[&str] = &["তাকে", "তাদের", "একে", "এদের", "এটিকে", "এগুলোকে", "সেগুলোকে", "এটাকে"];
+/// Most words of a term.
+const TERM_WORDS: usize = 3;
+/// Characters of a sentence a reason quotes.
+const QUOTE_CHARS: usize = 190;
+
+/// The definitions among `text`'s prose sentences (section `section`).
+pub fn definitions(text: &str, section: u32) -> Vec<Definition> {
+    prose_sentences(text)
+        .into_iter()
+        .filter_map(|(_, s)| {
+            let s = unlisted(s);
+            let (term, question, naming, lang) =
+                bangla(s).map(|(t, q, naming)| (t, q, naming, Lang::Bn)).or_else(|| english(s).map(|(t, q)| (t, Some(q), true, Lang::En)))?;
+            // A question that names its answer, or a word of it ("… ক্যালভিন … একে কী বলে?" for
+            // "ক্যালভিন চক্র"), gives it away.
+            let question = question.filter(|q| !crate::text::words(&term).iter().any(|w| names(q, w)));
+            Some(Definition { term, question, sentence: s.to_string(), section, lang, naming })
+        })
+        .collect()
+}
+
+/// A sentence without a list item's marker ("- ", "১. ", "(ক) ").
+fn unlisted(s: &str) -> &str {
+    let s = s.trim();
+    if let Some(rest) = s.strip_prefix("- ").or_else(|| s.strip_prefix("* ")) {
+        return rest.trim_start();
+    }
+    let digits = s.chars().take_while(|c| c.is_ascii_digit() || ('০'..='৯').contains(c)).map(char::len_utf8).sum::<usize>();
+    if digits > 0 {
+        if let Some(rest) = s[digits..].strip_prefix(". ").or_else(|| s[digits..].strip_prefix(") ")) {
+            return rest.trim_start();
+        }
+    }
+    s
+}
+
+fn is_bengali_word(w: &str) -> bool {
+    let letters: Vec<char> = w.chars().filter(|c| c.is_alphabetic()).collect();
+    !letters.is_empty() && letters.iter().all(|c| ('\u{0980}'..='\u{09FF}').contains(c)) && w.chars().all(|c| c.is_alphabetic() || ('\u{0980}'..='\u{09FF}').contains(&c) || c == '-')
+}
+
+/// Whether `text` holds a word of `term`'s stems (a question that would give its answer away).
+fn names(text: &str, term: &str) -> bool {
+    let stems: Vec<String> = crate::text::words(term).iter().map(|w| stem(w)).collect();
+    let words: Vec<String> = crate::text::words(text).iter().map(|w| stem(w)).collect();
+    !stems.is_empty() && stems.iter().all(|s| words.contains(s))
+}
+
+/// The words `words[..end]` without a parenthesis at their end ("ক্ষারক (Base)"): the index
+/// where it opens, or `end`.
+fn before_paren(words: &[&str], end: usize) -> usize {
+    if end == 0 || !words[end - 1].ends_with(')') {
+        return end;
+    }
+    (0..end).rev().find(|&i| words[i].starts_with('(')).unwrap_or(end)
+}
+
+/// A term of 1–[`TERM_WORDS`] Bengali words.
+fn term_of(words: &[&str]) -> Option<String> {
+    (!words.is_empty() && words.len() <= TERM_WORDS && words.iter().all(|w| is_bengali_word(w))).then(|| words.join(" "))
+}
+
+/// A Bangla definition: (term, question, whether the sentence names the term).
+fn bangla(s: &str) -> Option<(String, Option<String>, bool)> {
+    let body = s.strip_suffix('।')?.trim();
+    let words: Vec<&str> = body.split_whitespace().collect();
+    let n = words.len();
+    if n < 4 {
+        return glossary(s).map(|(t, q)| (t, q, false));
+    }
+    // "… , তাকে/তাদের T বলে।" and "… প্রক্রিয়াকে T (Neutralisation) বলে।"
+    if words[n - 1] == "বলে" {
+        let end = before_paren(&words, n - 1);
+        let at = (end.saturating_sub(TERM_WORDS + 1)..end.saturating_sub(1)).rev().find(|&j| {
+            let w = words[j].trim_end_matches(',');
+            PRONOUNS.contains(&w) || (w.ends_with("কে") && w.chars().count() > 3)
+        });
+        if let Some(j) = at {
+            let term = term_of(&words[j + 1..end])?;
+            let lead = unheaded(&words[..j].join(" "), &term);
+            let w = words[j].trim_end_matches(',');
+            let question = if PRONOUNS.contains(&w) {
+                (lead.split_whitespace().count() >= 3).then(|| format!("{lead} {w} কী বলে?"))
+            } else {
+                (lead.split_whitespace().count() >= 2).then(|| format!("{lead} {w} কী বলে?"))
+            };
+            return Some((term, question, true));
+        }
+    }
+    // "গ্রানার চারপাশের তরল অংশকে বলে স্ট্রোমা।"
+    if let Some(k) = (2..n - 1).find(|&k| words[k] == "বলে" && words[k - 1].ends_with("কে")) {
+        let end = before_paren(&words, n);
+        if end > k + 1 {
+            let term = term_of(&words[k + 1..end])?;
+            let question = format!("{} কী বলে?", unheaded(&words[..k].join(" "), &term));
+            return Some((term, Some(question), true));
+        }
+    }
+    // "ক্লোরোফিল হলো … রঞ্জক পদার্থ, যা সূর্যের আলো শোষণ করে।"
+    if let Some(k) = (1..=2.min(n - 1)).find(|&k| words[k] == "হলো") {
+        if n - k - 1 >= 4 {
+            if let Some(term) = term_of(&words[..k]) {
+                return Some((term, Some(format!("কোনটি {}?", words[k + 1..].join(" "))), false));
+            }
+        }
+    }
+    glossary(s).map(|(t, q)| (t, q, false))
+}
+
+/// A definition's description without a glossary head that is its term ("প্রশমন: অম্ল ও
+/// ক্ষারকের … প্রক্রিয়াকে") and without a "তাই" ("so") that leans on the sentence before.
+fn unheaded(lead: &str, term: &str) -> String {
+    let lead = lead.split_once(": ").filter(|(head, _)| names(head, term)).map_or(lead, |(_, rest)| rest.trim());
+    lead.strip_prefix("তাই ").unwrap_or(lead).to_string()
+}
+
+/// "ক্লোরোফিল: আলো শোষণকারী সবুজ রঞ্জক পদার্থ।", "কার্বন ডাইঅক্সাইড (CO₂): …": a named
+/// term, no question ("যেমন: …", "for example", names none).
+fn glossary(s: &str) -> Option<(String, Option<String>)> {
+    let (head, rest) = s.split_once(':')?;
+    if rest.trim().split_whitespace().count() < 3 {
+        return None;
+    }
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let end = before_paren(&words, words.len());
+    let term = term_of(&words[..end])?;
+    let filler = ["যেমন", "উদাহরণ", "অর্থাৎ", "তবে", "ফলে", "কারণ", "সুতরাং", "মনে রাখো", "লক্ষ করো", "দ্রষ্টব্য"];
+    (!filler.contains(&term.as_str()) && !crate::text::is_stopword(&term)).then_some((term, None))
+}
+
+/// An English definition: (term, question). "A file that contains a Python program is called
+/// a script." → ("script", "What is a file that contains a Python program called?").
+fn english(s: &str) -> Option<(String, String)> {
+    const VERBS: &[(&str, &str, &str)] = &[
+        (" is called ", "is", "called"),
+        (" are called ", "are", "called"),
+        (" is known as ", "is", "known as"),
+        (" are known as ", "are", "known as"),
+        (" is referred to as ", "is", "referred to as"),
+    ];
+    let body = s.strip_suffix('.')?;
+    let (at, (pat, aux, verb)) = VERBS.iter().find_map(|v| body.find(v.0).map(|at| (at, v)))?;
+    let (lead, rest) = (body[..at].trim(), &body[at + pat.len()..]);
+    // The subject alone: no other verb before ("Text in Python is written … and is called a
+    // string"), three words at least, not a pronoun.
+    // A noun phrase: it opens with a determiner or a gerund ("A file …", "Writing the code …"),
+    // has no comma ("Often, the first argument …") and no verb ("… a method is called with …").
+    let lw: Vec<&str> = lead.split_whitespace().collect();
+    let first = lw.first()?.to_lowercase();
+    let opens = ["a", "an", "the", "each", "every", "any", "all"].contains(&first.as_str()) || (first.ends_with("ing") && first.len() > 4);
+    if lw.len() < 3 || !opens || lead.contains(',') || lw.iter().any(|w| ["is", "are", "was", "were", "and", "or", "but"].contains(&w.to_lowercase().as_str())) {
+        return None;
+    }
+    let end = rest.find([',', ';', '(', ':']).unwrap_or(rest.len());
+    let mut tw: Vec<&str> = rest[..end].split_whitespace().collect();
+    // "is called with …", "is called instead of …": the verb, not a name.
+    if tw.first().is_some_and(|w| ["with", "instead", "by", "from", "on", "in", "when", "if", "to", "for", "after", "before", "once"].contains(&w.to_lowercase().as_str())) {
+        return None;
+    }
+    if tw.first().is_some_and(|w| ["a", "an", "the"].contains(&w.to_lowercase().as_str())) {
+        tw.remove(0);
+    }
+    // "Writing the code … is called defining it."
+    if tw.len() > 1 && tw.last().is_some_and(|w| ["it", "them", "one"].contains(&w.to_lowercase().as_str())) {
+        tw.pop();
+    }
+    if tw.is_empty() || tw.len() > TERM_WORDS || tw.iter().any(|w| ["because", "when", "if", "and", "or", "since", "which"].contains(&w.to_lowercase().as_str())) {
+        return None;
+    }
+    // "A file …" → "a file …", "Writing the code" → "writing the code".
+    let lead = format!("{first}{}", &lead[lw[0].len()..]);
+    Some((tw.join(" "), format!("What {aux} {lead} {verb}?")))
+}
+
+/// Every definition of the course's taught sections (not exercises) in `files` (all files when
+/// empty), in outline order: those that name their term, and those whose term the text of those
+/// files names again in another sentence — a term ("ক্লোরোফিল হলো …"), not a phrase that heads
+/// one line ("মূল ঘটনা হলো …", "প্রতিকার: …").
+pub fn pool(bundle: &Bundle, files: &[&str]) -> Vec<Definition> {
+    let sections: Vec<&crate::index::outline::Section> = bundle.sections.iter().filter(|s| files.is_empty() || files.contains(&s.file.as_str())).collect();
+    let sentences: Vec<Vec<String>> = sections
+        .iter()
+        .flat_map(|s| prose_sentences(&s.text).into_iter().map(|(_, x)| crate::text::words(x).iter().map(|w| stem(w)).collect()).collect::<Vec<_>>())
+        .collect();
+    let recurs = |term: &str| {
+        let stems: Vec<String> = crate::text::words(term).iter().map(|w| stem(w)).collect();
+        sentences.iter().filter(|words| stems.iter().all(|t| words.contains(t))).count() >= 2
+    };
+    sections.iter().filter(|s| s.kind != SectionKind::Exercise).flat_map(|s| definitions(&s.text, s.id)).filter(|d| d.naming || recurs(&d.term)).collect()
+}
+
+/// The definitions in chunk `chunk` an item can ask for: with a question, and in its
+/// chapter's `pool` (the term recurs).
+pub fn askable(bundle: &Bundle, chunk: u32, pool: &[Definition]) -> Vec<Definition> {
+    let section = bundle.section_of(chunk).id;
+    definitions(bundle.chunk_text(chunk), section).into_iter().filter(|d| d.question.is_some() && pool.iter().any(|p| p.sentence == d.sentence && p.term == d.term)).collect()
+}
+
+/// The item that asks for `def`'s term (it must have a question), its wrong options the terms
+/// of `pool` in `def`'s language nearest to it in the outline (its own section first): not the
+/// term itself nor a word of the question, three distinct ones. `None` when the pool has fewer.
+pub fn item(def: &Definition, pool: &[Definition], evidence: ItemEvidence) -> Option<Item> {
+    let question = def.question.clone()?;
+    let key_stems: Vec<String> = crate::text::words(&def.term).iter().map(|w| stem(w)).collect();
+    let mut others: Vec<&Definition> = pool
+        .iter()
+        .filter(|d| d.lang == def.lang && !names(&question, &d.term) && !names(&def.term, &d.term) && !names(&d.term, &def.term))
+        .filter(|d| crate::text::words(&d.term).iter().map(|w| stem(w)).collect::<Vec<_>>() != key_stems)
+        .collect();
+    // Terms the book defines before those it only names; among them, those whose sentence
+    // shares most words with this one's (the same part of the topic), then the nearest.
+    let near: std::collections::HashSet<String> = crate::agent::ask::verify::terms(&def.sentence);
+    let shared = |d: &Definition| crate::agent::ask::verify::terms(&d.sentence).intersection(&near).count();
+    others.sort_by_key(|d| (d.question.is_none(), std::cmp::Reverse(shared(d)), d.section.abs_diff(def.section)));
+    let mut wrong: Vec<&Definition> = Vec::new();
+    for d in others {
+        if !wrong.iter().any(|w| w.term.to_lowercase() == d.term.to_lowercase()) {
+            wrong.push(d);
+        }
+        if wrong.len() == 3 {
+            break;
+        }
+    }
+    if wrong.len() < 3 {
+        return None;
+    }
+    let bangla = def.lang == Lang::Bn;
+    let quote = |s: &str| clip(s, QUOTE_CHARS);
+    let right = if bangla { format!("বইয়ে আছে: “{}”", quote(&def.sentence)) } else { format!("The book says: “{}”", quote(&def.sentence)) };
+    let mut options: Vec<String> = wrong.iter().map(|d| d.term.clone()).collect();
+    let mut rationales: Vec<String> = wrong
+        .iter()
+        .map(|d| if bangla { format!("উত্তর {} নয়। বইয়ে {} সম্পর্কে আছে: “{}”", d.term, d.term, quote(&d.sentence)) } else { format!("Not {}: the book says “{}”", d.term, quote(&d.sentence)) })
+        .collect();
+    let key = super::check::key_position(&question);
+    options.insert(key, def.term.clone());
+    rationales.insert(key, right);
+    debug_assert!(rationales.iter().all(|r| r.chars().count() <= prompt::REASON_MAX_CHARS));
+    Some(Item { question, options, answer_index: key, rationales, bloom: Bloom::Remember, concepts: vec![def.term.clone()], evidence: vec![evidence] })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(s: &str) -> Option<(String, Option<String>)> {
+        definitions(s, 0).into_iter().next().map(|d| (d.term, d.question))
+    }
+
+    #[test]
+    fn bangla_definitions_turn_into_questions() {
+        assert_eq!(
+            one("যেসব জীব এভাবে নিজের খাদ্য নিজে তৈরি করতে পারে, তাদের স্বভোজী বলে।"),
+            Some(("স্বভোজী".into(), Some("যেসব জীব এভাবে নিজের খাদ্য নিজে তৈরি করতে পারে, তাদের কী বলে?".into())))
+        );
+        assert_eq!(one("গ্রানার চারপাশের তরল অংশকে বলে স্ট্রোমা।"), Some(("স্ট্রোমা".into(), Some("গ্রানার চারপাশের তরল অংশকে কী বলে?".into()))));
+        assert_eq!(
+            one("অম্ল ও ক্ষারকের বিক্রিয়ায় লবণ ও পানি উৎপন্ন হওয়ার প্রক্রিয়াকে প্রশমন (Neutralisation) বলে।"),
+            Some(("প্রশমন".into(), Some("অম্ল ও ক্ষারকের বিক্রিয়ায় লবণ ও পানি উৎপন্ন হওয়ার প্রক্রিয়াকে কী বলে?".into())))
+        );
+        assert_eq!(
+            one("ক্লোরোফিল হলো ক্লোরোপ্লাস্টের থাইলাকয়েড পর্দায় অবস্থিত সবুজ রঞ্জক পদার্থ, যা সূর্যের আলো শোষণ করে।"),
+            Some(("ক্লোরোফিল".into(), Some("কোনটি ক্লোরোপ্লাস্টের থাইলাকয়েড পর্দায় অবস্থিত সবুজ রঞ্জক পদার্থ, যা সূর্যের আলো শোষণ করে?".into())))
+        );
+        // The glossary head that is the answer is left out of the question.
+        let (term, q) = one("সালোকসংশ্লেষণ: যে প্রক্রিয়ায় সবুজ উদ্ভিদ সূর্যালোকের উপস্থিতিতে খাদ্য তৈরি করে, তাকে সালোকসংশ্লেষণ বলে।").unwrap();
+        assert_eq!((term.as_str(), q.as_deref()), ("সালোকসংশ্লেষণ", Some("যে প্রক্রিয়ায় সবুজ উদ্ভিদ সূর্যালোকের উপস্থিতিতে খাদ্য তৈরি করে, তাকে কী বলে?")));
+        // A line that names a term gives no question; a list marker is not part of it.
+        assert_eq!(one("৪. ক্লোরোফিল: আলো শোষণকারী সবুজ রঞ্জক পদার্থ।"), Some(("ক্লোরোফিল".into(), None)));
+        // Not definitions.
+        assert_eq!(one("দিনের আলোয় সালোকসংশ্লেষণের হার শ্বসনের হারের চেয়ে বেশি থাকে, তাই দিনে উদ্ভিদ অক্সিজেন ত্যাগ করে।"), None);
+        assert_eq!(one("এ কথা সবাই বলে।"), None);
+    }
+
+    #[test]
+    fn english_definitions_turn_into_questions() {
+        assert_eq!(
+            one("A file that contains a Python program is called a script."),
+            Some(("script".into(), Some("What is a file that contains a Python program called?".into())))
+        );
+        assert_eq!(one("The order in which statements run is called control flow."), Some(("control flow".into(), Some("What is the order in which statements run called?".into()))));
+        // The subject is a pronoun, or the sentence has another verb first.
+        assert_eq!(one("This style is called snake_case."), None);
+        assert_eq!(one("Text in Python is written between quotation marks and is called a string."), None);
+        assert_eq!(one("Lists are mutable, and their items can be changed in place by assignment."), None);
+    }
+
+    #[test]
+    fn an_item_asks_for_the_term_among_nearby_ones() {
+        let text = "যেসব জীব এভাবে নিজের খাদ্য নিজে তৈরি করতে পারে, তাদের স্বভোজী বলে।\n\n\
+                    খাদ্যের জন্য যেসব জীব অন্য জীবের ওপর নির্ভরশীল, তাদের পরভোজী বলে।\n\n\
+                    গ্রানার চারপাশের তরল অংশকে বলে স্ট্রোমা।\n\n\
+                    A file that contains a Python program is called a script.";
+        let mut pool = definitions(text, 3);
+        assert_eq!(pool.len(), 4);
+        let target = pool[0].clone();
+        let ev = ItemEvidence { chunk: 0, section: 3, file: "f".into(), heading_path: vec![], quote: target.sentence.clone() };
+        assert!(item(&target, &pool, ev.clone()).is_none(), "two Bangla terms besides the key are too few");
+        pool.extend(definitions("ক্ষারক: অম্লকে প্রশমিত করে লবণ ও পানি দেয় এমন পদার্থ।", 9));
+        let i = item(&target, &pool, ev).unwrap();
+        assert_eq!(i.options[i.answer_index], "স্বভোজী");
+        let mut wrong: Vec<&str> = i.options.iter().filter(|o| *o != "স্বভোজী").map(String::as_str).collect();
+        wrong.sort();
+        assert_eq!(wrong, ["ক্ষারক", "পরভোজী", "স্ট্রোমা"], "Bangla terms only, a named one too");
+        assert!(i.rationales[i.answer_index].contains("তাদের স্বভোজী বলে"));
+        let k = i.options.iter().position(|o| o == "স্ট্রোমা").unwrap();
+        assert!(i.rationales[k].contains("গ্রানার চারপাশের তরল অংশকে বলে স্ট্রোমা"), "{}", i.rationales[k]);
+        assert_eq!(i.bloom, Bloom::Remember);
+        let (checks, reason) = super::super::check::deterministic(&i, &[], true);
+        assert_eq!(reason, None, "{checks:?}");
+    }
+}
