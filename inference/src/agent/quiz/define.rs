@@ -32,6 +32,8 @@ pub struct Definition {
     pub sentence: String,
     pub section: u32,
     pub lang: Lang,
+    /// The heading of its section ([`pool`] sets it; empty from [`definitions`]).
+    pub heading: String,
     /// The sentence names the term as what the rest describes ("… তাকে X বলে", "… is called
     /// X"), not only "X হলো …" or "X: …", which also head lines about a phrase ("মূল ঘটনা হলো …").
     pub naming: bool,
@@ -52,10 +54,10 @@ pub fn definitions(text: &str, section: u32) -> Vec<Definition> {
             let s = unlisted(s);
             let (term, question, naming, lang) =
                 bangla(s).map(|(t, q, naming)| (t, q, naming, Lang::Bn)).or_else(|| english(s).map(|(t, q)| (t, Some(q), true, Lang::En)))?;
-            // A question that names its answer, or a word of it ("… ক্যালভিন … একে কী বলে?" for
-            // "ক্যালভিন চক্র"), gives it away.
-            let question = question.filter(|q| !crate::text::words(&term).iter().any(|w| names(q, w)));
-            Some(Definition { term, question, sentence: s.to_string(), section, lang, naming })
+            // A question that names its answer gives it away (one that names a word of it, see
+            // [`item`]).
+            let question = question.filter(|q| !names(q, &term));
+            Some(Definition { term, question, sentence: s.to_string(), section, lang, naming, heading: String::new() })
         })
         .collect()
 }
@@ -96,22 +98,51 @@ fn before_paren(words: &[&str], end: usize) -> usize {
     (0..end).rev().find(|&i| words[i].starts_with('(')).unwrap_or(end)
 }
 
-/// A term of 1–[`TERM_WORDS`] Bengali words.
+/// A term of 1–[`TERM_WORDS`] Bengali words, without an adverb before it ("… বলকে বিশেষভাবে
+/// অভিকর্ষ বলে": the term is "অভিকর্ষ").
 fn term_of(words: &[&str]) -> Option<String> {
-    (!words.is_empty() && words.len() <= TERM_WORDS && words.iter().all(|w| is_bengali_word(w))).then(|| words.join(" "))
+    let words = match words {
+        [adverb, rest @ ..] if !rest.is_empty() && adverb.ends_with("ভাবে") => rest,
+        _ => words,
+    };
+    // A clause is no term ("… তা ব্যবহৃত হয় বলে …").
+    let verb = words.last().is_some_and(|w| ["হয়", "করে", "হয়ে", "থাকে", "যায়", "আছে", "নয়", "হলে", "করা"].contains(w));
+    (!words.is_empty() && words.len() <= TERM_WORDS && !verb && words.iter().all(|w| is_bengali_word(w))).then(|| words.join(" "))
+}
+
+/// Words that open a description leaning on the sentence before ("এই উপরমুখী বলটিকে …", "তখন
+/// দড়ির উপর …"): the question would not stand alone.
+const ANAPHORA: &[&str] = &["এই", "এ", "সেই", "ঐ", "ওই", "তখন", "এসব", "এগুলো", "এরা", "এটি", "এটা", "সেটি", "তারা", "সে", "এদের", "এর", "এতে", "এখানে", "এখন", "একই", "উক্ত"];
+
+/// Demonstratives that point back wherever they stand early in a description ("পদার্থবিজ্ঞানে
+/// এই ঠেলা বা টানাকে …").
+const POINTING: &[&str] = &["এই", "সেই", "ঐ", "ওই", "উক্ত", "এসব"];
+
+/// `lead` turned into the question `{lead}{tail}`, unless it is too short or leans on the
+/// sentence before.
+fn ask(lead: &str, tail: &str, min_words: usize) -> Option<String> {
+    let words: Vec<&str> = lead.split_whitespace().collect();
+    let leans = words.first().is_some_and(|w| ANAPHORA.contains(w)) || words.iter().take(3).any(|w| POINTING.contains(w));
+    (words.len() >= min_words && !leans).then(|| format!("{lead}{tail}"))
 }
 
 /// A Bangla definition: (term, question, whether the sentence names the term).
 fn bangla(s: &str) -> Option<(String, Option<String>, bool)> {
     let body = s.strip_suffix('।')?.trim();
-    let words: Vec<&str> = body.split_whitespace().collect();
-    let n = words.len();
-    if n < 4 {
+    let all: Vec<&str> = body.split_whitespace().collect();
+    if all.len() < 4 {
         return glossary(s).map(|(t, q)| (t, q, false));
     }
-    // "… , তাকে/তাদের T বলে।" and "… প্রক্রিয়াকে T (Neutralisation) বলে।"
-    if words[n - 1] == "বলে" {
-        let end = before_paren(&words, n - 1);
+    // "… বলে" or "… বলা হয়" ("is called"), asked back the same way.
+    let (words, verb): (&[&str], &str) = match all.as_slice() {
+        [head @ .., "বলা", "হয়"] => (head, "বলা হয়"),
+        [head @ .., "বলে"] => (head, "বলে"),
+        _ => (&all[..], ""),
+    };
+    let n = words.len();
+    // "… , তাকে/তাদের T বলে।" and "… প্রক্রিয়াকে T (Neutralisation) বলা হয়।"
+    if !verb.is_empty() {
+        let end = before_paren(words, n);
         let at = (end.saturating_sub(TERM_WORDS + 1)..end.saturating_sub(1)).rev().find(|&j| {
             let w = words[j].trim_end_matches(',');
             PRONOUNS.contains(&w) || (w.ends_with("কে") && w.chars().count() > 3)
@@ -120,28 +151,47 @@ fn bangla(s: &str) -> Option<(String, Option<String>, bool)> {
             let term = term_of(&words[j + 1..end])?;
             let lead = unheaded(&words[..j].join(" "), &term);
             let w = words[j].trim_end_matches(',');
-            let question = if PRONOUNS.contains(&w) {
-                (lead.split_whitespace().count() >= 3).then(|| format!("{lead} {w} কী বলে?"))
-            } else {
-                (lead.split_whitespace().count() >= 2).then(|| format!("{lead} {w} কী বলে?"))
-            };
+            let min = if PRONOUNS.contains(&w) { 3 } else { 2 };
+            return Some((term, ask(&lead, &format!(" {w} কী {verb}?"), min), true));
+        }
+    }
+    // "গ্রানার চারপাশের তরল অংশকে বলে স্ট্রোমা।", "… অংশকে বলা হয় স্ট্রোমা।"
+    let said = |k: usize| match (all[k], all.get(k + 1)) {
+        ("বলে", _) => Some((k + 1, "বলে")),
+        ("বলা", Some(&"হয়")) => Some((k + 2, "বলা হয়")),
+        _ => None,
+    };
+    if let Some((k, (after, verb))) = (2..all.len() - 1).find_map(|k| all[k - 1].ends_with("কে").then(|| said(k)).flatten().map(|v| (k, v))) {
+        let end = before_paren(&all, all.len());
+        if end > after {
+            let term = term_of(&all[after..end])?;
+            let question = ask(&unheaded(&all[..k].join(" "), &term), &format!(" কী {verb}?"), 2);
             return Some((term, question, true));
         }
     }
-    // "গ্রানার চারপাশের তরল অংশকে বলে স্ট্রোমা।"
-    if let Some(k) = (2..n - 1).find(|&k| words[k] == "বলে" && words[k - 1].ends_with("কে")) {
-        let end = before_paren(&words, n);
-        if end > k + 1 {
-            let term = term_of(&words[k + 1..end])?;
-            let question = format!("{} কী বলে?", unheaded(&words[..k].join(" "), &term));
-            return Some((term, Some(question), true));
+    let n = all.len();
+    // "যে শ্বসন প্রক্রিয়ায় … মুক্ত হয়, সেটিই সবাত শ্বসন।"
+    if let Some(j) = (n.saturating_sub(TERM_WORDS + 1)..n - 1).find(|&j| ["সেটিই", "সেটাই", "তা-ই", "তাকেই"].contains(&all[j])) {
+        let end = before_paren(&all, n);
+        if end > j + 1 {
+            let term = term_of(&all[j + 1..end])?;
+            let lead = all[..j].join(" ");
+            return Some((term, ask(&lead, " তাকে কী বলে?", 3), true));
+        }
+    }
+    // "গাঁজন (Fermentation) বলতে বোঝায় … আংশিক ভাঙন।", "T বলতে … বোঝায়।"
+    if let Some(k) = (1..n.min(TERM_WORDS + 3)).find(|&k| all[k] == "বলতে") {
+        let rest: Vec<&str> = all[k + 1..].iter().copied().filter(|&w| w != "বোঝায়" && w != "বুঝায়").collect();
+        let term = term_of(&all[..before_paren(&all, k)])?;
+        if rest.len() >= 4 {
+            return Some((term, ask(&rest.join(" "), " — একে কী বলে?", 4), true));
         }
     }
     // "ক্লোরোফিল হলো … রঞ্জক পদার্থ, যা সূর্যের আলো শোষণ করে।"
-    if let Some(k) = (1..=2.min(n - 1)).find(|&k| words[k] == "হলো") {
+    if let Some(k) = (1..=(TERM_WORDS + 1).min(n - 1)).find(|&k| ["হলো", "হল", "হচ্ছে"].contains(&all[k])) {
         if n - k - 1 >= 4 {
-            if let Some(term) = term_of(&words[..k]) {
-                return Some((term, Some(format!("কোনটি {}?", words[k + 1..].join(" "))), false));
+            if let Some(term) = term_of(&all[..before_paren(&all, k)]) {
+                return Some((term, ask(&all[k + 1..].join(" "), "?", 4).map(|q| format!("কোনটি {q}")), false));
             }
         }
     }
@@ -165,7 +215,11 @@ fn glossary(s: &str) -> Option<(String, Option<String>)> {
     let words: Vec<&str> = head.split_whitespace().collect();
     let end = before_paren(&words, words.len());
     let term = term_of(&words[..end])?;
-    let filler = ["যেমন", "উদাহরণ", "অর্থাৎ", "তবে", "ফলে", "কারণ", "সুতরাং", "মনে রাখো", "লক্ষ করো", "দ্রষ্টব্য"];
+    // Lead-ins, and the parts of a worked example or an experiment.
+    let filler = [
+        "যেমন", "উদাহরণ", "অর্থাৎ", "তবে", "ফলে", "কারণ", "সুতরাং", "মনে রাখো", "লক্ষ করো", "দ্রষ্টব্য", "সমাধান", "উত্তর", "উদ্দেশ্য", "উপকরণ",
+        "কার্যপদ্ধতি", "পদ্ধতি", "পর্যবেক্ষণ", "সিদ্ধান্ত", "সতর্কতা", "ফলাফল", "প্রশ্ন", "নোট",
+    ];
     (!filler.contains(&term.as_str()) && !crate::text::is_stopword(&term)).then_some((term, None))
 }
 
@@ -227,7 +281,12 @@ pub fn pool(bundle: &Bundle, files: &[&str]) -> Vec<Definition> {
         let stems: Vec<String> = crate::text::words(term).iter().map(|w| stem(w)).collect();
         sentences.iter().filter(|words| stems.iter().all(|t| words.contains(t))).count() >= 2
     };
-    sections.iter().filter(|s| s.kind != SectionKind::Exercise).flat_map(|s| definitions(&s.text, s.id)).filter(|d| d.naming || recurs(&d.term)).collect()
+    sections
+        .iter()
+        .filter(|s| s.kind != SectionKind::Exercise)
+        .flat_map(|s| definitions(&s.text, s.id).into_iter().map(|d| Definition { heading: s.heading().to_string(), ..d }))
+        .filter(|d| d.naming || recurs(&d.term))
+        .collect()
 }
 
 /// The definitions in chunk `chunk` an item can ask for: with a question, and in its
@@ -245,14 +304,28 @@ pub fn item(def: &Definition, pool: &[Definition], evidence: ItemEvidence) -> Op
     let key_stems: Vec<String> = crate::text::words(&def.term).iter().map(|w| stem(w)).collect();
     let mut others: Vec<&Definition> = pool
         .iter()
-        .filter(|d| d.lang == def.lang && !names(&question, &d.term) && !names(&def.term, &d.term) && !names(&d.term, &def.term))
+        // Not a term the question names, nor one the key's sentence or the key names; and not
+        // one whose sentence or section heading names the key (মহাকর্ষ বল under "অস্পর্শ বল":
+        // a kind of it, a second right answer).
+        .filter(|d| {
+            d.lang == def.lang
+                && !names(&question, &d.term)
+                && !names(&def.term, &d.term)
+                && !names(&d.term, &def.term)
+                && !names(&d.sentence, &def.term)
+                && !names(&d.heading, &def.term)
+        })
         .filter(|d| crate::text::words(&d.term).iter().map(|w| stem(w)).collect::<Vec<_>>() != key_stems)
         .collect();
     // Terms the book defines before those it only names; among them, those whose sentence
     // shares most words with this one's (the same part of the topic), then the nearest.
+    // A word of the key the question names ("যে শ্বসন প্রক্রিয়ায় …" for "সবাত শ্বসন") gives
+    // it away unless the wrong options share it ("অবাত শ্বসন"): those come first.
+    let named: Vec<String> = crate::text::words(&def.term).into_iter().filter(|w| names(&question, w)).collect();
     let near: std::collections::HashSet<String> = crate::agent::ask::verify::terms(&def.sentence);
     let shared = |d: &Definition| crate::agent::ask::verify::terms(&d.sentence).intersection(&near).count();
-    others.sort_by_key(|d| (d.question.is_none(), std::cmp::Reverse(shared(d)), d.section.abs_diff(def.section)));
+    let shares_named = |d: &Definition| named.iter().any(|w| names(&d.term, w));
+    others.sort_by_key(|d| (!shares_named(d), d.question.is_none(), std::cmp::Reverse(shared(d)), d.section.abs_diff(def.section)));
     let mut wrong: Vec<&Definition> = Vec::new();
     for d in others {
         if !wrong.iter().any(|w| w.term.to_lowercase() == d.term.to_lowercase()) {
@@ -262,7 +335,7 @@ pub fn item(def: &Definition, pool: &[Definition], evidence: ItemEvidence) -> Op
             break;
         }
     }
-    if wrong.len() < 3 {
+    if wrong.len() < 3 || named.iter().any(|w| !wrong.iter().all(|d| names(&d.term, w))) {
         return None;
     }
     let bangla = def.lang == Lang::Bn;
@@ -308,6 +381,22 @@ mod tests {
         assert_eq!((term.as_str(), q.as_deref()), ("সালোকসংশ্লেষণ", Some("যে প্রক্রিয়ায় সবুজ উদ্ভিদ সূর্যালোকের উপস্থিতিতে খাদ্য তৈরি করে, তাকে কী বলে?")));
         // A line that names a term gives no question; a list marker is not part of it.
         assert_eq!(one("৪. ক্লোরোফিল: আলো শোষণকারী সবুজ রঞ্জক পদার্থ।"), Some(("ক্লোরোফিল".into(), None)));
+        // "বলা হয়", "সেটিই", "বলতে বোঝায়", "হলো" after a parenthesis.
+        assert_eq!(
+            one("যে প্রক্রিয়ায় পানি বাষ্প হয়ে বাতাসে মিশে যায়, তাকে বাষ্পীভবন বলা হয়।"),
+            Some(("বাষ্পীভবন".into(), Some("যে প্রক্রিয়ায় পানি বাষ্প হয়ে বাতাসে মিশে যায়, তাকে কী বলা হয়?".into())))
+        );
+        assert_eq!(one("যে বল দুটি তলের আপেক্ষিক গতিতে বাধা দেয়, সেটিই ঘর্ষণ।"), Some(("ঘর্ষণ".into(), Some("যে বল দুটি তলের আপেক্ষিক গতিতে বাধা দেয়, তাকে কী বলে?".into()))));
+        assert_eq!(
+            one("পরিস্রাবণ (Filtration) বলতে বোঝায় ছাঁকনির সাহায্যে তরল থেকে অদ্রবণীয় কঠিন কণা আলাদা করা।"),
+            Some(("পরিস্রাবণ".into(), Some("ছাঁকনির সাহায্যে তরল থেকে অদ্রবণীয় কঠিন কণা আলাদা করা — একে কী বলে?".into())))
+        );
+        assert_eq!(one("ঘনত্ব (Density) হলো বস্তুর একক আয়তনে থাকা ভরের পরিমাণ।"), Some(("ঘনত্ব".into(), Some("কোনটি বস্তুর একক আয়তনে থাকা ভরের পরিমাণ?".into()))));
+        // An adverb before the term is not part of it.
+        assert_eq!(one("পৃথিবী ও কোনো বস্তুর মধ্যকার আকর্ষণকে সাধারণভাবে অভিকর্ষ বলে।").map(|d| d.0), Some("অভিকর্ষ".into()));
+        // A description that leans on the sentence before asks nothing.
+        assert_eq!(one("এই বাধাদানকারী বলকে ঘর্ষণ বলে।"), Some(("ঘর্ষণ".into(), None)));
+        assert_eq!(one("বিজ্ঞানে এই ধরনের টানকে আকর্ষণ বলা হয়।"), Some(("আকর্ষণ".into(), None)));
         // Not definitions.
         assert_eq!(one("দিনের আলোয় সালোকসংশ্লেষণের হার শ্বসনের হারের চেয়ে বেশি থাকে, তাই দিনে উদ্ভিদ অক্সিজেন ত্যাগ করে।"), None);
         assert_eq!(one("এ কথা সবাই বলে।"), None);
@@ -324,6 +413,10 @@ mod tests {
         assert_eq!(one("This style is called snake_case."), None);
         assert_eq!(one("Text in Python is written between quotation marks and is called a string."), None);
         assert_eq!(one("Lists are mutable, and their items can be changed in place by assignment."), None);
+    }
+
+    fn ev_of(d: &Definition) -> ItemEvidence {
+        ItemEvidence { chunk: 0, section: d.section, file: "f".into(), heading_path: vec![], quote: d.sentence.clone() }
     }
 
     #[test]
@@ -346,6 +439,15 @@ mod tests {
         assert!(i.rationales[i.answer_index].contains("তাদের স্বভোজী বলে"));
         let k = i.options.iter().position(|o| o == "স্ট্রোমা").unwrap();
         assert!(i.rationales[k].contains("গ্রানার চারপাশের তরল অংশকে বলে স্ট্রোমা"), "{}", i.rationales[k]);
+        // A question naming a word of its key needs wrong options that share it.
+        let two: Vec<Definition> = ["যে শ্বসনে অক্সিজেন লাগে, তাকে সবাত শ্বসন বলে।", "যে শ্বসনে অক্সিজেন লাগে না, তাকে অবাত শ্বসন বলে।"].iter().flat_map(|t| definitions(t, 3)).collect();
+        let mut pool2 = pool.clone();
+        pool2.extend(two.clone());
+        let ev2 = ItemEvidence { quote: two[0].sentence.clone(), ..ev_of(&two[0]) };
+        assert!(item(&two[0], &pool2, ev2.clone()).is_none(), "only one wrong option shares 'শ্বসন'");
+        pool2.extend(definitions("যে শ্বসনে কোষের বাইরে শক্তি মেলে, তাকে বাহ্যিক শ্বসন বলে।\n\nযে শ্বসন শুধু রাতে ঘটে, তাকে রাত্রিকালীন শ্বসন বলে।", 4));
+        let i = item(&two[0], &pool2, ev2).unwrap();
+        assert!(i.options.iter().all(|o| o.ends_with("শ্বসন")), "{:?}", i.options);
         assert_eq!(i.bloom, Bloom::Remember);
         let (checks, reason) = super::super::check::deterministic(&i, &[], true);
         assert_eq!(reason, None, "{checks:?}");
