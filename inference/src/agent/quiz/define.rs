@@ -107,7 +107,15 @@ fn term_of(words: &[&str]) -> Option<String> {
     };
     // A clause is no term ("… তা ব্যবহৃত হয় বলে …").
     let verb = words.last().is_some_and(|w| ["হয়", "করে", "হয়ে", "থাকে", "যায়", "আছে", "নয়", "হলে", "করা"].contains(w));
-    (!words.is_empty() && words.len() <= TERM_WORDS && !verb && words.iter().all(|w| is_bengali_word(w))).then(|| words.join(" "))
+    if words.is_empty() || words.len() > TERM_WORDS || verb || !words.iter().all(|w| is_bengali_word(w)) {
+        return None;
+    }
+    // "… একে প্রত্যক্ষ বিভাজনও বলে" ("also called"): the particle ও is not part of the term.
+    let term = words.join(" ");
+    Some(match term.strip_suffix('ও') {
+        Some(stem) if stem.chars().last().is_some_and(|c| ('\u{0995}'..='\u{09B9}').contains(&c) || c == '\u{09CE}') => stem.to_string(),
+        _ => term,
+    })
 }
 
 /// Words that open a description leaning on the sentence before ("এই উপরমুখী বলটিকে …", "তখন
@@ -392,6 +400,8 @@ mod tests {
             Some(("পরিস্রাবণ".into(), Some("ছাঁকনির সাহায্যে তরল থেকে অদ্রবণীয় কঠিন কণা আলাদা করা — একে কী বলে?".into())))
         );
         assert_eq!(one("ঘনত্ব (Density) হলো বস্তুর একক আয়তনে থাকা ভরের পরিমাণ।"), Some(("ঘনত্ব".into(), Some("কোনটি বস্তুর একক আয়তনে থাকা ভরের পরিমাণ?".into()))));
+        // "… also called …": the particle ও is not part of the term.
+        assert_eq!(one("সবচেয়ে সরল এই বিভাজনকে প্রত্যক্ষ বিভাজনও বলা হয়।").map(|d| d.0), Some("প্রত্যক্ষ বিভাজন".into()));
         // An adverb before the term is not part of it.
         assert_eq!(one("পৃথিবী ও কোনো বস্তুর মধ্যকার আকর্ষণকে সাধারণভাবে অভিকর্ষ বলে।").map(|d| d.0), Some("অভিকর্ষ".into()));
         // A description that leans on the sentence before asks nothing.
