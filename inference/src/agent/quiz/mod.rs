@@ -423,6 +423,10 @@ pub struct Quiz {
     /// under it: items are planned on them first (0 in a quiz saved before this was kept).
     #[serde(default)]
     pub inside: usize,
+    /// In a quiz the model does not write: how many definitions each passage can be asked
+    /// about ([`define::askable`]); such a passage stays fresh until each has been.
+    #[serde(default)]
+    pub defined: Vec<(u32, usize)>,
     pub rounds: Vec<Round>,
     /// Plans that gave no valid item, and why.
     pub skipped: Vec<(Plan, String)>,
@@ -447,20 +451,25 @@ impl Quiz {
         let bengali = env.bundle.header.course.lang.as_deref() == Some("bn") || rules::language(&format!("{topic} {}", subtopic.name)) == Lang::Bn;
         let language = if bengali { "Bangla" } else { "English" }.to_string();
         let mut outside = outside;
+        let mut defined = Vec::new();
         if !cfg.writes(&language) {
             // Only passages that define a term can give an item.
             let mut pools: std::collections::HashMap<&str, Vec<define::Definition>> = Default::default();
             let mut defines = |&(c, _): &(u32, u32)| {
                 let file = env.bundle.section_of(c).file.as_str();
                 let pool = pools.entry(file).or_insert_with(|| define::pool(env.bundle, &[file]));
-                !define::askable(env.bundle, c, pool).is_empty()
+                let n = define::askable(env.bundle, c, pool).len();
+                if n > 0 {
+                    defined.push((c, n));
+                }
+                n > 0
             };
             passages.retain(&mut defines);
             outside.retain(&mut defines);
         }
         let inside = passages.len();
         passages.extend(outside);
-        Ok(Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, rounds: Vec::new(), skipped: Vec::new(), start, bias: None })
+        Ok(Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, rounds: Vec::new(), skipped: Vec::new(), start, bias: None })
     }
 
     /// The item being answered (the last shown).
@@ -505,10 +514,15 @@ impl Quiz {
     /// An unused passage whose section has the fewest items so far (MMR order among equals):
     /// from the subtopic's own sections first, then the first `cfg.pool` passages, then the rest.
     fn fresh(&self, cfg: &QuizConfig) -> Option<u32> {
-        let used: Vec<u32> = self.rounds.iter().map(|r| r.item.evidence[0].chunk).chain(self.skipped.iter().map(|(p, _)| p.chunk)).collect();
+        // A passage is used once an item rests on it or it gave none; one with several
+        // definitions to ask ([`Quiz::defined`]), once each has been asked.
+        let used = |c: u32| {
+            let asked = self.rounds.iter().filter(|r| r.item.evidence[0].chunk == c).count();
+            self.skipped.iter().any(|(p, _)| p.chunk == c) || asked >= self.defined.iter().find(|d| d.0 == c).map_or(1, |d| d.1)
+        };
         let sections: Vec<u32> = self.rounds.iter().map(|r| r.item.evidence[0].section).collect();
         let pick = |pool: &[(u32, u32)]| {
-            pool.iter().enumerate().filter(|(_, (c, _))| !used.contains(c)).min_by_key(|&(i, &(_, s))| (sections.iter().filter(|&&t| t == s).count(), i)).map(|(_, &(c, _))| c)
+            pool.iter().enumerate().filter(|(_, (c, _))| !used(*c)).min_by_key(|&(i, &(_, s))| (sections.iter().filter(|&&t| t == s).count(), i)).map(|(_, &(c, _))| c)
         };
         let own = &self.passages[..self.inside.min(self.passages.len())];
         let head = &self.passages[..self.passages.len().min(cfg.pool)];
@@ -866,6 +880,7 @@ mod tests {
             evidence: vec![10, 11, 12, 13],
             passages: vec![(10, 1), (11, 1), (12, 2), (13, 3)],
             inside: 0,
+            defined: Vec::new(),
             rounds: Vec::new(),
             skipped: Vec::new(),
             start: Bloom::Understand,
@@ -926,6 +941,18 @@ mod tests {
         assert_eq!(q.plan(Branch::Right, &cfg).unwrap().chunk, 11, "the subtopic's other passage, though its section has an item");
         q.show(item(11, 1, Bloom::Apply), validation());
         assert_eq!(q.plan(Branch::Right, &cfg).unwrap().chunk, 12, "then the rest, least-used section first");
+    }
+
+    #[test]
+    fn a_passage_with_several_definitions_stays_fresh_until_each_is_asked() {
+        let cfg = QuizConfig::default();
+        let mut q = Quiz { passages: vec![(10, 1), (12, 2)], defined: vec![(10, 2), (12, 1)], ..quiz() };
+        q.show(item(10, 1, Bloom::Remember), validation());
+        assert_eq!(q.plan(Branch::Right, &cfg).unwrap().chunk, 12, "the least-used section first");
+        q.show(item(12, 2, Bloom::Remember), validation());
+        assert_eq!(q.plan(Branch::Right, &cfg).unwrap().chunk, 10, "its second definition is left");
+        q.show(item(10, 1, Bloom::Remember), validation());
+        assert_eq!(q.plan(Branch::Right, &cfg), None);
     }
 
     #[test]
