@@ -160,7 +160,10 @@ fn bangla(s: &str) -> Option<(String, Option<String>, bool)> {
             let lead = unheaded(&words[..j].join(" "), &term);
             let w = words[j].trim_end_matches(',');
             let min = if PRONOUNS.contains(&w) { 3 } else { 2 };
-            return Some((term, ask(&lead, &format!(" {w} কী {verb}?"), min), true));
+            // "… সমান থাকে বলে একে সমীকরণিক বিভাজনও বলা হয়": "because …, it is called" names
+            // again what the sentence before described.
+            let because = PRONOUNS.contains(&w) && lead.ends_with(" বলে");
+            return Some((term, ask(&lead, &format!(" {w} কী {verb}?"), min).filter(|_| !because), true));
         }
     }
     // "গ্রানার চারপাশের তরল অংশকে বলে স্ট্রোমা।", "… অংশকে বলা হয় স্ট্রোমা।"
@@ -195,11 +198,15 @@ fn bangla(s: &str) -> Option<(String, Option<String>, bool)> {
             return Some((term, ask(&rest.join(" "), " — একে কী বলে?", 4), true));
         }
     }
-    // "ক্লোরোফিল হলো … রঞ্জক পদার্থ, যা সূর্যের আলো শোষণ করে।"
+    // "ক্লোরোফিল হলো … রঞ্জক পদার্থ, যা সূর্যের আলো শোষণ করে।" A description in words: not a
+    // value ("পরম শূন্য হলো −২৭৩.১৫ °C; …"), and only up to a semicolon.
     if let Some(k) = (1..=(TERM_WORDS + 1).min(n - 1)).find(|&k| ["হলো", "হল", "হচ্ছে"].contains(&all[k])) {
-        if n - k - 1 >= 4 {
+        let rest = all[k + 1..].join(" ");
+        let description = rest.split(';').next().unwrap_or("").trim();
+        let in_words = description.split_whitespace().next().is_some_and(is_bengali_word);
+        if in_words && description.split_whitespace().count() >= 4 {
             if let Some(term) = term_of(&all[..before_paren(&all, k)]) {
-                return Some((term, ask(&all[k + 1..].join(" "), "?", 4).map(|q| format!("কোনটি {q}")), false));
+                return Some((term, ask(description, "?", 4).map(|q| format!("কোনটি {q}")), false));
             }
         }
     }
@@ -207,10 +214,11 @@ fn bangla(s: &str) -> Option<(String, Option<String>, bool)> {
 }
 
 /// A definition's description without a glossary head that is its term ("প্রশমন: অম্ল ও
-/// ক্ষারকের … প্রক্রিয়াকে") and without a "তাই" ("so") that leans on the sentence before.
+/// ক্ষারকের … প্রক্রিয়াকে") and without a connective that leans on the sentence before ("তাই",
+/// "তবে", …).
 fn unheaded(lead: &str, term: &str) -> String {
     let lead = lead.split_once(": ").filter(|(head, _)| names(head, term)).map_or(lead, |(_, rest)| rest.trim());
-    lead.strip_prefix("তাই ").unwrap_or(lead).to_string()
+    ["তাই ", "তবে ", "কিন্তু ", "আবার ", "অন্যদিকে ", "ফলে "].iter().find_map(|c| lead.strip_prefix(c)).unwrap_or(lead).to_string()
 }
 
 /// "ক্লোরোফিল: আলো শোষণকারী সবুজ রঞ্জক পদার্থ।", "কার্বন ডাইঅক্সাইড (CO₂): …": a named
@@ -402,6 +410,14 @@ mod tests {
         assert_eq!(one("ঘনত্ব (Density) হলো বস্তুর একক আয়তনে থাকা ভরের পরিমাণ।"), Some(("ঘনত্ব".into(), Some("কোনটি বস্তুর একক আয়তনে থাকা ভরের পরিমাণ?".into()))));
         // "… also called …": the particle ও is not part of the term.
         assert_eq!(one("সবচেয়ে সরল এই বিভাজনকে প্রত্যক্ষ বিভাজনও বলা হয়।").map(|d| d.0), Some("প্রত্যক্ষ বিভাজন".into()));
+        // A value is no description; "because …, it is called" leans on the sentence before; a
+        // connective at the start is left out.
+        assert_eq!(one("পরম শূন্য হলো −২৭৩.১৫ °C; হিসাবে আমরা −২৭৩ °C ধরি।"), None);
+        assert_eq!(one("কোষ দুটি সমান ভাগে ভাগ হয় বলে একে সমবিভাজন বলা হয়।"), Some(("সমবিভাজন".into(), None)));
+        assert_eq!(
+            one("তবে যে বিভাজনে নিউক্লিয়াস সরাসরি দুই ভাগ হয়, তাকে প্রত্যক্ষ বিভাজন বলে।").and_then(|d| d.1),
+            Some("যে বিভাজনে নিউক্লিয়াস সরাসরি দুই ভাগ হয়, তাকে কী বলে?".into())
+        );
         // An adverb before the term is not part of it.
         assert_eq!(one("পৃথিবী ও কোনো বস্তুর মধ্যকার আকর্ষণকে সাধারণভাবে অভিকর্ষ বলে।").map(|d| d.0), Some("অভিকর্ষ".into()));
         // A description that leans on the sentence before asks nothing.
