@@ -101,10 +101,26 @@ fn before_paren(words: &[&str], end: usize) -> usize {
 /// A term of 1–[`TERM_WORDS`] Bengali words, without an adverb before it ("… বলকে বিশেষভাবে
 /// অভিকর্ষ বলে": the term is "অভিকর্ষ").
 fn term_of(words: &[&str]) -> Option<String> {
-    let words = match words {
-        [adverb, rest @ ..] if !rest.is_empty() && adverb.ends_with("ভাবে") => rest,
-        _ => words,
-    };
+    // Modifiers before the term: an adverb ("… বলকে বিশেষভাবে অভিকর্ষ বলে", "এদের একসঙ্গে
+    // নিউক্লিয়ন বলা হয়"), "পরস্পরের" ("of each other"), a demonstrative and the genitive after it
+    // ("ওই মাধ্যমের প্রতিসরণাঙ্ক").
+    const MODIFIERS: &[&str] = &["একসঙ্গে", "একত্রে", "পরস্পরের", "সাধারণত", "মূলত", "প্রধানত", "সংক্ষেপে", "সহজে", "আবার"];
+    let mut words = words;
+    while let [first, rest @ ..] = words {
+        if rest.is_empty() {
+            break;
+        }
+        if first.ends_with("ভাবে") || MODIFIERS.contains(first) {
+            words = rest;
+        } else if POINTING.contains(first) || ANAPHORA.contains(first) {
+            words = match rest {
+                [genitive, tail @ ..] if !tail.is_empty() && (genitive.ends_with("ের") || genitive.ends_with("র")) => tail,
+                _ => rest,
+            };
+        } else {
+            break;
+        }
+    }
     // A clause is no term ("… তা ব্যবহৃত হয় বলে …").
     let verb = words.last().is_some_and(|w| ["হয়", "করে", "হয়ে", "থাকে", "যায়", "আছে", "নয়", "হলে", "করা"].contains(w));
     if words.is_empty() || words.len() > TERM_WORDS || verb || !words.iter().all(|w| is_bengali_word(w)) {
@@ -157,7 +173,7 @@ fn bangla(s: &str) -> Option<(String, Option<String>, bool)> {
         });
         if let Some(j) = at {
             let term = term_of(&words[j + 1..end])?;
-            let lead = unheaded(&words[..j].join(" "), &term);
+            let lead = unheaded(&words[..j].join(" "));
             let w = words[j].trim_end_matches(',');
             let min = if PRONOUNS.contains(&w) { 3 } else { 2 };
             // "… সমান থাকে বলে একে সমীকরণিক বিভাজনও বলা হয়": "because …, it is called" names
@@ -176,7 +192,7 @@ fn bangla(s: &str) -> Option<(String, Option<String>, bool)> {
         let end = before_paren(&all, all.len());
         if end > after {
             let term = term_of(&all[after..end])?;
-            let question = ask(&unheaded(&all[..k].join(" "), &term), &format!(" কী {verb}?"), 2);
+            let question = ask(&unheaded(&all[..k].join(" ")), &format!(" কী {verb}?"), 2);
             return Some((term, question, true));
         }
     }
@@ -186,7 +202,7 @@ fn bangla(s: &str) -> Option<(String, Option<String>, bool)> {
         let end = before_paren(&all, n);
         if end > j + 1 {
             let term = term_of(&all[j + 1..end])?;
-            let lead = all[..j].join(" ");
+            let lead = unheaded(&all[..j].join(" "));
             return Some((term, ask(&lead, " তাকে কী বলে?", 3), true));
         }
     }
@@ -213,11 +229,12 @@ fn bangla(s: &str) -> Option<(String, Option<String>, bool)> {
     glossary(s).map(|(t, q)| (t, q, false))
 }
 
-/// A definition's description without a glossary head that is its term ("প্রশমন: অম্ল ও
-/// ক্ষারকের … প্রক্রিয়াকে") and without a connective that leans on the sentence before ("তাই",
-/// "তবে", …).
-fn unheaded(lead: &str, term: &str) -> String {
-    let lead = lead.split_once(": ").filter(|(head, _)| names(head, term)).map_or(lead, |(_, rest)| rest.trim());
+/// A definition's description without what comes before a colon (the glossary head "প্রশমন: অম্ল
+/// ও ক্ষারকের … প্রক্রিয়াকে", a lead-in) and without a connective that leans on the sentence
+/// before ("তাই", "তবে", …).
+fn unheaded(lead: &str) -> String {
+    // A glossary head, or a lead-in ("একটি মজার বিষয় লক্ষ করো: …"), before a colon.
+    let lead = lead.split_once(": ").map_or(lead, |(_, rest)| rest.trim());
     ["তাই ", "তবে ", "কিন্তু ", "আবার ", "অন্যদিকে ", "ফলে "].iter().find_map(|c| lead.strip_prefix(c)).unwrap_or(lead).to_string()
 }
 
@@ -418,6 +435,10 @@ mod tests {
             one("তবে যে বিভাজনে নিউক্লিয়াস সরাসরি দুই ভাগ হয়, তাকে প্রত্যক্ষ বিভাজন বলে।").and_then(|d| d.1),
             Some("যে বিভাজনে নিউক্লিয়াস সরাসরি দুই ভাগ হয়, তাকে কী বলে?".into())
         );
+        // Modifiers before a term are not part of it.
+        assert_eq!(one("প্রোটন ও নিউট্রন নিউক্লিয়াসে থাকে, তাই এদের একসঙ্গে নিউক্লিয়ন বলা হয়।").map(|d| d.0), Some("নিউক্লিয়ন".into()));
+        assert_eq!(one("যেসব পরমাণুর পারমাণবিক সংখ্যা একই কিন্তু ভর সংখ্যা ভিন্ন, তাদের পরস্পরের আইসোটোপ বলে।").map(|d| d.0), Some("আইসোটোপ".into()));
+        assert_eq!(one("শূন্য মাধ্যম থেকে আলো কোনো মাধ্যমে গেলে এই অনুপাতকে ওই মাধ্যমের প্রতিসরণাঙ্ক বলে।").map(|d| d.0), Some("প্রতিসরণাঙ্ক".into()));
         // An adverb before the term is not part of it.
         assert_eq!(one("পৃথিবী ও কোনো বস্তুর মধ্যকার আকর্ষণকে সাধারণভাবে অভিকর্ষ বলে।").map(|d| d.0), Some("অভিকর্ষ".into()));
         // A description that leans on the sentence before asks nothing.
