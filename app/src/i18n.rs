@@ -310,6 +310,7 @@ texts! {
     author_marks: "marks", "নম্বর";
     author_answer_key: "Answer key", "উত্তরমালা";
     author_ai: "AI-assisted", "এআই-সহায়িত";
+    author_from_book: "From the book's definition", "বইয়ের সংজ্ঞা থেকে";
 }
 
 #[cfg(test)]

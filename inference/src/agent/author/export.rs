@@ -65,8 +65,15 @@ pub fn record(item: &Authored) -> Value {
         "ladder": item.ladder,
         "attempts": item.attempts,
         "rejected": item.rejected,
-        "ai_assisted": true,
+        // An item turned from the book's own definition was not written by a model.
+        "ai_assisted": !item.by_definition,
+        "from_definition": item.by_definition,
     })
+}
+
+/// How an MCQ was made, as the exports tag it.
+fn origin(item: &Authored) -> &'static str {
+    if item.by_definition { "from the book's definition" } else { "AI-assisted" }
 }
 
 fn xml_escape(s: &str) -> String {
@@ -129,7 +136,7 @@ pub fn moodle_xml(items: &[Authored]) -> String {
                         text_el("feedback", Some("html"), &html(m.rationales.get(i).map_or("", |s| s)))
                     ));
                 }
-                out.push_str(&format!("    <tags><tag><text>{}</text></tag><tag><text>AI-assisted</text></tag></tags>\n", xml_escape(item.difficulty.name())));
+                out.push_str(&format!("    <tags><tag><text>{}</text></tag><tag><text>{}</text></tag></tags>\n", xml_escape(item.difficulty.name()), origin(item)));
                 out.push_str("  </question>\n");
             }
             Body::Cq(c) => {
@@ -187,7 +194,7 @@ pub fn gift(items: &[Authored]) -> String {
         let name = format!("{} ({})", item.question_id, item.concept);
         match &item.body {
             Body::Mcq(m) => {
-                out.push_str(&format!("// {} · {} · AI-assisted\n", item.chapter.replace(['\n', '\r'], " "), item.difficulty.name()));
+                out.push_str(&format!("// {} · {} · {}\n", item.chapter.replace(['\n', '\r'], " "), item.difficulty.name(), origin(item)));
                 out.push_str(&format!("::{}::[html]{} {{\n", gift_escape(&name), text(&m.question)));
                 for (i, o) in m.options.iter().enumerate() {
                     let mark = if i == m.answer_index { '=' } else { '~' };

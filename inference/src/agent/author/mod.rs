@@ -219,6 +219,10 @@ pub struct AuthorConfig {
     /// The accept rule's thresholds; `None`: those fitted for the judge's size
     /// ([`Thresholds::for_judge`]).
     pub thresholds: Option<Thresholds>,
+    /// Whether the model writes a beginner's Bangla MCQ once the chapter's definitions are all
+    /// asked. Off: such an MCQ is reported missing at once; neither Qwen2.5-Coder model wrote a
+    /// usable Bangla item (docs/EVALUATION.md, "Quiz"), and each try cost the teacher minutes.
+    pub write_bangla_recall: bool,
 }
 
 impl Default for AuthorConfig {
@@ -235,6 +239,7 @@ impl Default for AuthorConfig {
             cq_tokens: 1000,
             repeat_penalty: 1.2,
             verify: true,
+            write_bangla_recall: false,
             thresholds: None,
         }
     }
@@ -619,10 +624,15 @@ impl Job {
     async fn make_mcq(&mut self, env: &mut AuthorEnv<'_>, cfg: &AuthorConfig) -> Result<Made, AuthorError> {
         let bundle = env.bundle;
         let lang = self.language;
-        // A beginner's MCQ is recall: the book's own definition, where the evidence has one.
+        // A beginner's MCQ is recall: the book's own definition, where the evidence or its
+        // chapter has one.
         if self.request.difficulty == Difficulty::Beginner {
             if let Some(made) = self.definition_mcq(bundle) {
                 return Ok(made);
+            }
+            if lang == Lang::Bn && !cfg.write_bangla_recall {
+                let reason = "the chapter defines no further term to ask about (the model does not write Bangla questions)".to_string();
+                return Ok(Made::Missing { task: Task::Mcq, reason, attempts: 0 });
             }
         }
         // The next passage (in turn) that still has a sentence no item rests on.
@@ -698,13 +708,15 @@ impl Job {
     }
 
     /// An MCQ from a definition in the next passage (in turn) that has one no item rests on,
-    /// in the request's language, passing the writer's checks and the gates; `None` when no
-    /// passage has one.
+    /// then in the rest of those passages' chapters (outline order), in the request's language,
+    /// passing the writer's checks and the gates; `None` when none is left.
     fn definition_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
         let lang = self.language;
         let n = self.passages.len();
-        for k in 0..n {
-            let (chunk, section) = self.passages[(self.next_passage + k) % n];
+        let mut order: Vec<(u32, u32)> = (0..n).map(|k| self.passages[(self.next_passage + k) % n]).collect();
+        let files: Vec<&str> = self.passages.iter().map(|&(c, _)| bundle.section_of(c).file.as_str()).collect();
+        order.extend(bundle.chunks.iter().filter(|c| files.contains(&bundle.sections[c.section as usize].file.as_str()) && bundle.sections[c.section as usize].kind != SectionKind::Exercise).map(|c| (c.id, c.section)).filter(|p| !self.passages.contains(p)));
+        for (k, &(chunk, section)) in order.iter().enumerate() {
             let file = bundle.sections[section as usize].file.clone();
             let chapter = quiz::define::pool(bundle, &[file.as_str()]);
             let mut course: Option<Vec<quiz::define::Definition>> = None;
@@ -724,7 +736,9 @@ impl Job {
                     continue;
                 }
                 all_gates.extend(checks);
-                self.next_passage = (self.next_passage + k + 1) % n;
+                if k < n {
+                    self.next_passage = (self.next_passage + k + 1) % n;
+                }
                 self.used.push(def.sentence.clone());
                 self.earlier.push(item.question.clone());
                 let quiz::Item { question, options, answer_index, rationales, evidence: sources, .. } = item;
