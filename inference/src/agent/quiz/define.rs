@@ -104,7 +104,7 @@ fn term_of(words: &[&str]) -> Option<String> {
     // Modifiers before the term: an adverb ("… বলকে বিশেষভাবে অভিকর্ষ বলে", "এদের একসঙ্গে
     // নিউক্লিয়ন বলা হয়"), "পরস্পরের" ("of each other"), a demonstrative and the genitive after it
     // ("ওই মাধ্যমের প্রতিসরণাঙ্ক").
-    const MODIFIERS: &[&str] = &["একসঙ্গে", "একত্রে", "পরস্পরের", "সাধারণত", "মূলত", "প্রধানত", "সংক্ষেপে", "সহজে", "আবার"];
+    const MODIFIERS: &[&str] = &["একসঙ্গে", "একত্রে", "পরস্পরের", "সাধারণত", "মূলত", "প্রধানত", "সংক্ষেপে", "সহজে", "আবার", "এককথায়"];
     let mut words = words;
     while let [first, rest @ ..] = words {
         if rest.is_empty() {
@@ -146,7 +146,9 @@ const POINTING: &[&str] = &["এই", "সেই", "ঐ", "ওই", "উক্�
 /// sentence before.
 fn ask(lead: &str, tail: &str, min_words: usize) -> Option<String> {
     let words: Vec<&str> = lead.split_whitespace().collect();
-    let leans = words.first().is_some_and(|w| ANAPHORA.contains(w)) || words.iter().take(3).any(|w| POINTING.contains(w));
+    // "এগুলোতে", "সেগুলোর", "এসবের": a plural demonstrative with its case ending.
+    let plural = |w: &str| ["এগুলো", "সেগুলো", "ওগুলো", "এসব", "ওসব"].iter().any(|p| w.starts_with(p));
+    let leans = words.first().is_some_and(|w| ANAPHORA.contains(w) || plural(w)) || words.iter().take(3).any(|w| POINTING.contains(w));
     (words.len() >= min_words && !leans).then(|| format!("{lead}{tail}"))
 }
 
@@ -439,6 +441,8 @@ mod tests {
         assert_eq!(one("প্রোটন ও নিউট্রন নিউক্লিয়াসে থাকে, তাই এদের একসঙ্গে নিউক্লিয়ন বলা হয়।").map(|d| d.0), Some("নিউক্লিয়ন".into()));
         assert_eq!(one("যেসব পরমাণুর পারমাণবিক সংখ্যা একই কিন্তু ভর সংখ্যা ভিন্ন, তাদের পরস্পরের আইসোটোপ বলে।").map(|d| d.0), Some("আইসোটোপ".into()));
         assert_eq!(one("শূন্য মাধ্যম থেকে আলো কোনো মাধ্যমে গেলে এই অনুপাতকে ওই মাধ্যমের প্রতিসরণাঙ্ক বলে।").map(|d| d.0), Some("প্রতিসরণাঙ্ক".into()));
+        assert_eq!(one("যেসব উপাদান আমরা দেহের গঠন ও শক্তির জন্য গ্রহণ করি, সেগুলোকে এককথায় খাদ্য বলা হয়।").map(|d| d.0), Some("খাদ্য".into()));
+        assert_eq!(one("এগুলোতে সব প্রয়োজনীয় উপাদান থাকে, তাই এদের উন্নত খাদ্য বলা হয়।").map(|d| d.1), Some(None));
         // An adverb before the term is not part of it.
         assert_eq!(one("পৃথিবী ও কোনো বস্তুর মধ্যকার আকর্ষণকে সাধারণভাবে অভিকর্ষ বলে।").map(|d| d.0), Some("অভিকর্ষ".into()));
         // A description that leans on the sentence before asks nothing.
