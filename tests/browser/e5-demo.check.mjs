@@ -1,7 +1,8 @@
 // The demo course on multilingual-e5-small in headless Chromium: the app loads e5 from its one
 // file, routes Bangla, romanised and English messages with the learned classifier (no chat model
-// call), and finds Bangla evidence; prints each route and the time to the book's quote, and saves a
-// screenshot of a Bangla answer. Not part of `node --test` (it needs a dist built for the demo):
+// call), finds Bangla evidence, and gives a Bangla quiz from the book's definitions; prints each
+// route, the time to the book's quote and to the first quiz item, and saves a screenshot of a
+// Bangla answer. Not part of `node --test` (it needs a dist built for the demo):
 //
 //   LLM=SmolLM2-135M-Instruct.Q4_1.gguf scripts/demo.sh   (builds dist/; stop the server), then
 //   DIST=dist SHOT=docs/screenshots/bangla-ask.png node tests/browser/e5-demo.check.mjs
@@ -66,6 +67,28 @@ try {
     await page.evaluate(() => document.querySelector('[data-testid=ask-stop]')?.click());
     await page.waitForSelector('[data-testid=answer]:not([data-state=streaming])', { timeout: 120_000 });
   }
+  // A Bangla quiz: items are the book's own definitions, asked back with no model writing
+  // (docs/EVALUATION.md, "Recall items from the book's own definitions").
+  await page.click('[data-testid=tab-ask]');
+  await page.fill('[data-testid=ask-input]', 'সালোকসংশ্লেষণ নিয়ে কুইজ দাও');
+  const tq = Date.now();
+  await page.click('[data-testid=ask-submit]');
+  await page.waitForSelector('[data-testid=quiz][data-stage=menu], [data-testid=quiz][data-stage=not_covered], [data-testid=quiz][data-stage=error]', { timeout: 300_000 });
+  assert.equal(await page.getAttribute('[data-testid=quiz]', 'data-stage'), 'menu', await page.textContent('[data-testid=quiz]'));
+  console.log(`# Bangla quiz menu after ${Date.now() - tq} ms`);
+  const subtopics = await page.$$('[data-testid=quiz-subtopic]');
+  const tf = Date.now();
+  await subtopics[0].click();
+  await page.waitForSelector('[data-testid=quiz-item], [data-testid=quiz-results], [data-testid=quiz-error]', { timeout: 300_000 });
+  assert.ok(await page.$('[data-testid=quiz-item]'), `no item: ${await page.textContent('[data-testid=quiz]')}`);
+  const item = await page.$eval('[data-testid=quiz-item]', (e) => ({ ...e.dataset, text: e.textContent }));
+  console.log(`# first Bangla quiz item after ${Date.now() - tf} ms (${item.bloom}): ${item.text.slice(0, 100)}`);
+  assert.equal(item.bloom, 'remember', 'a definition item is recall');
+  assert.match(item.text, /কী বলে|কী বলা হয়|কোনটি/, 'asked the way the board asks for a term');
+  assert.equal((await page.$$('[data-testid=quiz-option]')).length, 4);
+  await page.evaluate(() => document.querySelector('[data-testid=quiz-option]').click());
+  const feedback = await page.waitForSelector('[data-testid=quiz-feedback]', { timeout: 30_000 });
+  assert.match(await feedback.textContent(), /বইয়ে/, 'the reason is the book\'s sentence');
   console.log('# e5 demo check: ok');
 } finally {
   await context?.close();

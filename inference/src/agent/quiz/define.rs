@@ -62,7 +62,7 @@ pub fn definitions(text: &str, section: u32) -> Vec<Definition> {
         .collect()
 }
 
-/// A sentence without a list item's marker ("- ", "১. ", "(ক) ").
+/// A sentence without a list item's marker ("- ", "১. ", "2) ").
 fn unlisted(s: &str) -> &str {
     let s = s.trim();
     if let Some(rest) = s.strip_prefix("- ").or_else(|| s.strip_prefix("* ")) {
@@ -82,7 +82,8 @@ fn is_bengali_word(w: &str) -> bool {
     !letters.is_empty() && letters.iter().all(|c| ('\u{0980}'..='\u{09FF}').contains(c)) && w.chars().all(|c| c.is_alphabetic() || ('\u{0980}'..='\u{09FF}').contains(&c) || c == '-')
 }
 
-/// Whether `text` holds a word of `term`'s stems (a question that would give its answer away).
+/// Whether `text` holds every word of `term` (stemmed): a question that would give its answer
+/// away, or a sentence about the term.
 fn names(text: &str, term: &str) -> bool {
     let stems: Vec<String> = crate::text::words(term).iter().map(|w| stem(w)).collect();
     let words: Vec<String> = crate::text::words(text).iter().map(|w| stem(w)).collect();
@@ -98,8 +99,8 @@ fn before_paren(words: &[&str], end: usize) -> usize {
     (0..end).rev().find(|&i| words[i].starts_with('(')).unwrap_or(end)
 }
 
-/// A term of 1–[`TERM_WORDS`] Bengali words, without an adverb before it ("… বলকে বিশেষভাবে
-/// অভিকর্ষ বলে": the term is "অভিকর্ষ").
+/// A term of 1–[`TERM_WORDS`] Bengali words, without the modifiers before it and the particle ও
+/// after it; not a clause.
 fn term_of(words: &[&str]) -> Option<String> {
     // Modifiers before the term: an adverb ("… বলকে বিশেষভাবে অভিকর্ষ বলে", "এদের একসঙ্গে
     // নিউক্লিয়ন বলা হয়"), "পরস্পরের" ("of each other"), a demonstrative and the genitive after it
@@ -355,7 +356,7 @@ pub fn item(def: &Definition, pool: &[Definition], evidence: ItemEvidence) -> Op
     // Terms the book defines before those it only names; among them, those whose sentence
     // shares most words with this one's (the same part of the topic), then the nearest.
     // A word of the key the question names ("যে শ্বসন প্রক্রিয়ায় …" for "সবাত শ্বসন") gives
-    // it away unless the wrong options share it ("অবাত শ্বসন"): those come first.
+    // it away unless wrong options share it ("অবাত শ্বসন"): those come first.
     let named: Vec<String> = crate::text::words(&def.term).into_iter().filter(|w| names(&question, w)).collect();
     let near: std::collections::HashSet<String> = crate::agent::ask::verify::terms(&def.sentence);
     let shared = |d: &Definition| crate::agent::ask::verify::terms(&d.sentence).intersection(&near).count();
@@ -370,7 +371,9 @@ pub fn item(def: &Definition, pool: &[Definition], evidence: ItemEvidence) -> Op
             break;
         }
     }
-    if wrong.len() < 3 || named.iter().any(|w| !wrong.iter().all(|d| names(&d.term, w))) {
+    // At least two wrong options share a word of the key the question names (one may not:
+    // the learner still chooses among three).
+    if wrong.len() < 3 || named.iter().any(|w| wrong.iter().filter(|d| names(&d.term, w)).count() < 2) {
         return None;
     }
     let bangla = def.lang == Lang::Bn;
@@ -496,7 +499,10 @@ mod tests {
         pool2.extend(two.clone());
         let ev2 = ItemEvidence { quote: two[0].sentence.clone(), ..ev_of(&two[0]) };
         assert!(item(&two[0], &pool2, ev2.clone()).is_none(), "only one wrong option shares 'শ্বসন'");
-        pool2.extend(definitions("যে শ্বসনে কোষের বাইরে শক্তি মেলে, তাকে বাহ্যিক শ্বসন বলে।\n\nযে শ্বসন শুধু রাতে ঘটে, তাকে রাত্রিকালীন শ্বসন বলে।", 4));
+        pool2.extend(definitions("যে শ্বসনে কোষের বাইরে শক্তি মেলে, তাকে বাহ্যিক শ্বসন বলে।", 4));
+        let i = item(&two[0], &pool2, ev2.clone()).unwrap();
+        assert_eq!(i.options.iter().filter(|o| o.ends_with("শ্বসন")).count(), 3, "two of three wrong options share it: {:?}", i.options);
+        pool2.extend(definitions("যে শ্বসন শুধু রাতে ঘটে, তাকে রাত্রিকালীন শ্বসন বলে।", 4));
         let i = item(&two[0], &pool2, ev2).unwrap();
         assert!(i.options.iter().all(|o| o.ends_with("শ্বসন")), "{:?}", i.options);
         assert_eq!(i.bloom, Bloom::Remember);

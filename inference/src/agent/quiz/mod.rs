@@ -453,12 +453,16 @@ impl Quiz {
         let mut outside = outside;
         let mut defined = Vec::new();
         if !cfg.writes(&language) {
-            // Only passages that define a term can give an item.
+            // Only passages that define a term no earlier passage defines can give an item (a
+            // section's chunk and a chunk inside it hold the same sentences).
             let mut pools: std::collections::HashMap<&str, Vec<define::Definition>> = Default::default();
+            let mut seen: Vec<String> = Vec::new();
             let mut defines = |&(c, _): &(u32, u32)| {
                 let file = env.bundle.section_of(c).file.as_str();
                 let pool = pools.entry(file).or_insert_with(|| define::pool(env.bundle, &[file]));
-                let n = define::askable(env.bundle, c, pool).len();
+                let fresh: Vec<String> = define::askable(env.bundle, c, pool).into_iter().map(|d| d.sentence).filter(|s| !seen.contains(s)).collect();
+                let n = fresh.len();
+                seen.extend(fresh);
                 if n > 0 {
                     defined.push((c, n));
                 }
