@@ -716,21 +716,14 @@ impl Job {
         let mut order: Vec<(u32, u32)> = (0..n).map(|k| self.passages[(self.next_passage + k) % n]).collect();
         let files: Vec<&str> = self.passages.iter().map(|&(c, _)| bundle.section_of(c).file.as_str()).collect();
         order.extend(bundle.chunks.iter().filter(|c| files.contains(&bundle.sections[c.section as usize].file.as_str()) && bundle.sections[c.section as usize].kind != SectionKind::Exercise).map(|c| (c.id, c.section)).filter(|p| !self.passages.contains(p)));
-        // Each chapter's definitions read once (the course's only when a chapter has too few).
-        let mut chapters: std::collections::HashMap<&str, Vec<quiz::define::Definition>> = Default::default();
-        let mut course: Option<Vec<quiz::define::Definition>> = None;
+        let mut pools = quiz::define::Pools::new(bundle);
         for (k, &(chunk, section)) in order.iter().enumerate() {
-            let file = bundle.sections[section as usize].file.as_str();
-            let chapter = chapters.entry(file).or_insert_with(|| quiz::define::pool(bundle, &[file]));
-            for def in quiz::define::askable(bundle, chunk, chapter) {
+            for def in pools.askable(chunk) {
                 if def.lang != lang || self.used.contains(&def.sentence) {
                     continue;
                 }
                 let evidence = self.source(bundle, chunk, def.sentence.clone());
-                let Some(item) = quiz::define::item(&def, chapter, evidence.clone()).or_else(|| quiz::define::item(&def, course.get_or_insert_with(|| quiz::define::pool(bundle, &[])), evidence))
-                else {
-                    continue;
-                };
+                let Some(item) = pools.item(&def, evidence) else { continue };
                 let earlier: Vec<&str> = self.earlier.iter().map(String::as_str).collect();
                 let (checks, reason) = quiz::check::deterministic(&item, &earlier, lang == Lang::Bn);
                 let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, lang);

@@ -325,11 +325,42 @@ pub fn pool(bundle: &Bundle, files: &[&str]) -> Vec<Definition> {
         .collect()
 }
 
-/// The definitions in chunk `chunk` an item can ask for: with a question, and in its
-/// chapter's `pool` (the term recurs).
-pub fn askable(bundle: &Bundle, chunk: u32, pool: &[Definition]) -> Vec<Definition> {
-    let section = bundle.section_of(chunk).id;
-    definitions(bundle.chunk_text(chunk), section).into_iter().filter(|d| d.question.is_some() && pool.iter().any(|p| p.sentence == d.sentence && p.term == d.term)).collect()
+/// A course's definitions for making items: each chapter's [`pool`] read once, when first
+/// needed, and the whole course's only when a chapter defines too few terms for wrong options.
+pub struct Pools<'b> {
+    bundle: &'b Bundle,
+    chapters: std::collections::HashMap<&'b str, Vec<Definition>>,
+    course: Option<Vec<Definition>>,
+}
+
+impl<'b> Pools<'b> {
+    pub fn new(bundle: &'b Bundle) -> Self {
+        Pools { bundle, chapters: Default::default(), course: None }
+    }
+
+    fn chapter(&mut self, section: u32) -> &[Definition] {
+        let bundle = self.bundle;
+        let file = bundle.sections[section as usize].file.as_str();
+        self.chapters.entry(file).or_insert_with(|| pool(bundle, &[file]))
+    }
+
+    /// The definitions in chunk `chunk` an item can ask for: with a question, and in its
+    /// chapter's pool (the term recurs).
+    pub fn askable(&mut self, chunk: u32) -> Vec<Definition> {
+        let section = self.bundle.section_of(chunk).id;
+        let text = self.bundle.chunk_text(chunk);
+        let chapter = self.chapter(section);
+        definitions(text, section).into_iter().filter(|d| d.question.is_some() && chapter.iter().any(|p| p.sentence == d.sentence && p.term == d.term)).collect()
+    }
+
+    /// [`item`] with its chapter's terms as the wrong options, else the course's.
+    pub fn item(&mut self, def: &Definition, evidence: ItemEvidence) -> Option<Item> {
+        if let Some(item) = item(def, self.chapter(def.section), evidence.clone()) {
+            return Some(item);
+        }
+        let bundle = self.bundle;
+        item(def, self.course.get_or_insert_with(|| pool(bundle, &[])), evidence)
+    }
 }
 
 /// The item that asks for `def`'s term (it must have a question), its wrong options the terms

@@ -455,12 +455,10 @@ impl Quiz {
         if !cfg.writes(&language) {
             // Only passages that define a term no earlier passage defines can give an item (a
             // section's chunk and a chunk inside it hold the same sentences).
-            let mut pools: std::collections::HashMap<&str, Vec<define::Definition>> = Default::default();
+            let mut pools = define::Pools::new(env.bundle);
             let mut seen: Vec<String> = Vec::new();
             let mut defines = |&(c, _): &(u32, u32)| {
-                let file = env.bundle.section_of(c).file.as_str();
-                let pool = pools.entry(file).or_insert_with(|| define::pool(env.bundle, &[file]));
-                let fresh: Vec<String> = define::askable(env.bundle, c, pool).into_iter().map(|d| d.sentence).filter(|s| !seen.contains(s)).collect();
+                let fresh: Vec<String> = pools.askable(c).into_iter().map(|d| d.sentence).filter(|s| !seen.contains(s)).collect();
                 let n = fresh.len();
                 seen.extend(fresh);
                 if n > 0 {
@@ -587,15 +585,13 @@ impl Quiz {
     /// defines (the whole course's when the chapter has too few); checked as a written item is.
     fn definition_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
         let section = bundle.section_of(plan.chunk);
-        let chapter = define::pool(bundle, &[section.file.as_str()]);
-        let mut defs: Vec<define::Definition> = define::askable(bundle, plan.chunk, &chapter).into_iter().filter(|d| !used.contains(&d.sentence.as_str())).collect();
+        let mut pools = define::Pools::new(bundle);
+        let mut defs: Vec<define::Definition> = pools.askable(plan.chunk).into_iter().filter(|d| !used.contains(&d.sentence.as_str())).collect();
         defs.sort_by_key(|d| plan.focus.as_deref() != Some(d.sentence.as_str()));
         let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
-        let mut course: Option<Vec<define::Definition>> = None;
         for def in defs {
             let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: def.sentence.clone() };
-            let item = define::item(&def, &chapter, evidence.clone()).or_else(|| define::item(&def, course.get_or_insert_with(|| define::pool(bundle, &[])), evidence));
-            let Some(item) = item else { continue };
+            let Some(item) = pools.item(&def, evidence) else { continue };
             let (checks, reason) = check::deterministic(&item, &earlier, def.lang == Lang::Bn);
             if reason.is_none() {
                 return Some(Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true } });
