@@ -223,14 +223,40 @@ fn reads_a_format_1_bundle_without_the_course_info() {
     };
     let header = bincode::serde::encode_to_vec(&v1, bincode::config::standard()).unwrap();
     let old_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    // Formats 1 and 2's payload is format 3's without `predictions` (here empty: one 0 byte).
+    let payload = &bytes[16 + old_len + 12..];
+    assert_eq!(payload.last(), Some(&0));
+    let payload = &payload[..payload.len() - 1];
     let mut old = Vec::new();
     old.extend_from_slice(&bytes[..8]);
     old.extend_from_slice(&1u32.to_le_bytes());
     old.extend_from_slice(&(header.len() as u32).to_le_bytes());
     old.extend_from_slice(&header);
-    old.extend_from_slice(&bytes[16 + old_len..]);
+    old.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    old.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    old.extend_from_slice(payload);
     let back = Bundle::from_bytes(&old).expect("a format 1 bundle still reads");
     assert_eq!(back.header.title, "Test");
     assert_eq!(back.header.course, Default::default());
     assert_eq!(back.sections, b.sections);
+}
+
+#[test]
+fn predictions_round_trip_and_one_outside_its_section_is_refused() {
+    use inference::index::predict::{Prediction, WrongOutput};
+    let mut b = small_bundle();
+    let wrong = |o: &str| WrongOutput { output: o.into(), rule: "slice_end".into(), code: "x[0:3]".into() };
+    b.predictions = vec![Prediction {
+        section: 0,
+        offset: 0,
+        setup: vec!["x = 'Python'\n".into()],
+        code: "x[0:2]\n".into(),
+        output: "'Py'".into(),
+        wrong: vec![wrong("'Pyt'"), wrong("Py"), wrong("It raises an error")],
+        program: false,
+    }];
+    let back = Bundle::from_bytes(&b.to_bytes().unwrap()).expect("reads back");
+    assert_eq!(back.predictions, b.predictions);
+    b.predictions[0].section = b.sections.len() as u32;
+    assert!(matches!(Bundle::from_bytes(&b.to_bytes().unwrap()), Err(BundleError::Invalid(_))));
 }

@@ -123,7 +123,22 @@ pub fn run(a: Args) -> Result<()> {
         }),
         None => None,
     };
-    let bundle = finish(prepared, vectors, &opts);
+    let mut bundle = finish(prepared, vectors, &opts);
+    let t0 = std::time::Instant::now();
+    let (predictions, report) = inference::index::predict::mine(&bundle.sections);
+    if report.askable > 0 {
+        eprintln!(
+            "checked {} interactive outputs in the Python sandbox in {:.1}s: {} reproduced, {} kept as \"what does Python show?\" questions",
+            report.askable,
+            t0.elapsed().as_secs_f64(),
+            report.reproduced,
+            report.kept
+        );
+    }
+    for f in &report.failed_files {
+        eprintln!("warning: the sandbox could not run the sessions of {f}");
+    }
+    bundle.predictions = predictions;
     let bytes = bundle.to_bytes()?;
     std::fs::write(&a.out, &bytes).with_context(|| format!("cannot write {}", a.out.display()))?;
     eprintln!(

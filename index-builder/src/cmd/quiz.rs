@@ -92,6 +92,8 @@ struct ValidatorLine<'a> {
     rejected: &'a [String],
     /// From one of the book's definitions, not written by the model.
     by_definition: bool,
+    /// From running a line of the book's session, not written by the model.
+    by_running: bool,
 }
 
 #[derive(Serialize)]
@@ -248,6 +250,7 @@ fn item_line<'a>(q: &'a Quiz, r: &'a quiz::Round, next_bloom: Bloom, ms: f64) ->
             examiner: r.validation.examiner.as_deref(),
             rejected: &r.validation.rejected,
             by_definition: r.validation.by_definition,
+            by_running: r.validation.by_running,
         },
         learner_answer: r.learner_answer,
         correct: r.correct,
@@ -259,7 +262,13 @@ fn item_line<'a>(q: &'a Quiz, r: &'a quiz::Round, next_bloom: Bloom, ms: f64) ->
 fn print_round(out: &mut impl Write, q: &Quiz, r: &quiz::Round, ms: f64) -> Result<()> {
     let i = &r.item;
     let letters: &[&str] = if q.language == "Bangla" { &["ক", "খ", "গ", "ঘ"] } else { &["A", "B", "C", "D"] };
-    let how = if r.validation.by_definition { "the book's definition".to_string() } else { format!("{} attempt(s)", r.validation.attempts) };
+    let how = if r.validation.by_definition {
+        "the book's definition".to_string()
+    } else if r.validation.by_running {
+        "the book's session, run".to_string()
+    } else {
+        format!("{} attempt(s)", r.validation.attempts)
+    };
     writeln!(out, "[{}] {}  ({:.1} s, {how})", i.bloom.name(), i.question, ms / 1000.0)?;
     for (n, o) in i.options.iter().enumerate() {
         let mark = if n == i.answer_index { "*" } else { " " };
@@ -287,7 +296,7 @@ fn plans_only(bundle: &inference::bundle::Bundle, q: &mut Quiz, n: usize, cfg: &
         // A stand-in item on that passage, answered right, so the next plan follows it.
         let evidence = vec![quiz::ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: String::new() }];
         let item = quiz::Item { question: String::new(), options: vec![String::new(); 4], answer_index: 0, rationales: vec![String::new(); 4], bloom: plan.bloom, concepts: vec![], evidence };
-        q.show(item, quiz::Validation { passed: true, checks: Default::default(), attempts: 1, examiner: None, rejected: vec![], by_definition: false });
+        q.show(item, quiz::Validation { passed: true, checks: Default::default(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false });
         q.answer(0);
         branch = Branch::Right;
     }

@@ -34,10 +34,35 @@ fn decode_header<H: serde::de::DeserializeOwned + Into<BundleHeader>>(raw: &[u8]
     Ok(header.into())
 }
 
+/// Formats 1 and 2's payload: [`BundleBody`] without `predictions`.
+#[derive(Deserialize)]
+struct BodyV2 {
+    sections: Vec<crate::index::Section>,
+    chunks: Vec<crate::index::Chunk>,
+    bm25: crate::bm25::Bm25Index,
+    vectors: Option<crate::vector::VectorIndex>,
+    heading_vectors: Option<Vec<f32>>,
+}
+
+impl From<BodyV2> for BundleBody {
+    fn from(b: BodyV2) -> BundleBody {
+        let BodyV2 { sections, chunks, bm25, vectors, heading_vectors } = b;
+        BundleBody { sections, chunks, bm25, vectors, heading_vectors, predictions: Vec::new() }
+    }
+}
+
+fn decode_body<B: serde::de::DeserializeOwned + Into<BundleBody>>(payload: &[u8]) -> Result<BundleBody, BundleError> {
+    let (body, used) = bincode::serde::decode_from_slice::<B, _>(payload, config()).map_err(|e| BundleError::Decode(format!("payload: {e}")))?;
+    if used != payload.len() {
+        return Err(BundleError::Decode("trailing bytes after the payload".into()));
+    }
+    Ok(body.into())
+}
+
 pub const MAGIC: [u8; 8] = *b"PTSHALA\0";
 /// Bumped whenever the header's or the payload's layout changes. 2: the header's `course`
-/// (subjects and language).
-pub const FORMAT_VERSION: u32 = 2;
+/// (subjects and language). 3: the payload's `predictions`.
+pub const FORMAT_VERSION: u32 = 3;
 /// Oldest format this code still reads.
 pub const OLDEST_SUPPORTED_VERSION: u32 = 1;
 
@@ -88,7 +113,7 @@ impl<'a> Cursor<'a> {
     }
 }
 
-fn header_and_rest(bytes: &[u8]) -> Result<(BundleHeader, Cursor<'_>), BundleError> {
+fn header_and_rest(bytes: &[u8]) -> Result<(BundleHeader, Body<'_>), BundleError> {
     let mut cur = Cursor { bytes, pos: 0 };
     let magic = cur.take(8, "the magic bytes").map_err(|_| BundleError::NotABundle)?;
     if magic != MAGIC {
@@ -107,7 +132,13 @@ fn header_and_rest(bytes: &[u8]) -> Result<(BundleHeader, Cursor<'_>), BundleErr
         1 => decode_header::<HeaderV1>(raw)?,
         _ => decode_header::<BundleHeader>(raw)?,
     };
-    Ok((header, cur))
+    Ok((header, Body { cur, version }))
+}
+
+/// What follows the header, and the format it is in.
+struct Body<'a> {
+    cur: Cursor<'a>,
+    version: u32,
 }
 
 /// Read only the header: what the bundle is, without decoding its index.
@@ -116,7 +147,7 @@ pub fn read_header(bytes: &[u8]) -> Result<BundleHeader, BundleError> {
 }
 
 pub(super) fn read(bytes: &[u8]) -> Result<(BundleHeader, BundleBody), BundleError> {
-    let (header, mut cur) = header_and_rest(bytes)?;
+    let (header, Body { mut cur, version }) = header_and_rest(bytes)?;
     let len = cur.u64("the payload length")?;
     let stored = cur.u32("the payload checksum")?;
     let payload = cur.take(len, "the payload")?;
@@ -124,9 +155,11 @@ pub(super) fn read(bytes: &[u8]) -> Result<(BundleHeader, BundleBody), BundleErr
     if stored != computed {
         return Err(BundleError::Checksum { stored, computed });
     }
-    let (body, used) = bincode::serde::decode_from_slice::<BundleBody, _>(payload, config())
-        .map_err(|e| BundleError::Decode(format!("payload: {e}")))?;
-    if used != payload.len() || cur.pos != bytes.len() {
+    let body = match version {
+        1 | 2 => decode_body::<BodyV2>(payload)?,
+        _ => decode_body::<BundleBody>(payload)?,
+    };
+    if cur.pos != bytes.len() {
         return Err(BundleError::Decode("trailing bytes after the payload".into()));
     }
     Ok((header, body))

@@ -25,6 +25,7 @@ pub use format::{FORMAT_VERSION, MAGIC, OLDEST_SUPPORTED_VERSION, read_header};
 
 use crate::bm25::Bm25Index;
 use crate::embed::EncoderId;
+use crate::index::predict::Prediction;
 use crate::index::{Chunk, ChunkConfig, Section};
 use crate::vector::VectorIndex;
 use serde::{Deserialize, Serialize};
@@ -69,6 +70,9 @@ pub struct BundleBody {
     pub vectors: Option<VectorIndex>,
     /// One unit vector per section heading (flattened, sections × dim), when embedded.
     pub heading_vectors: Option<Vec<f32>>,
+    /// "What does Python show?" questions from the course's sessions (format 3; empty before,
+    /// and for a course without Python sessions): [`crate::index::predict`].
+    pub predictions: Vec<Prediction>,
 }
 
 /// A loaded course: header plus index, ready for retrieval.
@@ -81,6 +85,8 @@ pub struct Bundle {
     pub vectors: Option<VectorIndex>,
     /// One unit vector per section heading (flattened, sections × dim), when embedded.
     pub heading_vectors: Option<Vec<f32>>,
+    /// "What does Python show?" questions checked by running them: [`crate::index::predict`].
+    pub predictions: Vec<Prediction>,
     /// [`Bundle::newest_version`], read from the text when first asked for (not stored).
     newest_version: std::sync::OnceLock<Option<crate::retrieve::coverage::Version>>,
     /// [`Bundle::sounds`], built from the BM25 vocabulary when first asked for (not stored).
@@ -90,8 +96,8 @@ pub struct Bundle {
 impl Bundle {
     /// A bundle from its parts.
     pub fn new(header: BundleHeader, body: BundleBody) -> Bundle {
-        let BundleBody { sections, chunks, bm25, vectors, heading_vectors } = body;
-        Bundle { header, sections, chunks, bm25, vectors, heading_vectors, newest_version: std::sync::OnceLock::new(), sounds: std::sync::OnceLock::new() }
+        let BundleBody { sections, chunks, bm25, vectors, heading_vectors, predictions } = body;
+        Bundle { header, sections, chunks, bm25, vectors, heading_vectors, predictions, newest_version: std::sync::OnceLock::new(), sounds: std::sync::OnceLock::new() }
     }
 
     /// The newest software release the course documents: a question about a later one is not
@@ -114,6 +120,7 @@ impl Bundle {
             bm25: &self.bm25,
             vectors: self.vectors.as_ref(),
             heading_vectors: self.heading_vectors.as_deref(),
+            predictions: &self.predictions,
         })
     }
 
@@ -230,6 +237,12 @@ impl Bundle {
                 }
             }
         }
+        for p in &self.predictions {
+            let ok = self.sections.get(p.section as usize).is_some_and(|s| s.text.is_char_boundary(p.offset as usize) && (p.offset as usize) < s.text.len());
+            if !ok || p.wrong.len() < crate::index::predict::WRONG {
+                return bad(format!("a prediction question points outside section {}", p.section));
+            }
+        }
         Ok(())
     }
 }
@@ -242,4 +255,5 @@ struct BodyRef<'a> {
     bm25: &'a Bm25Index,
     vectors: Option<&'a VectorIndex>,
     heading_vectors: Option<&'a [f32]>,
+    predictions: &'a [Prediction],
 }

@@ -126,7 +126,7 @@ pub fn finish(prepared: Prepared, embeddings: Option<Embeddings>, opts: &BuildOp
         chunks: chunks.len() as u32,
         course: opts.course.clone(),
     };
-    Bundle::new(header, BundleBody { sections, chunks, bm25, vectors, heading_vectors })
+    Bundle::new(header, BundleBody { sections, chunks, bm25, vectors, heading_vectors, predictions: Vec::new() })
 }
 
 /// Build the whole index, embedding every chunk. `progress(done, total)` follows the embedding.

@@ -5,6 +5,7 @@
 
 pub mod chunk;
 pub mod outline;
+pub mod predict;
 
 pub use chunk::{Chunk, ChunkConfig, Tier, TierWindow};
 pub use outline::{Section, SectionKind};

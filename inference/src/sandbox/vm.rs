@@ -21,6 +21,7 @@ pub const ALLOWED_MODULES: &[&str] = &[
     "__future__",
     "abc",
     "array",
+    "ast",
     "base64",
     "binascii",
     "bisect",

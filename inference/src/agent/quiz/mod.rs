@@ -31,6 +31,7 @@
 
 pub mod check;
 pub mod define;
+pub mod predict;
 pub mod prompt;
 
 use crate::agent::ask::{self, AskError};
@@ -163,6 +164,9 @@ pub struct Validation {
     /// Made from one of the book's definitions ([`define`]), not written by the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_definition: bool,
+    /// Made by running the book's own session ([`predict`]), not written by the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_running: bool,
 }
 
 /// Which answer the next item follows.
@@ -427,6 +431,10 @@ pub struct Quiz {
     /// about ([`define::askable`]); such a passage stays fresh until each has been.
     #[serde(default)]
     pub defined: Vec<(u32, usize)>,
+    /// Passages holding a line of the book's session that an item can ask about
+    /// ([`predict::within`]): an Apply or Analyse item is planned on them first.
+    #[serde(default)]
+    pub runnable: Vec<u32>,
     pub rounds: Vec<Round>,
     /// Plans that gave no valid item, and why.
     pub skipped: Vec<(Plan, String)>,
@@ -471,7 +479,8 @@ impl Quiz {
         }
         let inside = passages.len();
         passages.extend(outside);
-        Ok(Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, rounds: Vec::new(), skipped: Vec::new(), start, bias: None })
+        let runnable = passages.iter().map(|&(c, _)| c).filter(|&c| !predict::within(env.bundle, c).is_empty()).collect();
+        Ok(Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, rounds: Vec::new(), skipped: Vec::new(), start, bias: None })
     }
 
     /// The item being answered (the last shown).
@@ -490,8 +499,8 @@ impl Quiz {
                 concepts: item.concepts.clone(),
                 focus: Some(item.evidence[0].quote.clone()).filter(|q| !q.is_empty()),
             }),
-            (Branch::Right, Some(item)) => self.fresh(cfg).map(|chunk| Plan { branch, bloom: item.bloom.up(), chunk, concepts: Vec::new(), focus: None }),
-            _ => self.fresh(cfg).map(|chunk| Plan { branch: Branch::First, bloom: self.next_level(), chunk, concepts: Vec::new(), focus: None }),
+            (Branch::Right, Some(item)) => self.fresh(cfg, item.bloom.up()).map(|chunk| Plan { branch, bloom: item.bloom.up(), chunk, concepts: Vec::new(), focus: None }),
+            _ => self.fresh(cfg, self.next_level()).map(|chunk| Plan { branch: Branch::First, bloom: self.next_level(), chunk, concepts: Vec::new(), focus: None }),
         }
     }
 
@@ -501,7 +510,7 @@ impl Quiz {
     pub fn replan(&self, skipped: &Plan, cfg: &QuizConfig) -> Option<Plan> {
         let mut used = self.clone();
         used.skipped.push((skipped.clone(), String::new()));
-        used.fresh(cfg).map(|chunk| Plan { chunk, focus: None, ..skipped.clone() })
+        used.fresh(cfg, skipped.bloom).map(|chunk| Plan { chunk, focus: None, ..skipped.clone() })
     }
 
     /// The level after the last answer (the start before any).
@@ -514,8 +523,12 @@ impl Quiz {
     }
 
     /// An unused passage whose section has the fewest items so far (MMR order among equals):
-    /// from the subtopic's own sections first, then the first `cfg.pool` passages, then the rest.
-    fn fresh(&self, cfg: &QuizConfig) -> Option<u32> {
+    /// from the subtopic's own sections first, then the first `cfg.pool` passages, then the rest;
+    /// for an Apply or Analyse item, within each of those a passage with a session line to ask
+    /// about ([`Quiz::runnable`]) first.
+    fn fresh(&self, cfg: &QuizConfig, bloom: Bloom) -> Option<u32> {
+        let traces = matches!(bloom, Bloom::Apply | Bloom::Analyse);
+        let other = |c: u32| !(traces && self.runnable.contains(&c));
         // A passage is used once an item rests on it or it gave none; one with several
         // definitions to ask ([`Quiz::defined`]), once each has been asked.
         let used = |c: u32| {
@@ -524,7 +537,11 @@ impl Quiz {
         };
         let sections: Vec<u32> = self.rounds.iter().map(|r| r.item.evidence[0].section).collect();
         let pick = |pool: &[(u32, u32)]| {
-            pool.iter().enumerate().filter(|(_, (c, _))| !used(*c)).min_by_key(|&(i, &(_, s))| (sections.iter().filter(|&&t| t == s).count(), i)).map(|(_, &(c, _))| c)
+            pool.iter()
+                .enumerate()
+                .filter(|(_, (c, _))| !used(*c))
+                .min_by_key(|&(i, &(c, s))| (other(c), sections.iter().filter(|&&t| t == s).count(), i))
+                .map(|(_, &(c, _))| c)
         };
         let own = &self.passages[..self.inside.min(self.passages.len())];
         let head = &self.passages[..self.passages.len().min(cfg.pool)];
@@ -539,6 +556,13 @@ impl Quiz {
         let place = section.heading_path.join(" ▸ ");
         let used: Vec<&str> = self.rounds.iter().map(|r| r.item.evidence[0].quote.as_str()).collect();
         let earlier: Vec<String> = self.rounds.iter().map(|r| r.item.question.clone()).collect();
+        // An Apply or Analyse item: a line of the book's session, when the passage has one no
+        // item has asked yet.
+        if matches!(plan.bloom, Bloom::Apply | Bloom::Analyse) {
+            if let Some(made) = self.prediction_item(bundle, plan, &earlier) {
+                return Ok(made);
+            }
+        }
         // A recall item, or any item in a language the model does not write: the book's own
         // definition, when the passage has one no item has asked yet.
         let writes = cfg.writes(&self.language);
@@ -550,7 +574,7 @@ impl Quiz {
                 return Ok(Made::Skipped {
                     reason: "the passage defines no term that has not been asked".into(),
                     attempts: 0,
-                    validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: true },
+                    validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false },
                     last: None,
                 });
             }
@@ -559,7 +583,7 @@ impl Quiz {
             return Ok(Made::Skipped {
                 reason: "the passage has no sentence to ask about".into(),
                 attempts: 0,
-                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: false },
+                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false },
                 last: None,
             });
         };
@@ -594,7 +618,30 @@ impl Quiz {
             let Some(item) = pools.item(&def, evidence) else { continue };
             let (checks, reason) = check::deterministic(&item, &earlier, def.lang == Lang::Bn);
             if reason.is_none() {
-                return Some(Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true } });
+                return Some(Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false } });
+            }
+        }
+        None
+    }
+
+    /// An item asking what Python shows for a line of `plan`'s passage that no earlier item
+    /// asked, the one whose level ([`predict::level`]) is the plan's first; checked as a
+    /// written item is.
+    fn prediction_item(&self, bundle: &Bundle, plan: &Plan, earlier: &[String]) -> Option<Made> {
+        let section = bundle.section_of(plan.chunk);
+        let mut found = predict::within(bundle, plan.chunk);
+        found.sort_by_key(|p| predict::level(p) != plan.bloom);
+        let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
+        for p in found {
+            let quote = format!("{}\n{}", p.transcript(), p.output);
+            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote };
+            let item = predict::item(p, evidence);
+            if earlier.contains(&item.question.as_str()) {
+                continue;
+            }
+            let (checks, reason) = check::deterministic(&item, &earlier, false);
+            if reason.is_none() {
+                return Some(Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true } });
             }
         }
         None
@@ -765,14 +812,14 @@ pub async fn write_item(session: &mut Session, spec: &ItemSpec<'_>, cfg: &QuizCo
                 last_item = Some(item);
             }
             None => {
-                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected, by_definition: false };
+                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected, by_definition: false, by_running: false };
                 return Ok(Made::Item { item, validation });
             }
         }
     }
     let attempts = cfg.repairs + 1;
     let reason = rejected.last().cloned().unwrap_or_default();
-    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected, by_definition: false };
+    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected, by_definition: false, by_running: false };
     Ok(Made::Skipped { reason, attempts, validation, last: last_item })
 }
 
@@ -881,6 +928,7 @@ mod tests {
             passages: vec![(10, 1), (11, 1), (12, 2), (13, 3)],
             inside: 0,
             defined: Vec::new(),
+            runnable: Vec::new(),
             rounds: Vec::new(),
             skipped: Vec::new(),
             start: Bloom::Understand,
@@ -901,7 +949,7 @@ mod tests {
     }
 
     fn validation() -> Validation {
-        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![], by_definition: false }
+        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false }
     }
 
     #[test]

@@ -1,0 +1,112 @@
+//! Items that ask what Python shows for a line of the book's own session
+//! ([`crate::index::predict`]): the key is the book's output, each wrong option what Python
+//! shows when one spot is misread, every one of them produced by running code while the bundle
+//! was built. No model writes them.
+
+use super::{Bloom, Item, ItemEvidence, prompt};
+use crate::bundle::Bundle;
+use crate::index::predict::{Prediction, WRONG};
+
+/// The stem's first line, for a session line and for a program.
+pub const ASK: &str = "What does Python show for the last line?";
+pub const ASK_PROGRAM: &str = "What does this program print?";
+
+/// The questions whose asked line lies in `chunk`'s text, in reading order.
+pub fn within(bundle: &Bundle, chunk: u32) -> Vec<&Prediction> {
+    let c = &bundle.chunks[chunk as usize];
+    bundle.predictions.iter().filter(|p| p.section == c.section && (c.start..c.end).contains(&p.offset)).collect()
+}
+
+/// Tracing one line through a rule (a slice, `//`) applies it; following state through several
+/// lines (a list changed through another name, a loop) analyses the program.
+pub fn level(p: &Prediction) -> Bloom {
+    let lines = p.code.trim_end().lines().count();
+    if p.setup.len() >= 2 || (!p.program && lines > 1) || lines >= 3 || p.code.contains("for ") || p.code.contains("if ") { Bloom::Analyse } else { Bloom::Apply }
+}
+
+/// What the wrong options test, for the item's concepts.
+fn concept(rule: &str) -> Option<&'static str> {
+    Some(match rule.split(':').next().unwrap_or(rule) {
+        "slice_end" | "slice_from_one" | "slice_start" | "slice_step" => "slicing",
+        "index_from_one" | "negative_index" | "len_index" => "indexing",
+        "range_end" | "range_start" => "range()",
+        "alias" => "names and references",
+        "true_division" | "floor_division" | "modulo" | "power" => "arithmetic operators",
+        "display" => "how the interpreter shows values",
+        "print_sep" => "print()",
+        "pop_front" => "list methods",
+        "other_key" => "dictionaries",
+        "method" => "methods",
+        "builtin" => "built-in functions",
+        "compare_equal" | "in_not_in" | "and_or" => "conditions",
+        "round_digits" => "round()",
+        "precedence" | "brackets" => "order of operations",
+        "concat_space" => "joining strings",
+        "augassign" => "updating variables",
+        "break_continue" => "break and continue",
+        "print_end" => "print()",
+        "enumerate_start" => "enumerate()",
+        "keyword_order" => "keyword arguments",
+        _ => return None,
+    })
+}
+
+/// The item for `p`: the key where [`super::check::key_position`] puts it, the first
+/// [`WRONG`] wrong outputs (the commonest misreadings first), a reason for each.
+pub fn item(p: &Prediction, evidence: ItemEvidence) -> Item {
+    let question = format!("{}\n\n{}", if p.program { ASK_PROGRAM } else { ASK }, p.transcript());
+    let mut options: Vec<String> = p.wrong.iter().take(WRONG).map(|w| w.output.clone()).collect();
+    let mut rationales: Vec<String> = p.wrong.iter().take(WRONG).map(|w| super::clip(&p.rationale(w), prompt::REASON_MAX_CHARS)).collect();
+    let code = p.code.trim_end();
+    let right = if p.program {
+        "This is what the program prints: the book shows the same output.".to_string()
+    } else if code.contains('\n') || code.chars().count() > 60 {
+        "This is what Python shows: the book runs these lines and shows this output.".to_string()
+    } else {
+        format!("This is what Python shows for `{code}`, as the book shows when it runs these lines.")
+    };
+    let key = super::check::key_position(&question);
+    options.insert(key, p.output.clone());
+    rationales.insert(key, super::clip(&right, prompt::REASON_MAX_CHARS));
+    let mut concepts: Vec<String> = Vec::new();
+    for c in p.wrong.iter().take(WRONG).filter_map(|w| concept(&w.rule)) {
+        if !concepts.iter().any(|k| k == c) {
+            concepts.push(c.to_string());
+        }
+    }
+    Item { question, options, answer_index: key, rationales, bloom: level(p), concepts, evidence: vec![evidence] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::predict::WrongOutput;
+
+    fn wrong(output: &str, rule: &str, code: &str) -> WrongOutput {
+        WrongOutput { output: output.into(), rule: rule.into(), code: code.into() }
+    }
+
+    #[test]
+    fn the_item_keys_the_books_output_and_explains_each_misreading() {
+        let p = Prediction {
+            section: 0,
+            offset: 0,
+            setup: vec!["word = 'Python'\n".into()],
+            code: "word[2:5]\n".into(),
+            output: "'tho'".into(),
+            wrong: vec![wrong("'thon'", "slice_end", "word[2:6]"), wrong("'yth'", "slice_from_one", "word[1:4]"), wrong("tho", "display", "print(word[2:5])")],
+            program: false,
+        };
+        let ev = ItemEvidence { chunk: 0, section: 0, file: "f".into(), heading_path: vec!["Strings".into()], quote: String::new() };
+        let item = item(&p, ev);
+        assert_eq!(item.question, "What does Python show for the last line?\n\n>>> word = 'Python'\n>>> word[2:5]");
+        assert_eq!(item.options[item.answer_index], "'tho'");
+        assert_eq!(item.options.len(), 4);
+        let i = item.options.iter().position(|o| o == "'thon'").unwrap();
+        assert!(item.rationales[i].contains("`word[2:6]`") && item.rationales[i].contains("end index"), "{}", item.rationales[i]);
+        assert_eq!(item.bloom, Bloom::Apply);
+        assert_eq!(item.concepts, vec!["slicing".to_string(), "how the interpreter shows values".to_string()]);
+        let (checks, reason) = super::super::check::deterministic(&item, &[], false);
+        assert_eq!(reason, None, "{checks:?}");
+    }
+}

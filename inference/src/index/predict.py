@@ -1,0 +1,336 @@
+# Runs in Pathshala's Python sandbox (RustPython) while a course bundle is built:
+# `index::predict` hands it, on stdin, one JSON task per line:
+#   {"setup": [statement, ...], "target": statement, "expect": "what the book shows"}
+# and reads one JSON line per task back:
+#   {"ok": bool, "got": str, "shown": [indices of the setup kept],
+#    "wrong": [{"output": str, "rule": str, "line": int, "code": str}]}
+# `ok`: the kept setup and the target, run as the interactive interpreter runs them, show
+# exactly what the book shows. `wrong`: what Python shows when one statement is changed the way
+# a learner misreads it (`rule` names the misreading; `line` is -1 for the target, else the
+# index into `shown`; `code` is the changed statement). Every output here was produced by
+# running code, never guessed.
+import ast
+import contextlib
+import copy
+import io
+import json
+import sys
+
+MAX_OUTPUT = 120
+
+
+def run(statements):
+    """Runs the statements in fresh globals; returns what the last one shows, or None."""
+    g = {"__name__": "__main__"}
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            for s in statements[:-1]:
+                exec(compile(s, "<book>", "single"), g)
+    except BaseException:
+        return None
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(statements[-1], "<book>", "single"), g)
+    except BaseException:
+        return None
+    return out.getvalue()
+
+
+def loads(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def base_name(node):
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def touches(stmt):
+    """Names a statement binds or changes in place (`a = …`, `a[0] = …`, `a.append(…)`, `def a`)."""
+    out = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            name = base_name(node)
+            if name:
+                out.add(name)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            name = base_name(node.func.value)
+            if name:
+                out.add(name)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                out.add((alias.asname or alias.name).split(".")[0])
+    return out
+
+
+def needed(setup_trees, target_tree):
+    """Indices of the setup statements the target depends on, in order."""
+    want = loads(target_tree)
+    keep = set()
+    grew = True
+    while grew:
+        grew = False
+        for i in range(len(setup_trees) - 1, -1, -1):
+            if i not in keep and touches(setup_trees[i]) & want:
+                keep.add(i)
+                want |= loads(setup_trees[i])
+                grew = True
+    return sorted(keep)
+
+
+def const_int(node):
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) and type(node.operand.value) is int:
+        return -node.operand.value
+    return None
+
+
+def num(v):
+    return ast.Constant(v) if v >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-v))
+
+
+METHOD_SWAPS = {
+    "append": ["extend"], "extend": ["append"], "insert": [], "lower": ["upper"], "upper": ["lower"],
+    "title": ["capitalize"], "capitalize": ["title"], "find": ["rfind", "count"], "rfind": ["find"],
+    "index": ["count"], "count": ["index"], "keys": ["values", "items"], "values": ["keys"],
+    "items": ["keys"], "startswith": ["endswith"], "endswith": ["startswith"], "lstrip": ["strip"],
+    "rstrip": ["strip"], "strip": ["lstrip", "rstrip"], "split": ["rsplit"], "remove": [],
+    "popitem": [], "union": ["intersection"], "intersection": ["union"], "difference": ["symmetric_difference"],
+}
+BUILTIN_SWAPS = {"max": ["min"], "min": ["max"], "int": ["round"], "round": ["int"], "str": ["repr"], "repr": ["str"],
+                 "any": ["all"], "all": ["any"], "sorted": [], "reversed": []}
+BINOP_SWAPS = {
+    ast.Div: [(ast.FloorDiv, "true_division")], ast.FloorDiv: [(ast.Div, "floor_division"), (ast.Mod, "floor_division")],
+    ast.Mod: [(ast.FloorDiv, "modulo")], ast.Pow: [(ast.Mult, "power")], ast.Mult: [],
+}
+COMPARE_SWAPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+
+
+def replace_nth(tree, pred, make, k):
+    """A copy of `tree` with the k-th node (post-order) matching `pred` replaced by `make(node)`."""
+    seen = [0]
+
+    class Replace(ast.NodeTransformer):
+        def visit(self, node):
+            node = self.generic_visit(node)
+            if pred(node):
+                seen[0] += 1
+                if seen[0] == k + 1:
+                    return make(node)
+            return node
+
+    return ast.fix_missing_locations(Replace().visit(copy.deepcopy(tree)))
+
+
+REPLACEMENTS = [
+    # len(x) read as the last index.
+    ("len_index", lambda n: isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1,
+     lambda n: ast.BinOp(n, ast.Sub(), ast.Constant(1))),
+    # x += 5 read as x = 5.
+    ("augassign", lambda n: isinstance(n, ast.AugAssign) and isinstance(n.op, (ast.Add, ast.Sub)),
+     lambda n: ast.Assign(targets=[n.target], value=n.value)),
+    ("break_continue", lambda n: isinstance(n, (ast.Break, ast.Continue)),
+     lambda n: ast.Continue() if isinstance(n, ast.Break) else ast.Break()),
+]
+
+
+def mutants(tree, keys):
+    """(rule, changed tree) for each way a learner may misread one spot of the statement;
+    `keys`: the string constants of the shown lines (a lookup may be read under another key)."""
+    sites = [n for n in ast.walk(tree)]
+    out = []
+
+    def variant(index, rule, change):
+        t = copy.deepcopy(tree)
+        node = [n for n in ast.walk(t)][index]
+        if change(node) is not False:
+            out.append((rule, t))
+
+    for i, n in enumerate(sites):
+        if isinstance(n, ast.Slice):
+            lo, hi = const_int(n.lower) if n.lower else None, const_int(n.upper) if n.upper else None
+            if hi is not None and hi != -1:
+                variant(i, "slice_end", lambda s: setattr(s, "upper", num(const_int(s.upper) + 1)))
+            if lo is not None and lo >= 1:
+                def from_one(s):
+                    s.lower = num(const_int(s.lower) - 1)
+                    if s.upper is not None and const_int(s.upper) is not None and const_int(s.upper) > 0:
+                        s.upper = num(const_int(s.upper) - 1)
+                variant(i, "slice_from_one", from_one)
+                variant(i, "slice_start", lambda s: setattr(s, "lower", num(const_int(s.lower) + 1)))
+            if lo is not None and lo <= -1:
+                variant(i, "negative_index", lambda s: setattr(s, "lower", num(-const_int(s.lower))))
+                if lo <= -2:
+                    variant(i, "negative_index", lambda s: setattr(s, "lower", num(const_int(s.lower) + 1)))
+            step = const_int(n.step) if n.step else None
+            if step is not None and step >= 2:
+                if n.lower is None:
+                    variant(i, "slice_from_one", lambda s: setattr(s, "lower", ast.Constant(1)))
+                variant(i, "slice_step", lambda s: setattr(s, "step", num(const_int(s.step) + 1)))
+            if lo is None and n.lower is None and hi is not None and hi > 0 and n.upper is not None:
+                variant(i, "slice_from_one", lambda s: setattr(s, "upper", num(const_int(s.upper) - 1)))
+        elif isinstance(n, ast.Subscript) and not isinstance(n.slice, ast.Slice):
+            k = const_int(n.slice)
+            if isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
+                for other in keys:
+                    if other != n.slice.value:
+                        variant(i, "other_key", lambda s, o=other: setattr(s, "slice", ast.Constant(o)))
+            if k is not None and k >= 1:
+                variant(i, "index_from_one", lambda s: setattr(s, "slice", num(const_int(s.slice) - 1)))
+            if k is not None and k <= -1:
+                variant(i, "negative_index", lambda s: setattr(s, "slice", num(-const_int(s.slice))))
+                if k <= -2:
+                    variant(i, "negative_index", lambda s: setattr(s, "slice", num(const_int(s.slice) + 1)))
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+            name = n.func.id
+            if name == "range" and n.args:
+                stop = 0 if len(n.args) == 1 else 1
+                if const_int(n.args[stop]) is not None:
+                    variant(i, "range_end", lambda s, j=stop: s.args.__setitem__(j, num(const_int(s.args[j]) + 1)))
+                if len(n.args) == 1 and const_int(n.args[0]) is not None:
+                    variant(i, "range_start", lambda s: setattr(s, "args", [ast.Constant(1), num(const_int(s.args[0]) + 1)]))
+            if name == "print" and len(n.args) >= 2 and not any(k.arg == "sep" for k in n.keywords):
+                variant(i, "print_sep", lambda s: s.keywords.append(ast.keyword("sep", ast.Constant(""))))
+            if name == "print" and any(k.arg == "end" for k in n.keywords):
+                variant(i, "print_end", lambda s: setattr(s, "keywords", [k for k in s.keywords if k.arg != "end"]))
+            if name == "enumerate" and any(k.arg == "start" for k in n.keywords):
+                variant(i, "enumerate_start", lambda s: setattr(s, "keywords", [k for k in s.keywords if k.arg != "start"]))
+            if n.keywords and all(k.arg for k in n.keywords) and name not in ("print", "enumerate", "sorted", "round", "range"):
+                variant(i, "keyword_order", lambda s: (s.args.extend(k.value for k in s.keywords), setattr(s, "keywords", [])))
+            for other in BUILTIN_SWAPS.get(name, []):
+                variant(i, "builtin:" + name + ":" + other, lambda s, o=other: setattr(s.func, "id", o))
+            if name == "round" and len(n.args) == 2 and const_int(n.args[1]) is not None:
+                variant(i, "round_digits", lambda s: s.args.__setitem__(1, num(const_int(s.args[1]) + 1)))
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            name = n.func.attr
+            for other in METHOD_SWAPS.get(name, []):
+                variant(i, "method:" + name + ":" + other, lambda s, o=other: setattr(s.func, "attr", o))
+            if name == "pop" and not n.args:
+                variant(i, "pop_front", lambda s: s.args.append(ast.Constant(0)))
+            if name == "insert" and len(n.args) == 2 and const_int(n.args[0]) is not None and const_int(n.args[0]) >= 1:
+                variant(i, "index_from_one", lambda s: s.args.__setitem__(0, num(const_int(s.args[0]) - 1)))
+        elif isinstance(n, ast.BinOp):
+            for op, rule in BINOP_SWAPS.get(type(n.op), []):
+                variant(i, rule, lambda s, o=op: setattr(s, "op", o()))
+            low, high = (ast.Add, ast.Sub), (ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
+            # a + b * c read left to right as (a + b) * c, and (a + b) * c as a + b * c.
+            if isinstance(n.op, low) and isinstance(n.right, ast.BinOp) and isinstance(n.right.op, high):
+                variant(i, "precedence", lambda s: (setattr(s, "left", ast.BinOp(s.left, s.op, s.right.left)), setattr(s, "op", s.right.op), setattr(s, "right", s.right.right)))
+            if isinstance(n.op, high) and isinstance(n.left, ast.BinOp) and isinstance(n.left.op, low):
+                variant(i, "brackets", lambda s: (setattr(s, "right", ast.BinOp(s.left.right, s.op, s.right)), setattr(s, "op", s.left.op), setattr(s, "left", s.left.left)))
+            # "+ adds a space between strings": a + " " + b without the " ".
+            if isinstance(n.op, ast.Add) and isinstance(n.left, ast.BinOp) and isinstance(n.left.op, ast.Add) and isinstance(n.left.right, ast.Constant) and n.left.right.value == " ":
+                variant(i, "concat_space", lambda s: setattr(s, "left", s.left.left))
+
+        elif isinstance(n, ast.BoolOp):
+            other = ast.Or if isinstance(n.op, ast.And) else ast.And
+            variant(i, "and_or", lambda s, o=other: setattr(s, "op", o()))
+        elif isinstance(n, ast.Compare) and len(n.ops) == 1 and type(n.ops[0]) in COMPARE_SWAPS:
+            variant(i, "compare_equal", lambda s: s.ops.__setitem__(0, COMPARE_SWAPS[type(s.ops[0])]()))
+        elif isinstance(n, ast.Compare) and len(n.ops) == 1 and type(n.ops[0]) in (ast.In, ast.NotIn):
+            variant(i, "in_not_in", lambda s: s.ops.__setitem__(0, ast.NotIn() if isinstance(s.ops[0], ast.In) else ast.In()))
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Name):
+            variant(i, "alias", lambda s: setattr(s, "value", ast.parse("__import__('copy').copy(" + s.value.id + ")", mode="eval").body))
+    # Rules that replace a node in its parent: every match, one at a time.
+    for rule, pred, make in REPLACEMENTS:
+        matches = sum(1 for n in ast.walk(tree) if pred(n))
+        for k in range(matches):
+            out.append((rule, replace_nth(tree, pred, make, k)))
+    return out
+
+
+def shows(output):
+    return output is not None and output.strip() != "" and len(output) <= MAX_OUTPUT and "Traceback" not in output
+
+
+def run_program(source):
+    """Runs a whole program in fresh globals; returns what it prints, or None."""
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(source, "<book>", "exec"), {"__name__": "__main__"})
+    except BaseException:
+        return None
+    return out.getvalue()
+
+
+def same(a, b):
+    return [l.rstrip() for l in a.rstrip().splitlines()] == [l.rstrip() for l in b.rstrip().splitlines()]
+
+
+def solve_program(task):
+    try:
+        tree = ast.parse(task["program"])
+    except SyntaxError:
+        return {"ok": False, "got": "syntax", "shown": [], "wrong": []}
+    got = run_program(task["program"])
+    if got is None or not same(got, task["expect"]):
+        return {"ok": False, "got": got if got is not None else "error", "shown": [], "wrong": []}
+    keys = sorted({n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and 0 < len(n.value) <= 20})
+    seen = {got.rstrip()}
+    wrong = []
+    for rule, changed in mutants(tree, keys):
+        try:
+            code = ast.unparse(changed)
+        except Exception:
+            continue
+        out = run_program(code + "\n")
+        if shows(out) and out.rstrip() not in seen and not any(same(out, w) for w in seen):
+            seen.add(out.rstrip())
+            changed_line = next((b for a, b in zip(ast.unparse(tree).splitlines(), code.splitlines()) if a != b), code)
+            wrong.append({"output": out.rstrip(), "rule": rule, "line": -1, "code": changed_line.strip()})
+    return {"ok": True, "got": got, "shown": [], "wrong": wrong}
+
+
+def solve(task):
+    if "program" in task:
+        return solve_program(task)
+    setup = task["setup"]
+    try:
+        trees = [ast.parse(s) for s in setup]
+        target_tree = ast.parse(task["target"])
+    except SyntaxError:
+        return {"ok": False, "got": "syntax", "shown": [], "wrong": []}
+    expect = task["expect"]
+    keep = needed(trees, target_tree)
+    statements = [setup[i] for i in keep] + [task["target"]]
+    got = run(statements)
+    if got is None or got.rstrip() != expect.rstrip():
+        return {"ok": False, "got": got if got is not None else "error", "shown": keep, "wrong": []}
+    wrong = []
+    seen = {got.rstrip()}
+    shown = [trees[i] for i in keep] + [target_tree]
+    keys = sorted({n.value for t in shown for n in ast.walk(t) if isinstance(n, ast.Constant) and isinstance(n.value, str) and 0 < len(n.value) <= 20})
+    for line, tree in enumerate(shown):
+        for rule, changed in mutants(tree, keys):
+            try:
+                code = ast.unparse(changed)
+            except Exception:
+                continue
+            trial = statements[:line] + [code + "\n"] + statements[line + 1:]
+            out = run(trial)
+            if shows(out) and out.rstrip() not in seen:
+                seen.add(out.rstrip())
+                wrong.append({"output": out.rstrip(), "rule": rule, "line": line if line < len(keep) else -1, "code": code})
+    value_line = got.rstrip()
+    if isinstance(target_tree.body[0], ast.Expr) and "\n" not in value_line:
+        try:
+            value = eval(compile(value_line, "<shown>", "eval"), {})
+        except Exception:
+            value = None
+        if isinstance(value, str) and value and value.strip() == value and value not in seen:
+            seen.add(value)
+            wrong.append({"output": value, "rule": "display", "line": -1, "code": "print(" + ast.unparse(target_tree.body[0].value) + ")"})
+    return {"ok": True, "got": got, "shown": keep, "wrong": wrong}
+
+
+for raw in sys.stdin.read().splitlines():
+    if raw.strip():
+        print(json.dumps(solve(json.loads(raw)), ensure_ascii=False))

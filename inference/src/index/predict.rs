@@ -1,0 +1,460 @@
+//! "What does Python show?" questions from the course's own interactive sessions.
+//!
+//! A Python book shows what code does: `>>> word[0:2]` followed by `'Py'`. Each such line whose
+//! output is short and plain is a question whose key the book states. While the bundle is
+//! built (natively, [`mine`], feature `sandbox`), the lines are run in the Python sandbox
+//! (`predict.py`) to find the fewest earlier lines the output depends on and to check that those
+//! lines and the target really show the book's output; then each spot a learner commonly
+//! misreads (a slice's end index, counting from 1, a negative index, `range`'s stop, `/` against
+//! `//`, assignment that does not copy, …) is changed and run, and what Python shows then is a
+//! wrong option that a learner with that misreading would pick. Every option, right or wrong,
+//! is the output of code that ran; nothing is guessed and no model is involved. The quiz and
+//! authoring read the stored [`Prediction`]s from the bundle, in the browser too, where no
+//! Python needs to run.
+
+use serde::{Deserialize, Serialize};
+
+/// One question: the lines shown, the line asked about, what the book shows, and wrong outputs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub section: u32,
+    /// Byte offset of the asked line's `>>>` in the section's text (its chunk is found from it).
+    pub offset: u32,
+    /// The statements shown before the asked one (the fewest its output depends on), in order.
+    pub setup: Vec<String>,
+    /// The statement asked about.
+    pub code: String,
+    /// What the book shows for it, checked by running `setup` and `code`.
+    pub output: String,
+    /// What Python shows when one spot is misread, best first (at least three).
+    pub wrong: Vec<WrongOutput>,
+    /// `code` is a whole program the book shows followed by its output ("Output:"), not a
+    /// line of an interactive session; `setup` is then empty.
+    pub program: bool,
+}
+
+/// A wrong option and where it comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WrongOutput {
+    pub output: String,
+    /// The misreading ([`Rule`]'s name as `predict.py` writes it, e.g. `slice_end`, `method:append:extend`).
+    pub rule: String,
+    /// The statement as changed.
+    pub code: String,
+}
+
+/// Questions need this many wrong outputs (four options in all).
+pub const WRONG: usize = 3;
+
+/// The longest output asked about, in characters, and its most lines.
+const MAX_OUTPUT_CHARS: usize = 120;
+const MAX_OUTPUT_LINES: usize = 5;
+/// The wrong option for code that runs: it raises an error.
+pub const NO_ERROR: &str = "It raises an error";
+/// The most earlier statements a question shows.
+const MAX_SETUP: usize = 6;
+/// How many earlier statements of the file are offered to the dependency search.
+const LOOKBACK: usize = 40;
+
+impl Prediction {
+    /// The stem's code: the shown lines with the interpreter's prompts, or the program.
+    pub fn transcript(&self) -> String {
+        if self.program {
+            return self.code.trim_end().to_string();
+        }
+        self.setup.iter().chain(std::iter::once(&self.code)).map(|s| prompted(s)).collect::<Vec<_>>().join("\n")
+    }
+
+    /// Why a learner would pick wrong option `w`, and why it is wrong: one or two sentences.
+    pub fn rationale(&self, w: &WrongOutput) -> String {
+        let why = explain(&w.rule);
+        if w.code.is_empty() || w.code.contains('\n') || w.code.chars().count() > 60 {
+            why
+        } else if self.program {
+            format!("This is what the program would print with `{}`. {why}", w.code)
+        } else {
+            format!("This is what `{}` shows. {why}", w.code)
+        }
+    }
+}
+
+/// `>>> ` on a statement's first line, `... ` on the rest.
+fn prompted(statement: &str) -> String {
+    let lines: Vec<&str> = statement.trim_end().lines().collect();
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(if i == 0 { ">>> " } else { "... " });
+        out.push_str(line);
+    }
+    out
+}
+
+/// The plain-language reason behind each misreading.
+fn explain(rule: &str) -> String {
+    let fixed = match rule {
+        "slice_end" => "A slice stops just before its end index, so the item at the end index is not included.",
+        "slice_from_one" | "index_from_one" => "That counts positions from 1, but Python counts them from 0.",
+        "slice_start" => "A slice includes the item at its start index.",
+        "negative_index" => "A negative index counts from the end: -1 is the last item, -2 the one before it.",
+        "range_end" => "range() stops just before its end value; the end value itself is never produced.",
+        "range_start" => "range(n) starts at 0, not at 1.",
+        "alias" => "Assignment does not copy: both names refer to the same object, so a change made through one shows through the other.",
+        "true_division" => "`/` gives the exact quotient as a float; `//` is the operator that rounds down.",
+        "floor_division" => "`//` gives the quotient rounded down to a whole number; `/` keeps the fraction and `%` gives the remainder.",
+        "modulo" => "`%` gives the remainder of the division, not the quotient.",
+        "power" => "`**` raises to a power; `*` multiplies.",
+        "print_sep" => "print() puts a space between its arguments unless `sep=` says otherwise.",
+        "display" => "The interactive prompt shows a string's repr, with its quotes; print() would show it without them.",
+        "compare_equal" => "`<` and `>` leave out equality; `<=` and `>=` include it.",
+        "and_or" => "`and` gives its first false operand (or the last one); `or` gives its first true operand (or the last one).",
+        "pop_front" => "pop() without an argument removes and returns the last item, not the first.",
+        "other_key" => "That is the value stored under another key; the code looks up a different one.",
+        "slice_step" => "A slice's step takes every n-th item, starting with the first one in the slice.",
+        "in_not_in" => "`in` tests membership and `not in` its opposite; the code uses the other one.",
+        "len_index" => "len() counts the items; it is the last index that is one less than the count.",
+        "no_error" => "The code runs without an error: Python shows the output the book gives.",
+        "precedence" => "Python multiplies and divides before it adds and subtracts, whatever the order they are written in.",
+        "brackets" => "Brackets are worked out first, so the sum in brackets is taken before the multiplication.",
+        "concat_space" => "`+` joins strings exactly as they are; the space comes from the \" \" in between.",
+        "augassign" => "`+=` and `-=` change the current value; they do not replace it.",
+        "break_continue" => "`continue` skips to the next round of the loop; `break` leaves the loop altogether.",
+        "print_end" => "print() ends with a new line unless `end=` says otherwise.",
+        "enumerate_start" => "enumerate() counts from 0 unless `start=` says otherwise.",
+        "keyword_order" => "Keyword arguments are matched by name, not by their position in the call.",
+        "round_digits" => "round()'s second argument is how many digits to keep after the point.",
+        _ => "",
+    };
+    if !fixed.is_empty() {
+        return fixed.to_string();
+    }
+    // `method:a:b` and `builtin:a:b`: the code calls `a`, the option is what `b` gives.
+    let mut parts = rule.splitn(3, ':');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("method"), Some(a), Some(b)) => format!("That is what `.{b}()` gives; the code calls `.{a}()`."),
+        (Some("builtin"), Some(a), Some(b)) => format!("That is what `{b}()` gives; the code calls `{a}()`."),
+        _ => "That is what a changed version of the code shows, not this code.".to_string(),
+    }
+}
+
+/// How strongly a misreading is worth asking about: the common ones first.
+fn rank(rule: &str) -> usize {
+    const ORDER: &[&str] = &[
+        "slice_end", "index_from_one", "slice_from_one", "negative_index", "range_end", "range_start", "alias",
+        "precedence", "brackets", "augassign", "break_continue", "print_end", "enumerate_start", "keyword_order", "concat_space",
+        "true_division", "floor_division", "modulo", "display", "print_sep", "pop_front", "power", "slice_start",
+        "round_digits", "len_index", "slice_step", "in_not_in", "other_key", "compare_equal", "and_or",
+    ];
+    ORDER.iter().position(|r| *r == rule).unwrap_or(ORDER.len())
+}
+
+/// One `>>>` statement of a section and what the book shows after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// Byte offset of its `>>>` in the section's text.
+    pub offset: usize,
+    /// The statement without prompts (continuation lines included, comments of one-line statements removed), ending in a newline.
+    pub source: String,
+    /// The lines after it up to the next prompt or blank line.
+    pub output: String,
+}
+
+/// The interactive statements of a text, in order.
+pub fn steps(text: &str) -> Vec<Step> {
+    let mut out: Vec<Step> = Vec::new();
+    let mut offset = 0;
+    let mut current: Option<(Step, bool)> = None; // (step, still reading continuation lines)
+    for line in text.split_inclusive('\n') {
+        let at = offset;
+        offset += line.len();
+        let l = line.trim_end_matches(['\n', '\r']);
+        if let Some(code) = l.strip_prefix(">>>") {
+            if let Some((s, _)) = current.take() {
+                out.push(s);
+            }
+            let code = code.strip_prefix(' ').unwrap_or(code);
+            current = Some((Step { offset: at, source: format!("{code}\n"), output: String::new() }, true));
+            continue;
+        }
+        match current.as_mut() {
+            Some((s, reading)) if *reading && (l == "..." || l.starts_with("... ")) => {
+                s.source.push_str(l.get(4..).unwrap_or(""));
+                s.source.push('\n');
+            }
+            Some((s, reading)) if !l.trim().is_empty() => {
+                *reading = false;
+                if !s.output.is_empty() {
+                    s.output.push('\n');
+                }
+                s.output.push_str(l);
+            }
+            Some(_) => {
+                if let Some((s, _)) = current.take() {
+                    out.push(s);
+                }
+            }
+            None => {}
+        }
+    }
+    if let Some((s, _)) = current {
+        out.push(s);
+    }
+    for s in &mut out {
+        if s.source.lines().count() == 1 {
+            s.source = format!("{}\n", strip_comment(s.source.trim_end()).trim_end());
+        } else if !s.source.ends_with("\n\n") {
+            s.source.push('\n');
+        }
+    }
+    out
+}
+
+/// A line without its trailing `# comment` (a `#` inside a string literal stays).
+fn strip_comment(line: &str) -> &str {
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None if c == '#' => return &line[..i],
+            None => {}
+        }
+    }
+    line
+}
+
+/// Whether the book's output for a statement can be a question: short, plain, and the same on
+/// every run (no addresses, no elided parts, no errors).
+fn askable(step: &Step) -> bool {
+    let o = &step.output;
+    let src = &step.source;
+    !o.trim().is_empty()
+        && o.chars().count() <= MAX_OUTPUT_CHARS
+        && o.lines().count() <= MAX_OUTPUT_LINES
+        && !o.contains("Traceback")
+        && !o.contains("0x")
+        && !o.contains("...")
+        && !o.contains(" object at ")
+        && !o.lines().any(|l| l.starts_with("File ") || l.starts_with("  File "))
+        && src.chars().count() <= 240
+        && !["import ", "input(", "random", "time.", "id(", "hash(", "open(", "while ", "help(", "dir(", "sys.", "os."]
+            .iter()
+            .any(|w| src.contains(w))
+}
+
+/// Whether a statement may be shown as an earlier line: it ran without an error in the book.
+fn usable_setup(step: &Step) -> bool {
+    !step.output.contains("Traceback") && !step.output.contains("Error:") && !step.source.contains("input(")
+}
+
+#[derive(Deserialize)]
+struct Solved {
+    ok: bool,
+    shown: Vec<usize>,
+    wrong: Vec<WrongRaw>,
+}
+
+#[derive(Deserialize)]
+struct WrongRaw {
+    output: String,
+    rule: String,
+    code: String,
+}
+
+/// A question asked of the sandbox: a session line (its index in the file's steps and the
+/// indices of the earlier steps offered), or a program (section, offset, code, output).
+enum Asked {
+    Step(usize, Vec<usize>),
+    Program(u32, usize, String, String),
+}
+
+/// The programs a section shows with their output: a code block, a short lead such as
+/// "Output:", and the block after it. (offset of the program, program, output)
+pub fn programs(section: &crate::index::Section) -> Vec<(usize, String, String)> {
+    let text = &section.text;
+    let block = |i: usize| &text[section.blocks[i].start as usize..section.blocks[i].end as usize];
+    let mut out = Vec::new();
+    for i in 0..section.blocks.len().saturating_sub(2) {
+        let (code, lead, shown) = (section.blocks[i], section.blocks[i + 1], section.blocks[i + 2]);
+        if !code.atomic || lead.atomic || !shown.atomic {
+            continue;
+        }
+        let l = block(i + 1).trim().to_lowercase();
+        let leads = l.chars().count() <= 40 && l.ends_with(':') && ["output", "prints", "আউটপুট", "ফলাফল"].iter().any(|w| l.contains(w));
+        let program = block(i).trim_end();
+        let output = block(i + 2).trim_end();
+        let step = Step { offset: 0, source: program.to_string(), output: output.to_string() };
+        if leads && !program.contains(">>>") && program.lines().count() <= 12 && askable(&step) {
+            out.push((code.start as usize, format!("{program}\n"), output.to_string()));
+        }
+    }
+    out
+}
+
+/// What mining found, for the builder's log.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MineReport {
+    /// Statements whose output could be asked about.
+    pub askable: usize,
+    /// Of them, those the sandbox reproduced from the lines shown.
+    pub reproduced: usize,
+    /// Of them, those with at least [`WRONG`] wrong outputs: the questions kept.
+    pub kept: usize,
+    /// Files whose run failed (timeout, sandbox error).
+    pub failed_files: Vec<String>,
+}
+
+/// Mines every section's sessions: one sandbox run per file (statements carry over between a
+/// file's sections, as a doctest's do).
+#[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
+pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport) {
+    use crate::sandbox::{RunOptions, RunStatus, run};
+    let mut report = MineReport::default();
+    let mut out = Vec::new();
+    let mut files: Vec<&str> = sections.iter().map(|s| s.file.as_str()).collect();
+    files.dedup();
+    files.sort_unstable();
+    files.dedup();
+    for file in files {
+        // (section, step) in reading order.
+        let all: Vec<(u32, Step)> = sections
+            .iter()
+            .filter(|s| s.file == file)
+            .flat_map(|s| steps(&s.text).into_iter().map(move |st| (s.id, st)))
+            .collect();
+        let mut tasks = Vec::new();
+        let mut asked = Vec::new();
+        for (i, (_, st)) in all.iter().enumerate() {
+            if !askable(st) {
+                continue;
+            }
+            let setup: Vec<usize> = (i.saturating_sub(LOOKBACK)..i).filter(|&j| usable_setup(&all[j].1)).collect();
+            let lines: Vec<&str> = setup.iter().map(|&j| all[j].1.source.as_str()).collect();
+            tasks.push(serde_json::json!({ "setup": lines, "target": st.source, "expect": st.output }).to_string());
+            asked.push(Asked::Step(i, setup));
+        }
+        for s in sections.iter().filter(|s| s.file == file) {
+            for (offset, program, output) in programs(s) {
+                tasks.push(serde_json::json!({ "program": program, "expect": output }).to_string());
+                asked.push(Asked::Program(s.id, offset, program, output));
+            }
+        }
+        if tasks.is_empty() {
+            continue;
+        }
+        report.askable += tasks.len();
+        let opts = RunOptions { stdin: tasks.join("\n"), timeout_ms: 120_000, max_output_bytes: 16 << 20, ..RunOptions::default() };
+        let result = run(include_str!("predict.py"), &opts);
+        if result.status != RunStatus::Ok {
+            report.failed_files.push(format!("{file}: {:?} {}", result.status, result.stderr.lines().last().unwrap_or("")));
+            continue;
+        }
+        for (asked, line) in asked.into_iter().zip(result.stdout.lines()) {
+            let Ok(solved) = serde_json::from_str::<Solved>(line) else { continue };
+            if !solved.ok {
+                continue;
+            }
+            report.reproduced += 1;
+            if solved.shown.len() > MAX_SETUP {
+                continue;
+            }
+            let mut wrong: Vec<WrongOutput> = solved
+                .wrong
+                .into_iter()
+                .filter(|w| w.output.chars().count() <= MAX_OUTPUT_CHARS && w.output.lines().count() <= MAX_OUTPUT_LINES)
+                .map(|w| WrongOutput { output: w.output, rule: w.rule, code: w.code })
+                .collect();
+            wrong.sort_by_key(|w| rank(&w.rule));
+            // Two misreadings and "an error", for code that is not a yes/no question: whether a
+            // line runs at all is what a learner unsure of the rule doubts.
+            let output = match &asked {
+                Asked::Step(i, _) => all[*i].1.output.trim(),
+                Asked::Program(_, _, _, o) => o.trim(),
+            };
+            if wrong.len() == WRONG - 1 && !["True", "False"].contains(&output) {
+                wrong.push(WrongOutput { output: NO_ERROR.into(), rule: "no_error".into(), code: String::new() });
+            }
+            if wrong.len() < WRONG {
+                continue;
+            }
+            report.kept += 1;
+            out.push(match asked {
+                Asked::Step(i, setup) => {
+                    let (section, st) = &all[i];
+                    Prediction {
+                        section: *section,
+                        offset: st.offset as u32,
+                        setup: solved.shown.iter().map(|&k| all[setup[k]].1.source.clone()).collect(),
+                        code: st.source.clone(),
+                        output: st.output.clone(),
+                        wrong,
+                        program: false,
+                    }
+                }
+                Asked::Program(section, offset, code, output) => {
+                    Prediction { section, offset: offset as u32, setup: Vec::new(), code, output, wrong, program: true }
+                }
+            });
+        }
+    }
+    (out, report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_read_prompts_continuations_and_outputs() {
+        let text = "Intro.\n\n>>> word = 'Python'\n>>> word[0:2]  # from 0 to 2 (excluded)\n'Py'\n>>> for i in range(2):\n...     print(i)\n...\n0\n1\n\nAfter.\n>>> s = '#'  # a hash\n";
+        let s = steps(text);
+        assert_eq!(s.len(), 4);
+        assert_eq!(s[0].source, "word = 'Python'\n");
+        assert_eq!(s[0].output, "");
+        assert_eq!(s[1].source, "word[0:2]\n");
+        assert_eq!(s[1].output, "'Py'");
+        assert_eq!(&text[s[1].offset..s[1].offset + 3], ">>>");
+        assert_eq!(s[2].source, "for i in range(2):\n    print(i)\n\n");
+        assert_eq!(s[2].output, "0\n1");
+        assert_eq!(s[3].source, "s = '#'\n");
+    }
+
+    #[test]
+    fn askable_leaves_out_errors_addresses_and_chance() {
+        let step = |source: &str, output: &str| Step { offset: 0, source: source.into(), output: output.into() };
+        assert!(askable(&step("word[0:2]\n", "'Py'")));
+        assert!(!askable(&step("word[0] = 'J'\n", "Traceback (most recent call last):\nTypeError: …")));
+        assert!(!askable(&step("f\n", "<function f at 0x7f...>")));
+        assert!(!askable(&step("random.choice(x)\n", "3")));
+        assert!(!askable(&step("x = 1\n", "")));
+    }
+
+    #[test]
+    fn transcript_and_rationale_read_as_the_book() {
+        let p = Prediction {
+            section: 0,
+            offset: 0,
+            setup: vec!["word = 'Python'\n".into()],
+            code: "word[0:2]\n".into(),
+            output: "'Py'".into(),
+            wrong: vec![],
+            program: false,
+        };
+        assert_eq!(p.transcript(), ">>> word = 'Python'\n>>> word[0:2]");
+        let w = WrongOutput { output: "'Pyt'".into(), rule: "slice_end".into(), code: "word[0:3]".into() };
+        assert!(p.rationale(&w).starts_with("This is what `word[0:3]` shows. A slice stops"));
+        let m = WrongOutput { output: "x".into(), rule: "method:append:extend".into(), code: "a.extend(1)".into() };
+        assert!(p.rationale(&m).contains("`.extend()` gives; the code calls `.append()`"));
+    }
+}

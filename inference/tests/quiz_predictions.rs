@@ -1,0 +1,89 @@
+//! "What does Python show?" items (`index::predict`, `agent::quiz::predict`) on a small Python
+//! course: the sandbox reproduces the book's outputs from the fewest lines they need, wrong
+//! options are what Python shows for common misreadings, and an Apply quiz item is one of them
+//! with the model reading nothing. (The course was written for this test; the figures on the
+//! Python docs and the demo course are in docs/EVALUATION.md, "Quiz".)
+#![cfg(feature = "sandbox")]
+
+mod common;
+use inference::agent::quiz::{Bloom, Branch, Made, Quiz, QuizConfig, QuizEnv, Subtopic, predict};
+use inference::bundle::{Bundle, CourseInfo};
+use inference::corpus::{Block, BlockKind, Document};
+use inference::index::predict::{NO_ERROR, mine};
+use inference::llm::{LoadOptions, Session, now};
+use std::sync::Arc;
+
+const MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+fn course() -> Bundle {
+    let para = |t: &str, line| Block::new(BlockKind::Paragraph, t, line);
+    let code = |t: &str, line| Block::new(BlockKind::Code, t, line);
+    let blocks = vec![
+        Block::new(BlockKind::Heading(1), "Strings and lists", 1),
+        para("A string is a sequence of characters. Each character has a position, its index, counted from zero.", 2),
+        code(">>> word = 'Python'\n>>> n = 3\n>>> word[0:2]\n'Py'\n>>> word[-2]\n'o'\n>>> word[0] = 'J'\nTraceback (most recent call last):\nTypeError: 'str' object does not support item assignment", 3),
+        para("Slicing takes the characters from the start index up to, but not including, the end index. A negative index counts from the right.", 12),
+        Block::new(BlockKind::Heading(2), "Loops", 13),
+        para("A for loop runs its body once for each value that range() produces, starting at zero.", 14),
+        code("for i in range(4):\n    print(i, end=\" \")\nprint()", 15),
+        para("Output:", 18),
+        code("0 1 2 3", 19),
+        para("The loop stops before it reaches the value given to range(), so four values are printed.", 21),
+        code("import random\nprint(random.random())", 22),
+        para("Output:", 24),
+        code("0.123", 25),
+    ];
+    let docs = vec![Document { file: "python/strings.md".into(), blocks }];
+    common::lexical_bundle("Python test course", &docs, CourseInfo { subjects: vec!["introductory Python programming".into()], lang: Some("en".into()) })
+}
+
+#[test]
+fn the_books_outputs_are_reproduced_and_misread() {
+    let b = course();
+    let (found, report) = mine(&b.sections);
+    // word[0:2], word[-2] and the loop program; not the assignment that raised, nor the program
+    // that prints a random number (it is never asked about).
+    assert_eq!(report.askable, 3, "{report:?}");
+    assert_eq!(report.reproduced, 3, "{report:?}");
+    assert!(report.failed_files.is_empty());
+    let slice = found.iter().find(|p| p.code == "word[0:2]\n").expect("the slice is asked about");
+    assert_eq!(slice.setup, vec!["word = 'Python'\n".to_string()], "only the line it needs, not `n = 3`");
+    assert_eq!(slice.output, "'Py'");
+    let outputs: Vec<&str> = slice.wrong.iter().map(|w| w.output.as_str()).collect();
+    assert_eq!(slice.wrong[0].rule, "slice_end");
+    assert_eq!(outputs[0], "'Pyt'", "the end index read as included");
+    assert!(outputs.contains(&"Py"), "the value without its quotes: {outputs:?}");
+    let program = found.iter().find(|p| p.program).expect("the loop program is asked about");
+    let outputs: Vec<&str> = program.wrong.iter().map(|w| w.output.as_str()).collect();
+    assert!(outputs.contains(&"0 1 2 3 4"), "range's end read as included: {outputs:?}");
+    assert!(outputs.contains(&"1 2 3 4"), "range read as starting at 1: {outputs:?}");
+    assert!(!outputs.contains(&NO_ERROR) || outputs.len() == 3);
+    assert!(found.iter().all(|p| !p.code.contains("random")));
+}
+
+#[test]
+fn an_apply_item_is_a_line_of_the_book_run_without_the_model() {
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    let mut b = course();
+    b.predictions = mine(&b.sections).0;
+    let b = Bundle::from_bytes(&b.to_bytes().unwrap()).expect("the bundle keeps its questions");
+    assert!(b.predictions.len() >= 2);
+    let cfg = QuizConfig { min_passage_chars: 20, ..QuizConfig::default() };
+    let mut env = QuizEnv { bundle: &b, encoder: None, session: &mut session };
+    let subtopic = Subtopic { section: 0, name: b.sections[0].heading().to_string(), heading_path: b.sections[0].heading_path.clone() };
+    let mut quiz = now(Quiz::start(&env, "strings", subtopic, Bloom::Apply, &cfg)).unwrap();
+    assert!(!quiz.runnable.is_empty());
+    let evaluated = env.session.evaluated();
+    let plan = quiz.plan(Branch::First, &cfg).unwrap();
+    assert_eq!(plan.bloom, Bloom::Apply);
+    assert!(quiz.runnable.contains(&plan.chunk), "an Apply item is planned on a passage with a line to run");
+    let Made::Item { item, validation } = now(quiz.make(&mut env, &plan, &cfg)).unwrap() else { panic!("an item") };
+    assert!(validation.passed && validation.by_running, "{validation:?}");
+    assert!(item.question.starts_with(predict::ASK) || item.question.starts_with(predict::ASK_PROGRAM), "{}", item.question);
+    assert_eq!(item.options.len(), 4);
+    let key = &item.options[item.answer_index];
+    assert!(item.evidence[0].quote.ends_with(key.as_str()), "the key is the book's output: {key} / {}", item.evidence[0].quote);
+    assert!(matches!(item.bloom, Bloom::Apply | Bloom::Analyse));
+    assert_eq!(env.session.evaluated(), evaluated, "the model read nothing");
+}
