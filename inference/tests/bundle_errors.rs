@@ -245,11 +245,12 @@ fn reads_a_format_1_bundle_without_the_course_info() {
 fn predictions_round_trip_and_one_outside_its_section_is_refused() {
     use inference::index::predict::{Prediction, WrongOutput};
     let mut b = small_bundle();
-    let wrong = |o: &str| WrongOutput { output: o.into(), rule: "slice_end".into(), code: "x[0:3]".into() };
+    let wrong = |o: &str| WrongOutput { output: o.into(), rule: "slice_end".into(), code: "x[0:3]".into(), earlier: false };
     b.predictions = vec![Prediction {
         section: 0,
         offset: 0,
         setup: vec!["x = 'Python'\n".into()],
+        setup_output: vec![String::new()],
         code: "x[0:2]\n".into(),
         output: "'Py'".into(),
         wrong: vec![wrong("'Pyt'"), wrong("Py"), wrong("It raises an error")],

@@ -7,6 +7,10 @@ pub struct Args {
     /// The bundle file.
     #[arg(long)]
     bundle: PathBuf,
+    /// Also print every "what does Python show?" question as the quiz shows it (Markdown, for a
+    /// hand audit).
+    #[arg(long)]
+    predictions: bool,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -27,5 +31,19 @@ pub fn run(a: Args) -> Result<()> {
         None => println!("encoder      none (BM25 only)"),
     }
     println!("corpus       sha256 {}", h.corpus_checksum);
+    println!("predictions  {} (session lines {}, programs {})", b.predictions.len(), b.predictions.iter().filter(|p| !p.program).count(), b.predictions.iter().filter(|p| p.program).count());
+    if a.predictions {
+        use inference::agent::quiz::{ItemEvidence, predict};
+        for (n, p) in b.predictions.iter().enumerate() {
+            let s = &b.sections[p.section as usize];
+            let evidence = ItemEvidence { chunk: 0, section: s.id, file: s.file.clone(), heading_path: s.heading_path.clone(), quote: String::new() };
+            let item = predict::item(p, evidence);
+            println!("\n## {} · {} · {}\n\n```\n{}\n```\n", n + 1, item.bloom.name(), s.heading_path.join(" ▸ "), item.question);
+            for (i, o) in item.options.iter().enumerate() {
+                let mark = if i == item.answer_index { "**key**" } else { "" };
+                println!("{}. {mark} `{}` — {}", (b'A' + i as u8) as char, o.replace('\n', "⏎"), item.rationales[i]);
+            }
+        }
+    }
     Ok(())
 }

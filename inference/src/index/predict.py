@@ -178,7 +178,7 @@ def mutants(tree, keys):
                 variant(i, "slice_from_one", lambda s: setattr(s, "upper", num(const_int(s.upper) - 1)))
         elif isinstance(n, ast.Subscript) and not isinstance(n.slice, ast.Slice):
             k = const_int(n.slice)
-            if isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str):
+            if isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str) and isinstance(n.ctx, ast.Load):
                 for other in keys:
                     if other != n.slice.value:
                         variant(i, "other_key", lambda s, o=other: setattr(s, "slice", ast.Constant(o)))
@@ -300,6 +300,8 @@ def solve(task):
         return {"ok": False, "got": "syntax", "shown": [], "wrong": []}
     expect = task["expect"]
     keep = needed(trees, target_tree)
+    # A line the book repeats (the same assignment in two sections) is shown once, the last time.
+    keep = [i for i in keep if not any(setup[j] == setup[i] for j in keep if j > i)]
     statements = [setup[i] for i in keep] + [task["target"]]
     got = run(statements)
     if got is None or got.rstrip() != expect.rstrip():

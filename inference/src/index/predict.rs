@@ -22,6 +22,8 @@ pub struct Prediction {
     pub offset: u32,
     /// The statements shown before the asked one (the fewest its output depends on), in order.
     pub setup: Vec<String>,
+    /// What the book shows after each of them (empty for most: assignments show nothing).
+    pub setup_output: Vec<String>,
     /// The statement asked about.
     pub code: String,
     /// What the book shows for it, checked by running `setup` and `code`.
@@ -41,6 +43,8 @@ pub struct WrongOutput {
     pub rule: String,
     /// The statement as changed.
     pub code: String,
+    /// The changed statement is one of the shown earlier ones, not the asked one.
+    pub earlier: bool,
 }
 
 /// Questions need this many wrong outputs (four options in all).
@@ -62,7 +66,15 @@ impl Prediction {
         if self.program {
             return self.code.trim_end().to_string();
         }
-        self.setup.iter().chain(std::iter::once(&self.code)).map(|s| prompted(s)).collect::<Vec<_>>().join("\n")
+        let mut lines: Vec<String> = Vec::new();
+        for (i, s) in self.setup.iter().enumerate() {
+            lines.push(prompted(s));
+            if let Some(o) = self.setup_output.get(i).filter(|o| !o.is_empty()) {
+                lines.push(o.clone());
+            }
+        }
+        lines.push(prompted(&self.code));
+        lines.join("\n")
     }
 
     /// Why a learner would pick wrong option `w`, and why it is wrong: one or two sentences.
@@ -72,6 +84,8 @@ impl Prediction {
             why
         } else if self.program {
             format!("This is what the program would print with `{}`. {why}", w.code)
+        } else if w.earlier {
+            format!("This is what the last line shows after `{}` instead. {why}", w.code)
         } else {
             format!("This is what `{}` shows. {why}", w.code)
         }
@@ -270,6 +284,8 @@ struct WrongRaw {
     output: String,
     rule: String,
     code: String,
+    /// -1: the asked statement; else the index of the changed shown one.
+    line: i64,
 }
 
 /// A question asked of the sandbox: a session line (its index in the file's steps and the
@@ -373,7 +389,7 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
                 .wrong
                 .into_iter()
                 .filter(|w| w.output.chars().count() <= MAX_OUTPUT_CHARS && w.output.lines().count() <= MAX_OUTPUT_LINES)
-                .map(|w| WrongOutput { output: w.output, rule: w.rule, code: w.code })
+                .map(|w| WrongOutput { output: w.output, rule: w.rule, code: w.code, earlier: w.line >= 0 })
                 .collect();
             wrong.sort_by_key(|w| rank(&w.rule));
             // Two misreadings and "an error", for code that is not a yes/no question: whether a
@@ -383,7 +399,7 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
                 Asked::Program(_, _, _, o) => o.trim(),
             };
             if wrong.len() == WRONG - 1 && !["True", "False"].contains(&output) {
-                wrong.push(WrongOutput { output: NO_ERROR.into(), rule: "no_error".into(), code: String::new() });
+                wrong.push(WrongOutput { output: NO_ERROR.into(), rule: "no_error".into(), code: String::new(), earlier: false });
             }
             if wrong.len() < WRONG {
                 continue;
@@ -396,6 +412,7 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
                         section: *section,
                         offset: st.offset as u32,
                         setup: solved.shown.iter().map(|&k| all[setup[k]].1.source.clone()).collect(),
+                        setup_output: solved.shown.iter().map(|&k| all[setup[k]].1.output.clone()).collect(),
                         code: st.source.clone(),
                         output: st.output.clone(),
                         wrong,
@@ -403,7 +420,7 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
                     }
                 }
                 Asked::Program(section, offset, code, output) => {
-                    Prediction { section, offset: offset as u32, setup: Vec::new(), code, output, wrong, program: true }
+                    Prediction { section, offset: offset as u32, setup: Vec::new(), setup_output: Vec::new(), code, output, wrong, program: true }
                 }
             });
         }
@@ -446,15 +463,16 @@ mod tests {
             section: 0,
             offset: 0,
             setup: vec!["word = 'Python'\n".into()],
+            setup_output: vec![String::new()],
             code: "word[0:2]\n".into(),
             output: "'Py'".into(),
             wrong: vec![],
             program: false,
         };
         assert_eq!(p.transcript(), ">>> word = 'Python'\n>>> word[0:2]");
-        let w = WrongOutput { output: "'Pyt'".into(), rule: "slice_end".into(), code: "word[0:3]".into() };
+        let w = WrongOutput { output: "'Pyt'".into(), rule: "slice_end".into(), code: "word[0:3]".into(), earlier: false };
         assert!(p.rationale(&w).starts_with("This is what `word[0:3]` shows. A slice stops"));
-        let m = WrongOutput { output: "x".into(), rule: "method:append:extend".into(), code: "a.extend(1)".into() };
+        let m = WrongOutput { output: "x".into(), rule: "method:append:extend".into(), code: "a.extend(1)".into(), earlier: false };
         assert!(p.rationale(&m).contains("`.extend()` gives; the code calls `.append()`"));
     }
 }

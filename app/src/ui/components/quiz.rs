@@ -32,6 +32,25 @@ fn label(item: &crate::protocol::Item, i: usize) -> &'static str {
     option_label(i, if bengali { CourseLang::Bn } else { CourseLang::En })
 }
 
+/// Whether an item asks what Python shows for the book's code (`quiz::predict`): its code and
+/// options are shown as code.
+fn asks_code(item: &crate::protocol::Item) -> bool {
+    item.question.starts_with(inference::agent::quiz::predict::ASK) || item.question.starts_with(inference::agent::quiz::predict::ASK_PROGRAM)
+}
+
+/// The stem: its question, and the code it shows in a code block when it asks about code.
+fn stem(item: &crate::protocol::Item, level: Html) -> Html {
+    match item.question.split_once("\n\n").filter(|_| asks_code(item)) {
+        Some((ask, code)) => html! {
+            <>
+                <p class="stem">{ ask }{ level }</p>
+                <pre class="stem-code" data-testid="quiz-code"><code>{ code }</code></pre>
+            </>
+        },
+        None => html! { <p class="stem">{ item.question.clone() }{ level }</p> },
+    }
+}
+
 /// Every answered item again, for a finished quiz and a saved one: the stem and its level, each
 /// option marked as the right one (✓) or the learner's wrong choice (✗), and the reasons for
 /// both.
@@ -47,11 +66,12 @@ fn review(t: Texts, items: &[Shown]) -> Html {
                         (false, true) => ("wrong", " ✗"),
                         _ => ("", ""),
                     };
-                    html! { <li class={class}><b>{ format!("{}) ", label(item, i)) }</b>{ o.clone() }{ mark }</li> }
+                    let text = if asks_code(item) { html! { <code>{ o.clone() }</code> } } else { html! { { o.clone() } } };
+                    html! { <li class={class}><b>{ format!("{}) ", label(item, i)) }</b>{ text }{ mark }</li> }
                 });
                 html! {
                     <li data-testid="quiz-review-item" data-correct={f.correct.to_string()} data-bloom={item.bloom.name()}>
-                        <p class="stem">{ item.question.clone() }<small>{ format!(" · {}", t.bloom(item.bloom)) }</small></p>
+                        { stem(item, html! { <small>{ format!(" · {}", t.bloom(item.bloom)) }</small> }) }
                         <ul class="options">{ for options }</ul>
                         <p>{ format!("{} {}) — ", t.quiz_your_choice(), label(item, f.chosen)) }{ f.chosen_rationale.clone() }</p>
                         if !f.correct {
@@ -231,7 +251,7 @@ fn item_view(p: &Props, t: Texts, s: &Shown) -> Html {
         let onclick = Callback::from(move |_: MouseEvent| on_choose.emit(i));
         html! {
             <li><button class={class} data-testid="quiz-option" data-index={i.to_string()} disabled={s.chosen.is_some()} {onclick}>
-                <b>{ format!("{}) ", label(item, i)) }</b><span class="text">{ o.clone() }</span>
+                <b>{ format!("{}) ", label(item, i)) }</b><span class={if asks_code(item) { "text code" } else { "text" }}>{ o.clone() }</span>
             </button></li>
         }
     });
@@ -265,7 +285,7 @@ fn item_view(p: &Props, t: Texts, s: &Shown) -> Html {
                 { format!("{} {} {} {} · {} ", t.quiz_question(), t.num(s.number), t.quiz_of(), t.num(QUIZ_LENGTH), t.quiz_level()) }
                 <span class="level" data-testid="quiz-level">{ t.bloom(item.bloom) }</span>
             </p>
-            <p class="stem">{ item.question.clone() }</p>
+            { stem(item, html! {}) }
             <ol class="quiz-options">{ for options }</ol>
             { for feedback }
         </article>

@@ -83,7 +83,7 @@ mod tests {
     use crate::index::predict::WrongOutput;
 
     fn wrong(output: &str, rule: &str, code: &str) -> WrongOutput {
-        WrongOutput { output: output.into(), rule: rule.into(), code: code.into() }
+        WrongOutput { output: output.into(), rule: rule.into(), code: code.into(), earlier: false }
     }
 
     #[test]
@@ -92,6 +92,7 @@ mod tests {
             section: 0,
             offset: 0,
             setup: vec!["word = 'Python'\n".into()],
+            setup_output: vec![String::new()],
             code: "word[2:5]\n".into(),
             output: "'tho'".into(),
             wrong: vec![wrong("'thon'", "slice_end", "word[2:6]"), wrong("'yth'", "slice_from_one", "word[1:4]"), wrong("tho", "display", "print(word[2:5])")],
