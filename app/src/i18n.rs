@@ -311,6 +311,7 @@ texts! {
     author_answer_key: "Answer key", "উত্তরমালা";
     author_ai: "AI-assisted", "এআই-সহায়িত";
     author_from_book: "From the book's definition", "বইয়ের সংজ্ঞা থেকে";
+    author_from_run: "From the book's code, run", "বইয়ের কোড চালিয়ে";
 }
 
 #[cfg(test)]

@@ -87,3 +87,31 @@ fn an_apply_item_is_a_line_of_the_book_run_without_the_model() {
     assert!(matches!(item.bloom, Bloom::Apply | Bloom::Analyse));
     assert_eq!(env.session.evaluated(), evaluated, "the model read nothing");
 }
+
+#[test]
+fn an_intermediate_mcq_for_a_teacher_is_the_books_code_run() {
+    use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Body, Difficulty, Made as Authored, Prepared, Task, export};
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    let mut b = course();
+    b.predictions = mine(&b.sections).0;
+    let cfg = AuthorConfig::default();
+    let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
+    let request = AuthorRequest { text: String::new(), query: "string slicing and negative indexes".into(), sections: vec![], mcq: 2, cq: 0, difficulty: Difficulty::Intermediate, lang: None };
+    let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
+    let evaluated = env.session.evaluated();
+    let mut items = Vec::new();
+    for _ in 0..2 {
+        let Authored::Item(item) = now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() else { panic!("the chapter has lines to run") };
+        assert!(item.by_running && !item.by_definition);
+        assert!(item.gates.values().all(|&ok| ok), "{:?}", item.gates);
+        let Body::Mcq(mcq) = &item.body else { panic!("an MCQ") };
+        assert!(item.sources[0].quote.ends_with(mcq.options[mcq.answer_index].as_str()), "the key is the book's output");
+        items.push(*item);
+    }
+    assert_eq!(env.session.evaluated(), evaluated, "the model wrote nothing");
+    let record = export::record(&items[0]);
+    assert_eq!((record["ai_assisted"].as_bool(), record["from_running"].as_bool()), (Some(false), Some(true)));
+    let xml = export::moodle_xml(&items);
+    assert!(xml.contains("&lt;pre&gt;") && xml.contains("from the book's code, run"), "code is exported as code");
+}

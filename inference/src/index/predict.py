@@ -300,8 +300,12 @@ def solve(task):
         return {"ok": False, "got": "syntax", "shown": [], "wrong": []}
     expect = task["expect"]
     keep = needed(trees, target_tree)
-    # A line the book repeats (the same assignment in two sections) is shown once, the last time.
-    keep = [i for i in keep if not any(setup[j] == setup[i] for j in keep if j > i)]
+    # An assignment the book repeats (in two sections) is shown once, the last time; a line that
+    # reads what it changes (`x.append(1)`, `n = n + 1`) means something each time and stays.
+    def rebinds(tree):
+        stmt = tree.body[0] if len(tree.body) == 1 else None
+        return isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets) and not (loads(stmt.value) & {t.id for t in stmt.targets})
+    keep = [i for i in keep if not (rebinds(trees[i]) and any(setup[j] == setup[i] for j in keep if j > i))]
     statements = [setup[i] for i in keep] + [task["target"]]
     got = run(statements)
     if got is None or got.rstrip() != expect.rstrip():

@@ -65,15 +65,23 @@ pub fn record(item: &Authored) -> Value {
         "ladder": item.ladder,
         "attempts": item.attempts,
         "rejected": item.rejected,
-        // An item turned from the book's own definition was not written by a model.
-        "ai_assisted": !item.by_definition,
+        // An item turned from the book's own definition, or made by running its code, was not
+        // written by a model.
+        "ai_assisted": !item.by_definition && !item.by_running,
         "from_definition": item.by_definition,
+        "from_running": item.by_running,
     })
 }
 
 /// How an MCQ was made, as the exports tag it.
 fn origin(item: &Authored) -> &'static str {
-    if item.by_definition { "from the book's definition" } else { "AI-assisted" }
+    if item.by_definition {
+        "from the book's definition"
+    } else if item.by_running {
+        "from the book's code, run"
+    } else {
+        "AI-assisted"
+    }
 }
 
 fn xml_escape(s: &str) -> String {
@@ -83,6 +91,26 @@ fn xml_escape(s: &str) -> String {
 /// Text as Moodle's HTML: escaped, paragraphs per line.
 fn html(s: &str) -> String {
     s.lines().filter(|l| !l.trim().is_empty()).map(|l| format!("<p>{}</p>", xml_escape(l))).collect()
+}
+
+/// Code as Moodle shows it: one block, its lines and indentation kept.
+fn html_code(s: &str) -> String {
+    format!("<pre>{}</pre>", xml_escape(s))
+}
+
+/// Whether an MCQ asks what the book's code shows ([`crate::agent::quiz::predict`]): its code
+/// and options are code.
+fn asks_code(question: &str) -> bool {
+    use crate::agent::quiz::predict::{ASK, ASK_PROGRAM};
+    question.starts_with(ASK) || question.starts_with(ASK_PROGRAM)
+}
+
+/// An MCQ's stem: the question, and the code it shows as a code block.
+fn question_html(question: &str) -> String {
+    match question.split_once("\n\n").filter(|_| asks_code(question)) {
+        Some((ask, code)) => format!("{}{}", html(ask), html_code(code)),
+        None => html(question),
+    }
 }
 
 /// An option as the teacher's paper shows it: Bangla options carry their letter (ক খ গ ঘ, which
@@ -124,7 +152,7 @@ pub fn moodle_xml(items: &[Authored]) -> String {
                 let numbering = if item.language == Lang::Bn { "none" } else { "ABCD" };
                 out.push_str("  <question type=\"multichoice\">\n");
                 out.push_str(&format!("    {}\n", text_el("name", None, &name)));
-                out.push_str(&format!("    {}\n", text_el("questiontext", Some("html"), &html(&m.question))));
+                out.push_str(&format!("    {}\n", text_el("questiontext", Some("html"), &question_html(&m.question))));
                 out.push_str(&format!("    {}\n", text_el("generalfeedback", Some("html"), &html(&answer_key(m, item.language)))));
                 out.push_str("    <defaultgrade>1</defaultgrade>\n    <penalty>0.3333333</penalty>\n    <hidden>0</hidden>\n");
                 out.push_str(&format!("    <single>true</single>\n    <shuffleanswers>0</shuffleanswers>\n    <answernumbering>{numbering}</answernumbering>\n"));
@@ -132,7 +160,7 @@ pub fn moodle_xml(items: &[Authored]) -> String {
                     let fraction = if i == m.answer_index { 100 } else { 0 };
                     out.push_str(&format!(
                         "    <answer fraction=\"{fraction}\" format=\"html\"><text>{}</text>{}</answer>\n",
-                        xml_escape(&html(&shown_option(i, o, item.language))),
+                        xml_escape(&if asks_code(&m.question) { html_code(o) } else { html(&shown_option(i, o, item.language)) }),
                         text_el("feedback", Some("html"), &html(m.rationales.get(i).map_or("", |s| s)))
                     ));
                 }
@@ -195,10 +223,11 @@ pub fn gift(items: &[Authored]) -> String {
         match &item.body {
             Body::Mcq(m) => {
                 out.push_str(&format!("// {} · {} · {}\n", item.chapter.replace(['\n', '\r'], " "), item.difficulty.name(), origin(item)));
-                out.push_str(&format!("::{}::[html]{} {{\n", gift_escape(&name), text(&m.question)));
+                out.push_str(&format!("::{}::[html]{} {{\n", gift_escape(&name), gift_escape(&question_html(&m.question))));
                 for (i, o) in m.options.iter().enumerate() {
                     let mark = if i == m.answer_index { '=' } else { '~' };
-                    out.push_str(&format!("\t{mark}{}#{}\n", text(&shown_option(i, o, item.language)), text(m.rationales.get(i).map_or("", |s| s))));
+                    let option = if asks_code(&m.question) { gift_escape(&html_code(o)) } else { text(&shown_option(i, o, item.language)) };
+                    out.push_str(&format!("\t{mark}{option}#{}\n", text(m.rationales.get(i).map_or("", |s| s))));
                 }
                 out.push_str(&format!("\t####{}\n}}\n\n", text(&answer_key(m, item.language))));
             }

@@ -352,6 +352,9 @@ pub struct Authored {
     /// Made from one of the book's definitions ([`quiz::define`]), not written by the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_definition: bool,
+    /// Made by running a line or program of the book ([`quiz::predict`]), not written by the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_running: bool,
 }
 
 impl Authored {
@@ -380,6 +383,7 @@ impl Authored {
             query: String::new(),
             selected_tasks: Vec::new(),
             by_definition: false,
+            by_running: false,
         }
     }
 }
@@ -635,6 +639,13 @@ impl Job {
                 return Ok(Made::Missing { task: Task::Mcq, reason, attempts: 0 });
             }
         }
+        // An intermediate MCQ on a Python course applies a rule: what the book's code shows,
+        // where the evidence or its chapter has a line or program to ask about.
+        if self.request.difficulty == Difficulty::Intermediate && lang == Lang::En {
+            if let Some(made) = self.prediction_mcq(bundle) {
+                return Ok(made);
+            }
+        }
         // The next passage (in turn) that still has a sentence no item rests on.
         let n = self.passages.len();
         let mut pick = None;
@@ -707,15 +718,67 @@ impl Job {
         Ok(Made::Item(Box::new(authored)))
     }
 
+    /// The evidence passages from the next one in turn, then the other chunks of their files
+    /// (outline order, no exercises): where definitions and runnable lines are looked for.
+    fn passages_then_chapters(&self, bundle: &Bundle) -> Vec<(u32, u32)> {
+        let n = self.passages.len();
+        let mut order: Vec<(u32, u32)> = (0..n).map(|k| self.passages[(self.next_passage + k) % n]).collect();
+        let files: Vec<&str> = self.passages.iter().map(|&(c, _)| bundle.section_of(c).file.as_str()).collect();
+        order.extend(bundle.chunks.iter().filter(|c| files.contains(&bundle.sections[c.section as usize].file.as_str()) && bundle.sections[c.section as usize].kind != SectionKind::Exercise).map(|c| (c.id, c.section)).filter(|p| !self.passages.contains(p)));
+        order
+    }
+
+    /// An MCQ asking what Python shows for a line or program of the next passage (in turn) that
+    /// has one no item asked, then of the rest of those passages' chapters, passing the writer's
+    /// checks and the gates; `None` when none is left.
+    fn prediction_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
+        let n = self.passages.len();
+        for (k, (chunk, section)) in self.passages_then_chapters(bundle).into_iter().enumerate() {
+            for p in quiz::predict::within(bundle, chunk) {
+                let quote = format!("{}\n{}", p.transcript(), p.output);
+                if self.used.contains(&quote) {
+                    continue;
+                }
+                let item = quiz::predict::item(p, self.source(bundle, chunk, quote.clone()));
+                // Only the same stem is a repeat: stems differ in their code, which the
+                // word-overlap check does not read (see `Quiz::prediction_item`).
+                if self.earlier.contains(&item.question) {
+                    continue;
+                }
+                let (checks, reason) = quiz::check::deterministic(&item, &[], false);
+                let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::En);
+                if reason.is_some() || !all_gates.values().all(|&ok| ok) {
+                    continue;
+                }
+                all_gates.extend(checks);
+                if k < n {
+                    self.next_passage = (self.next_passage + k + 1) % n;
+                }
+                self.used.push(quote);
+                self.earlier.push(item.question.clone());
+                let concept = item.concepts.first().cloned().unwrap_or_else(|| bundle.sections[section as usize].heading().to_string());
+                let quiz::Item { question, options, answer_index, rationales, evidence: sources, .. } = item;
+                let id = self.next_id(Task::Mcq);
+                let authored = Authored {
+                    gates: all_gates,
+                    query: self.request.words().to_string(),
+                    selected_tasks: self.request.selected_tasks(),
+                    by_running: true,
+                    ..Authored::new(id, Body::Mcq(Mcq { question, options, answer_index, rationales }), self.chapter.clone(), concept, sources, self.request.difficulty, Lang::En)
+                };
+                return Some(Made::Item(Box::new(authored)));
+            }
+        }
+        None
+    }
+
     /// An MCQ from a definition in the next passage (in turn) that has one no item rests on,
     /// then in the rest of those passages' chapters (outline order), in the request's language,
     /// passing the writer's checks and the gates; `None` when none is left.
     fn definition_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
         let lang = self.language;
         let n = self.passages.len();
-        let mut order: Vec<(u32, u32)> = (0..n).map(|k| self.passages[(self.next_passage + k) % n]).collect();
-        let files: Vec<&str> = self.passages.iter().map(|&(c, _)| bundle.section_of(c).file.as_str()).collect();
-        order.extend(bundle.chunks.iter().filter(|c| files.contains(&bundle.sections[c.section as usize].file.as_str()) && bundle.sections[c.section as usize].kind != SectionKind::Exercise).map(|c| (c.id, c.section)).filter(|p| !self.passages.contains(p)));
+        let order = self.passages_then_chapters(bundle);
         let mut pools = quiz::define::Pools::new(bundle);
         for (k, &(chunk, section)) in order.iter().enumerate() {
             for def in pools.askable(chunk) {

@@ -140,6 +140,19 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
     let mut detail = Detail { scope: if scope { 1.0 } else { 0.0 }, ..Default::default() };
     let (faithfulness, item_text, wider, level);
     match &item.body {
+        // Made by running the book's code (`quiz::predict`): the key is the book's own output,
+        // reproduced by the sandbox from the lines the stem shows, and each wrong option is what
+        // different code shows, so the judge is not asked; the stem and key are checked against
+        // the book as any item's are (the wrong options are outputs of changed code, in no book).
+        Body::Mcq(m) if item.by_running => {
+            let ki = m.answer_index.min(m.options.len().saturating_sub(1));
+            detail.judged = std::iter::once(1.0).chain(std::iter::repeat_n(0.0, m.options.len().saturating_sub(1))).collect();
+            detail.lexical = lexical_support(&terms(&format!("{} {}", m.question, m.options[ki])), &ev_terms, &idf) as f64;
+            faithfulness = 1.0;
+            item_text = format!("{} {}", m.question, m.options[ki]);
+            wider = format!("{evidence}\n{section_text}");
+            level = if item.difficulty == Difficulty::Beginner { 0.0 } else { 1.0 };
+        }
         Body::Mcq(m) => {
             let ki = m.answer_index.min(m.options.len().saturating_sub(1));
             let key = &m.options[ki];
@@ -188,14 +201,22 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
         }
     }
     detail.level = level;
+    // What the item is about: its text, or for code the book ran, what the code tests (its
+    // concept) and where the book shows it — code reads as nothing like the teacher's words.
+    let about = if item.by_running {
+        let headings: Vec<&str> = item.sources.iter().filter_map(|s| s.heading_path.last().map(String::as_str)).collect();
+        format!("{} {}", item.concept, headings.join(" "))
+    } else {
+        item_text.clone()
+    };
     detail.topical = match env.encoder {
-        Some(e) if e.can_read(&item_text) && e.can_read(request) => {
+        Some(e) if e.can_read(&about) && e.can_read(request) => {
             let concept = format!("{} {}", request, item.concept);
-            let v = e.embed(&[item_text.as_str(), concept.as_str()], Role::Query)?;
+            let v = e.embed(&[about.as_str(), concept.as_str()], Role::Query)?;
             let cos: f32 = v[0].iter().zip(&v[1]).map(|(a, b)| a * b).sum();
             ((cos as f64 - 0.2) / 0.4).clamp(0.0, 1.0)
         }
-        _ => lexical_support(&terms(&item_text), &terms(&section_text), &idf) as f64,
+        _ => lexical_support(&terms(&about), &terms(&section_text), &idf) as f64,
     };
     let relevance = (detail.scope + detail.topical + detail.level) / 3.0;
     let hallucination = 1.0 - lexical_support(&terms(&item_text), &terms(&wider), &idf) as f64;
