@@ -56,8 +56,10 @@ const MAX_OUTPUT_LINES: usize = 5;
 /// The wrong option for code that runs: it raises an error.
 pub const NO_ERROR: &str = "It raises an error";
 /// The most earlier statements a question shows.
+#[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 const MAX_SETUP: usize = 6;
 /// How many earlier statements of the file are offered to the dependency search.
+#[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 const LOOKBACK: usize = 40;
 
 impl Prediction {
@@ -154,6 +156,7 @@ fn explain(rule: &str) -> String {
 }
 
 /// How strongly a misreading is worth asking about: the common ones first.
+#[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 fn rank(rule: &str) -> usize {
     const ORDER: &[&str] = &[
         "slice_end", "index_from_one", "slice_from_one", "negative_index", "range_end", "range_start", "alias",
@@ -268,10 +271,12 @@ fn askable(step: &Step) -> bool {
 }
 
 /// Whether a statement may be shown as an earlier line: it ran without an error in the book.
+#[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 fn usable_setup(step: &Step) -> bool {
     !step.output.contains("Traceback") && !step.output.contains("Error:") && !step.source.contains("input(")
 }
 
+#[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 #[derive(Deserialize)]
 struct Solved {
     ok: bool,
@@ -279,6 +284,7 @@ struct Solved {
     wrong: Vec<WrongRaw>,
 }
 
+#[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 #[derive(Deserialize)]
 struct WrongRaw {
     output: String,
@@ -290,6 +296,7 @@ struct WrongRaw {
 
 /// A question asked of the sandbox: a session line (its index in the file's steps and the
 /// indices of the earlier steps offered), or a program (section, offset, code, output).
+#[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 enum Asked {
     Step(usize, Vec<usize>),
     Program(u32, usize, String, String),
