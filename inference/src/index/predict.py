@@ -334,6 +334,15 @@ def solve(task):
         if isinstance(value, str) and value and value.strip() == value and value not in seen:
             seen.add(value)
             wrong.append({"output": value, "rule": "display", "line": -1, "code": "print(" + ast.unparse(target_tree.body[0].value) + ")"})
+        # `/` read as giving a whole number when the division comes out even (10 / 2 shows 5.0),
+        # and `//` of whole numbers read as giving a float.
+        ops = {type(n.op) for n in ast.walk(target_tree) if isinstance(n, ast.BinOp)}
+        if type(value) is float and value.is_integer() and ast.Div in ops and abs(value) < 1e15 and str(int(value)) not in seen:
+            seen.add(str(int(value)))
+            wrong.append({"output": str(int(value)), "rule": "float_result", "line": -1, "code": ""})
+        if type(value) is int and ast.FloorDiv in ops and ast.Div not in ops and repr(float(value)) not in seen:
+            seen.add(repr(float(value)))
+            wrong.append({"output": repr(float(value)), "rule": "int_result", "line": -1, "code": ""})
     return {"ok": True, "got": got, "shown": keep, "wrong": wrong}
 
 

@@ -131,6 +131,8 @@ fn explain(rule: &str) -> String {
         "slice_step" => "A slice's step takes every n-th item, starting with the first one in the slice.",
         "in_not_in" => "`in` tests membership and `not in` its opposite; the code uses the other one.",
         "len_index" => "len() counts the items; it is the last index that is one less than the count.",
+        "float_result" => "`/` always gives a float, even when the division comes out even (10 / 2 is 5.0).",
+        "int_result" => "`//` between whole numbers gives a whole number (an int), shown without .0.",
         "no_error" => "The code runs without an error: Python shows the output the book gives.",
         "precedence" => "Python multiplies and divides before it adds and subtracts, whatever the order they are written in.",
         "brackets" => "Brackets are worked out first, so the sum in brackets is taken before the multiplication.",
@@ -161,7 +163,7 @@ fn rank(rule: &str) -> usize {
     const ORDER: &[&str] = &[
         "slice_end", "index_from_one", "slice_from_one", "negative_index", "range_end", "range_start", "alias",
         "precedence", "brackets", "augassign", "break_continue", "print_end", "enumerate_start", "keyword_order", "concat_space",
-        "true_division", "floor_division", "modulo", "display", "print_sep", "pop_front", "power", "slice_start",
+        "true_division", "floor_division", "modulo", "float_result", "int_result", "display", "print_sep", "pop_front", "power", "slice_start",
         "round_digits", "len_index", "slice_step", "in_not_in", "other_key", "compare_equal", "and_or",
     ];
     ORDER.iter().position(|r| *r == rule).unwrap_or(ORDER.len())

@@ -23,6 +23,9 @@
 //!    A recall (Remember) item, and every item of a quiz in a language the model does not write
 //!    ([`QuizConfig::write_bangla`]), is instead the book's own definition turned into a
 //!    question ([`define`]) when the passage has one: no model, the key right by construction.
+//!    An Apply or Analyse item is, where the passage holds one, a line or program of the book
+//!    asked back as "what does Python show?" ([`predict`]): the book's output the key, each
+//!    wrong option what Python shows for a common misreading, all run while the bundle was built.
 //! 4. [`Quiz::answer`]: right → the next item one Bloom level up on a fresh passage; wrong → both
 //!    rationales and the passage, then one level down on the same passage and concepts. The
 //!    host prepares the likelier branch ([`Branch::Right`]) while the learner reads.

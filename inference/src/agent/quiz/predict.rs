@@ -31,7 +31,7 @@ fn concept(rule: &str) -> Option<&'static str> {
         "index_from_one" | "negative_index" | "len_index" => "indexing",
         "range_end" | "range_start" => "range()",
         "alias" => "names and references",
-        "true_division" | "floor_division" | "modulo" | "power" => "arithmetic operators",
+        "true_division" | "floor_division" | "modulo" | "power" | "float_result" | "int_result" => "arithmetic operators",
         "display" => "how the interpreter shows values",
         "print_sep" => "print()",
         "pop_front" => "list methods",
