@@ -728,11 +728,33 @@ impl Job {
         order
     }
 
+    /// A book-made MCQ (a definition asked back, or the book's code run when `by_running`) as
+    /// the job's next item: the passage turn moves past it (`k`: its place in
+    /// [`Job::passages_then_chapters`]), `used` (what it rests on) is not asked again.
+    #[allow(clippy::too_many_arguments)]
+    fn take_book_mcq(&mut self, item: quiz::Item, gates: Gates, k: usize, used: String, concept: String, lang: Lang, by_running: bool) -> Made {
+        let n = self.passages.len();
+        if k < n {
+            self.next_passage = (self.next_passage + k + 1) % n;
+        }
+        self.used.push(used);
+        self.earlier.push(item.question.clone());
+        let quiz::Item { question, options, answer_index, rationales, evidence: sources, .. } = item;
+        let id = self.next_id(Task::Mcq);
+        Made::Item(Box::new(Authored {
+            gates,
+            query: self.request.words().to_string(),
+            selected_tasks: self.request.selected_tasks(),
+            by_definition: !by_running,
+            by_running,
+            ..Authored::new(id, Body::Mcq(Mcq { question, options, answer_index, rationales }), self.chapter.clone(), concept, sources, self.request.difficulty, lang)
+        }))
+    }
+
     /// An MCQ asking what Python shows for a line or program of the next passage (in turn) that
     /// has one no item asked, then of the rest of those passages' chapters, passing the writer's
     /// checks and the gates; `None` when none is left.
     fn prediction_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
-        let n = self.passages.len();
         for (k, (chunk, section)) in self.passages_then_chapters(bundle).into_iter().enumerate() {
             for p in quiz::predict::within(bundle, chunk) {
                 let quote = format!("{}\n{}", p.transcript(), p.output);
@@ -751,22 +773,8 @@ impl Job {
                     continue;
                 }
                 all_gates.extend(checks);
-                if k < n {
-                    self.next_passage = (self.next_passage + k + 1) % n;
-                }
-                self.used.push(quote);
-                self.earlier.push(item.question.clone());
                 let concept = item.concepts.first().cloned().unwrap_or_else(|| bundle.sections[section as usize].heading().to_string());
-                let quiz::Item { question, options, answer_index, rationales, evidence: sources, .. } = item;
-                let id = self.next_id(Task::Mcq);
-                let authored = Authored {
-                    gates: all_gates,
-                    query: self.request.words().to_string(),
-                    selected_tasks: self.request.selected_tasks(),
-                    by_running: true,
-                    ..Authored::new(id, Body::Mcq(Mcq { question, options, answer_index, rationales }), self.chapter.clone(), concept, sources, self.request.difficulty, Lang::En)
-                };
-                return Some(Made::Item(Box::new(authored)));
+                return Some(self.take_book_mcq(item, all_gates, k, quote, concept, Lang::En, true));
             }
         }
         None
@@ -777,7 +785,6 @@ impl Job {
     /// passing the writer's checks and the gates; `None` when none is left.
     fn definition_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
         let lang = self.language;
-        let n = self.passages.len();
         let order = self.passages_then_chapters(bundle);
         let mut pools = quiz::define::Pools::new(bundle);
         for (k, &(chunk, section)) in order.iter().enumerate() {
@@ -794,22 +801,8 @@ impl Job {
                     continue;
                 }
                 all_gates.extend(checks);
-                if k < n {
-                    self.next_passage = (self.next_passage + k + 1) % n;
-                }
-                self.used.push(def.sentence.clone());
-                self.earlier.push(item.question.clone());
-                let quiz::Item { question, options, answer_index, rationales, evidence: sources, .. } = item;
                 let concept = bundle.sections[section as usize].heading().to_string();
-                let id = self.next_id(Task::Mcq);
-                let authored = Authored {
-                    gates: all_gates,
-                    query: self.request.words().to_string(),
-                    selected_tasks: self.request.selected_tasks(),
-                    by_definition: true,
-                    ..Authored::new(id, Body::Mcq(Mcq { question, options, answer_index, rationales }), self.chapter.clone(), concept, sources, self.request.difficulty, lang)
-                };
-                return Some(Made::Item(Box::new(authored)));
+                return Some(self.take_book_mcq(item, all_gates, k, def.sentence.clone(), concept, lang, false));
             }
         }
         None

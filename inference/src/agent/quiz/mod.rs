@@ -434,10 +434,11 @@ pub struct Quiz {
     /// about ([`define::askable`]); such a passage stays fresh until each has been.
     #[serde(default)]
     pub defined: Vec<(u32, usize)>,
-    /// Passages holding a line of the book's session that an item can ask about
-    /// ([`predict::within`]): an Apply or Analyse item is planned on them first.
+    /// Passages holding a line or program of the book that an item can ask about, with the
+    /// item's level ([`predict::within`], [`predict::level`]): an Apply or Analyse item is
+    /// planned first on a passage that has one at its level.
     #[serde(default)]
-    pub runnable: Vec<u32>,
+    pub runnable: Vec<(u32, Bloom)>,
     pub rounds: Vec<Round>,
     /// Plans that gave no valid item, and why.
     pub skipped: Vec<(Plan, String)>,
@@ -482,7 +483,8 @@ impl Quiz {
         }
         let inside = passages.len();
         passages.extend(outside);
-        let runnable = passages.iter().map(|&(c, _)| c).filter(|&c| !predict::within(env.bundle, c).is_empty()).collect();
+        let mut runnable: Vec<(u32, Bloom)> = passages.iter().flat_map(|&(c, _)| predict::within(env.bundle, c).into_iter().map(move |p| (c, predict::level(p)))).collect();
+        runnable.dedup();
         Ok(Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, rounds: Vec::new(), skipped: Vec::new(), start, bias: None })
     }
 
@@ -527,11 +529,10 @@ impl Quiz {
 
     /// An unused passage whose section has the fewest items so far (MMR order among equals):
     /// from the subtopic's own sections first, then the first `cfg.pool` passages, then the rest;
-    /// for an Apply or Analyse item, within each of those a passage with a session line to ask
-    /// about ([`Quiz::runnable`]) first.
+    /// within each of those a passage with a line of the book to run at the item's level
+    /// ([`Quiz::runnable`]) first.
     fn fresh(&self, cfg: &QuizConfig, bloom: Bloom) -> Option<u32> {
-        let traces = matches!(bloom, Bloom::Apply | Bloom::Analyse);
-        let other = |c: u32| !(traces && self.runnable.contains(&c));
+        let other = |c: u32| !self.runnable.contains(&(c, bloom));
         // A passage is used once an item rests on it or it gave none; one with several
         // definitions to ask ([`Quiz::defined`]), once each has been asked.
         let used = |c: u32| {
@@ -628,12 +629,11 @@ impl Quiz {
     }
 
     /// An item asking what Python shows for a line of `plan`'s passage that no earlier item
-    /// asked, the one whose level ([`predict::level`]) is the plan's first; checked as a
-    /// written item is.
+    /// asked, at the plan's level ([`predict::level`]: a harder one after a wrong answer would
+    /// undo the step down); checked as a written item is.
     fn prediction_item(&self, bundle: &Bundle, plan: &Plan, earlier: &[String]) -> Option<Made> {
         let section = bundle.section_of(plan.chunk);
-        let mut found = predict::within(bundle, plan.chunk);
-        found.sort_by_key(|p| predict::level(p) != plan.bloom);
+        let found = predict::within(bundle, plan.chunk).into_iter().filter(|p| predict::level(p) == plan.bloom);
         let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
         for p in found {
             let quote = format!("{}\n{}", p.transcript(), p.output);
