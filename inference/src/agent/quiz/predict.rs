@@ -17,11 +17,12 @@ pub fn within(bundle: &Bundle, chunk: u32) -> Vec<&Prediction> {
     bundle.predictions.iter().filter(|p| p.section == c.section && (c.start..c.end).contains(&p.offset)).collect()
 }
 
-/// Tracing one line through a rule (a slice, `//`) applies it; following state through several
-/// lines (a list changed through another name, a loop) analyses the program.
+/// Tracing code through the rules of the language applies them, however many lines the state
+/// runs through (a slice, `//`, a list changed through another name); following the control
+/// flow of a loop or a branch round by round analyses the program.
 pub fn level(p: &Prediction) -> Bloom {
-    let lines = p.code.trim_end().lines().count();
-    if p.setup.len() >= 2 || (!p.program && lines > 1) || lines >= 3 || p.code.contains("for ") || p.code.contains("if ") { Bloom::Analyse } else { Bloom::Apply }
+    let flows = |code: &str| code.lines().any(|l| ["for ", "while ", "if ", "elif "].iter().any(|k| l.trim_start().starts_with(k)));
+    if flows(&p.code) || p.setup.iter().any(|s| flows(s)) { Bloom::Analyse } else { Bloom::Apply }
 }
 
 /// What the wrong options test, for the item's concepts.
