@@ -97,7 +97,8 @@ def main():
             continue
         first = sum(1 for i in items if i["validator"]["attempts"] == 1)
         defined = sum(1 for i in items if i["validator"].get("by_definition"))
-        totals.update(shown=len(items), first=first, skipped=len(skips), planned=len(items) + len(skips), defined=defined)
+        run = sum(1 for i in items if i["validator"].get("by_running"))
+        totals.update(shown=len(items), first=first, skipped=len(skips), planned=len(items) + len(skips), defined=defined, run=run)
         for l in lines:
             for name, ok in (l.get("validator", {}).get("checks") or l.get("checks") or {}).items():
                 if not ok:
@@ -131,12 +132,13 @@ def main():
                     mark = "**(key)** " if k == i["answer_index"] else ""
                     audit.write(f"- {letters[k]}) {mark}{o} — _{r}_\n")
                 e = i["evidence"][0]
-                how = "the book's definition (no model)" if i["validator"].get("by_definition") else f"attempts {i['validator']['attempts']}"
+                how = ("the book's definition (no model)" if i["validator"].get("by_definition")
+                       else "the book's code, run (no model)" if i["validator"].get("by_running") else f"attempts {i['validator']['attempts']}")
                 audit.write(f"\nkey fact: {e.get('quote', '')}\n\nconcepts: {', '.join(i['concepts'])}; evidence: {' ▸ '.join(e['heading_path'])} (chunk {e['chunk']}); {how}\n\n")
             audit.flush()
     n = totals["shown"]
     print()
-    print(f"items shown: {n}; passed at the first attempt: {totals['first']} ({totals['first'] / max(n, 1):.2f} of shown); from the book's definitions: {totals['defined']}")
+    print(f"items shown: {n}; passed at the first attempt: {totals['first']} ({totals['first'] / max(n, 1):.2f} of shown); from the book's definitions: {totals['defined']}; from the book's code, run: {totals['run']}")
     print(f"plans: {totals['planned']}; shown after repairs: {n} ({n / max(totals['planned'], 1):.2f}); skipped: {totals['skipped']}")
     if js:
         print(f"evenness: mean H {statistics.mean(hs):.2f}, mean J {statistics.mean(js):.2f} (k: sections among the 25 MMR chunks) over {len(js)} quizzes")

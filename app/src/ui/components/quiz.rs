@@ -35,7 +35,7 @@ fn label(item: &crate::protocol::Item, i: usize) -> &'static str {
 /// Whether an item asks what Python shows for the book's code (`quiz::predict`): its code and
 /// options are shown as code.
 fn asks_code(item: &crate::protocol::Item) -> bool {
-    item.question.starts_with(inference::agent::quiz::predict::ASK) || item.question.starts_with(inference::agent::quiz::predict::ASK_PROGRAM)
+    inference::agent::quiz::predict::asks(&item.question)
 }
 
 /// The stem: its question, and the code it shows in a code block when it asks about code.

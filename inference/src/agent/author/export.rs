@@ -101,8 +101,7 @@ fn html_code(s: &str) -> String {
 /// Whether an MCQ asks what the book's code shows ([`crate::agent::quiz::predict`]): its code
 /// and options are code.
 fn asks_code(question: &str) -> bool {
-    use crate::agent::quiz::predict::{ASK, ASK_PROGRAM};
-    question.starts_with(ASK) || question.starts_with(ASK_PROGRAM)
+    crate::agent::quiz::predict::asks(question)
 }
 
 /// An MCQ's stem: the question, and the code it shows as a code block.

@@ -115,7 +115,7 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
     );
     let shows_code = ['`', '\n', '(', '='].iter().any(|c| item.question.contains(*c));
     let points_at_code =
-        ["snippet", "this code", "the code above", "the given code", "this program", "the program above", "the defined function", "the function above", "the following"]
+        ["snippet", "this code", "the code above", "the given code", "this program", "the program above", "the defined function", "the function above", "the following", "the last line"]
             .iter()
             .any(|p| lower.contains(p));
     record("shows_what_it_asks_about", shows_code || !points_at_code, "it asked about code or a program it did not show");

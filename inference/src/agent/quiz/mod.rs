@@ -497,12 +497,14 @@ impl Quiz {
     pub fn plan(&self, branch: Branch, cfg: &QuizConfig) -> Option<Plan> {
         let current = self.current().map(|r| &r.item);
         match (branch, current) {
+            // After a wrong answer to a run item the easier item explains the passage's prose (the
+            // model handed the session as its key fact copied the stem without the code).
             (Branch::Wrong, Some(item)) => Some(Plan {
                 branch,
                 bloom: item.bloom.down(),
                 chunk: item.evidence[0].chunk,
                 concepts: item.concepts.clone(),
-                focus: Some(item.evidence[0].quote.clone()).filter(|q| !q.is_empty()),
+                focus: Some(item.evidence[0].quote.clone()).filter(|q| !q.is_empty() && !predict::asks(&item.question)),
             }),
             (Branch::Right, Some(item)) => self.fresh(cfg, item.bloom.up()).map(|chunk| Plan { branch, bloom: item.bloom.up(), chunk, concepts: Vec::new(), focus: None }),
             _ => self.fresh(cfg, self.next_level()).map(|chunk| Plan { branch: Branch::First, bloom: self.next_level(), chunk, concepts: Vec::new(), focus: None }),

@@ -11,6 +11,12 @@ use crate::index::predict::{Prediction, WRONG};
 pub const ASK: &str = "What does Python show for the last line?";
 pub const ASK_PROGRAM: &str = "What does this program print?";
 
+/// Whether a stem is one of these items' (a model that copies the stem without the code writes
+/// no such item: [`super::check::deterministic`] wants the code shown).
+pub fn asks(question: &str) -> bool {
+    question.starts_with(ASK) || question.starts_with(ASK_PROGRAM)
+}
+
 /// The questions whose asked line lies in `chunk`'s text, in reading order.
 pub fn within(bundle: &Bundle, chunk: u32) -> Vec<&Prediction> {
     let c = &bundle.chunks[chunk as usize];
