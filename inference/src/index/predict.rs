@@ -272,10 +272,13 @@ fn askable(step: &Step) -> bool {
             .any(|w| src.contains(w))
 }
 
-/// Whether a statement may be shown as an earlier line: it ran without an error in the book.
+/// Whether a statement may be shown as an earlier line: it ran without an error in the book and
+/// cannot loop for ever when changed.
 #[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 fn usable_setup(step: &Step) -> bool {
-    !step.output.contains("Traceback") && !step.output.contains("Error:") && !step.source.contains("input(")
+    // No `while`: a misreading of its body (`n -= 1` read as `n = 1`) can loop for ever, and a
+    // file's questions are checked in one run.
+    !step.output.contains("Traceback") && !step.output.contains("Error:") && !step.source.contains("input(") && !step.source.contains("while ")
 }
 
 #[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
