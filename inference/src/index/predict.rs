@@ -39,7 +39,8 @@ pub struct Prediction {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WrongOutput {
     pub output: String,
-    /// The misreading ([`Rule`]'s name as `predict.py` writes it, e.g. `slice_end`, `method:append:extend`).
+    /// The misreading, as `predict.py` names it (`slice_end`, `method:append:extend`, …; see
+    /// [`concept`] and the reasons in [`Prediction::rationale`]).
     pub rule: String,
     /// The statement as changed.
     pub code: String,
@@ -77,6 +78,11 @@ impl Prediction {
         }
         lines.push(prompted(&self.code));
         lines.join("\n")
+    }
+
+    /// What an item on it rests on, as its evidence quotes it: the lines shown and the book's output.
+    pub fn quote(&self) -> String {
+        format!("{}\n{}", self.transcript(), self.output)
     }
 
     /// Why a learner would pick wrong option `w`, and why it is wrong: one or two sentences.
@@ -155,6 +161,32 @@ fn explain(rule: &str) -> String {
         (Some("builtin"), Some(a), Some(b)) => format!("That is what `{b}()` gives; the code calls `{a}()`."),
         _ => "That is what a changed version of the code shows, not this code.".to_string(),
     }
+}
+
+/// What the misreading `rule` tests, as an item's concept.
+pub fn concept(rule: &str) -> Option<&'static str> {
+    Some(match rule.split(':').next().unwrap_or(rule) {
+        "slice_end" | "slice_from_one" | "slice_start" | "slice_step" => "slicing",
+        "index_from_one" | "negative_index" | "len_index" => "indexing",
+        "range_end" | "range_start" => "range()",
+        "alias" => "names and references",
+        "true_division" | "floor_division" | "modulo" | "power" | "float_result" | "int_result" => "arithmetic operators",
+        "display" => "how the interpreter shows values",
+        "print_sep" | "print_end" => "print()",
+        "pop_front" => "list methods",
+        "other_key" => "dictionaries",
+        "method" => "methods",
+        "builtin" => "built-in functions",
+        "compare_equal" | "in_not_in" | "and_or" => "conditions",
+        "round_digits" => "round()",
+        "precedence" | "brackets" => "order of operations",
+        "concat_space" => "joining strings",
+        "augassign" => "updating variables",
+        "break_continue" => "break and continue",
+        "enumerate_start" => "enumerate()",
+        "keyword_order" => "keyword arguments",
+        _ => return None,
+    })
 }
 
 /// How strongly a misreading is worth asking about: the common ones first.
@@ -255,9 +287,7 @@ fn strip_comment(line: &str) -> &str {
 
 /// Whether the book's output for a statement can be a question: short, plain, and the same on
 /// every run (no addresses, no elided parts, no errors).
-fn askable(step: &Step) -> bool {
-    let o = &step.output;
-    let src = &step.source;
+fn askable(src: &str, o: &str) -> bool {
     !o.trim().is_empty()
         && o.chars().count() <= MAX_OUTPUT_CHARS
         && o.lines().count() <= MAX_OUTPUT_LINES
@@ -322,8 +352,7 @@ pub fn programs(section: &crate::index::Section) -> Vec<(usize, String, String)>
         let leads = l.chars().count() <= 40 && l.ends_with(':') && ["output", "prints", "আউটপুট", "ফলাফল"].iter().any(|w| l.contains(w));
         let program = block(i).trim_end();
         let output = block(i + 2).trim_end();
-        let step = Step { offset: 0, source: program.to_string(), output: output.to_string() };
-        if leads && !program.contains(">>>") && program.lines().count() <= 12 && askable(&step) {
+        if leads && !program.contains(">>>") && program.lines().count() <= 12 && askable(program, output) {
             out.push((code.start as usize, format!("{program}\n"), output.to_string()));
         }
     }
@@ -350,10 +379,7 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
     use crate::sandbox::{RunOptions, RunStatus, run};
     let mut report = MineReport::default();
     let mut out = Vec::new();
-    let mut files: Vec<&str> = sections.iter().map(|s| s.file.as_str()).collect();
-    files.dedup();
-    files.sort_unstable();
-    files.dedup();
+    let files: std::collections::BTreeSet<&str> = sections.iter().map(|s| s.file.as_str()).collect();
     for file in files {
         // (section, step) in reading order.
         let all: Vec<(u32, Step)> = sections
@@ -364,7 +390,7 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
         let mut tasks = Vec::new();
         let mut asked = Vec::new();
         for (i, (_, st)) in all.iter().enumerate() {
-            if !askable(st) {
+            if !askable(&st.source, &st.output) {
                 continue;
             }
             let setup: Vec<usize> = (i.saturating_sub(LOOKBACK)..i).filter(|&j| usable_setup(&all[j].1)).collect();
@@ -461,12 +487,11 @@ mod tests {
 
     #[test]
     fn askable_leaves_out_errors_addresses_and_chance() {
-        let step = |source: &str, output: &str| Step { offset: 0, source: source.into(), output: output.into() };
-        assert!(askable(&step("word[0:2]\n", "'Py'")));
-        assert!(!askable(&step("word[0] = 'J'\n", "Traceback (most recent call last):\nTypeError: …")));
-        assert!(!askable(&step("f\n", "<function f at 0x7f...>")));
-        assert!(!askable(&step("random.choice(x)\n", "3")));
-        assert!(!askable(&step("x = 1\n", "")));
+        assert!(askable("word[0:2]\n", "'Py'"));
+        assert!(!askable("word[0] = 'J'\n", "Traceback (most recent call last):\nTypeError: …"));
+        assert!(!askable("f\n", "<function f at 0x7f...>"));
+        assert!(!askable("random.choice(x)\n", "3"));
+        assert!(!askable("x = 1\n", ""));
     }
 
     #[test]

@@ -757,7 +757,7 @@ impl Job {
     fn prediction_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
         for (k, (chunk, section)) in self.passages_then_chapters(bundle).into_iter().enumerate() {
             for p in quiz::predict::within(bundle, chunk) {
-                let quote = format!("{}\n{}", p.transcript(), p.output);
+                let quote = p.quote();
                 if self.used.contains(&quote) {
                     continue;
                 }

@@ -484,6 +484,7 @@ impl Quiz {
         let inside = passages.len();
         passages.extend(outside);
         let mut runnable: Vec<(u32, Bloom)> = passages.iter().flat_map(|&(c, _)| predict::within(env.bundle, c).into_iter().map(move |p| (c, predict::level(p)))).collect();
+        runnable.sort_unstable();
         runnable.dedup();
         Ok(Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, rounds: Vec::new(), skipped: Vec::new(), start, bias: None })
     }
@@ -638,8 +639,7 @@ impl Quiz {
         let found = predict::within(bundle, plan.chunk).into_iter().filter(|p| predict::level(p) == plan.bloom);
         let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
         for p in found {
-            let quote = format!("{}\n{}", p.transcript(), p.output);
-            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote };
+            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: p.quote() };
             let item = predict::item(p, evidence);
             if earlier.contains(&item.question.as_str()) {
                 continue;

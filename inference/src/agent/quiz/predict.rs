@@ -5,7 +5,7 @@
 
 use super::{Bloom, Item, ItemEvidence, prompt};
 use crate::bundle::Bundle;
-use crate::index::predict::{Prediction, WRONG};
+use crate::index::predict::{Prediction, WRONG, concept};
 
 /// The stem's first line, for a session line and for a program.
 pub const ASK: &str = "What does Python show for the last line?";
@@ -29,33 +29,6 @@ pub fn within(bundle: &Bundle, chunk: u32) -> Vec<&Prediction> {
 pub fn level(p: &Prediction) -> Bloom {
     let flows = |code: &str| code.lines().any(|l| ["for ", "while ", "if ", "elif "].iter().any(|k| l.trim_start().starts_with(k)));
     if flows(&p.code) || p.setup.iter().any(|s| flows(s)) { Bloom::Analyse } else { Bloom::Apply }
-}
-
-/// What the wrong options test, for the item's concepts.
-fn concept(rule: &str) -> Option<&'static str> {
-    Some(match rule.split(':').next().unwrap_or(rule) {
-        "slice_end" | "slice_from_one" | "slice_start" | "slice_step" => "slicing",
-        "index_from_one" | "negative_index" | "len_index" => "indexing",
-        "range_end" | "range_start" => "range()",
-        "alias" => "names and references",
-        "true_division" | "floor_division" | "modulo" | "power" | "float_result" | "int_result" => "arithmetic operators",
-        "display" => "how the interpreter shows values",
-        "print_sep" => "print()",
-        "pop_front" => "list methods",
-        "other_key" => "dictionaries",
-        "method" => "methods",
-        "builtin" => "built-in functions",
-        "compare_equal" | "in_not_in" | "and_or" => "conditions",
-        "round_digits" => "round()",
-        "precedence" | "brackets" => "order of operations",
-        "concat_space" => "joining strings",
-        "augassign" => "updating variables",
-        "break_continue" => "break and continue",
-        "print_end" => "print()",
-        "enumerate_start" => "enumerate()",
-        "keyword_order" => "keyword arguments",
-        _ => return None,
-    })
 }
 
 /// The item for `p`: the key where [`super::check::key_position`] puts it, the first
