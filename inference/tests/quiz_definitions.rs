@@ -46,7 +46,7 @@ fn a_bangla_quiz_asks_the_books_definitions_without_the_model() {
     let mut env = QuizEnv { bundle: &b, encoder: None, session: &mut session };
     let root = 0;
     let subtopic = Subtopic { section: root, name: b.sections[0].heading().to_string(), heading_path: b.sections[0].heading_path.clone() };
-    let mut quiz = now(Quiz::start(&env, "পানির অবস্থান্তর", subtopic, Bloom::Understand, &cfg)).unwrap();
+    let mut quiz = now(Quiz::start(&env, "পানির অবস্থান্তর", subtopic, Some(Bloom::Understand), &cfg)).unwrap();
     assert_eq!(quiz.language, "Bangla");
     assert!(!quiz.passages.is_empty());
     let evaluated = env.session.evaluated();

@@ -29,6 +29,15 @@ fn course() -> Bundle {
         para("Output:", 18),
         code("0 1 2 3", 19),
         para("The loop stops before it reaches the value given to range(), so four values are printed.", 21),
+        code("total = 0\nfor price in [20, 35]:\n    total += price\nprint(f\"Total: {total:.2f} taka\")", 26),
+        para("Output:", 30),
+        code("Total: 55.00 taka", 31),
+        code("count = 0\ndef add(n):\n    count = n + 1\n    return count\nprint(add(4), count)", 32),
+        para("Output:", 37),
+        code("5 0", 38),
+        code("name = \"rahim\"\nname.title()\nmarks = [70, 45]\nsorted(marks)\nprint(name, marks, str(7) + str(1))", 39),
+        para("Output:", 44),
+        code("rahim [70, 45] 71", 45),
         code("import random\nprint(random.random())", 22),
         para("Output:", 24),
         code("0.123", 25),
@@ -41,10 +50,10 @@ fn course() -> Bundle {
 fn the_books_outputs_are_reproduced_and_misread() {
     let b = course();
     let (found, report) = mine(&b.sections);
-    // word[0:2], word[-2] and the loop program; not the assignment that raised, nor the program
-    // that prints a random number (it is never asked about).
-    assert_eq!(report.askable, 3, "{report:?}");
-    assert_eq!(report.reproduced, 3, "{report:?}");
+    // word[0:2], word[-2] and four programs; not the assignment that raised, nor the
+    // program that prints a random number (it is never asked about).
+    assert_eq!(report.askable, 6, "{report:?}");
+    assert_eq!(report.reproduced, 6, "{report:?}");
     assert!(report.failed_files.is_empty());
     let slice = found.iter().find(|p| p.code == "word[0:2]\n").expect("the slice is asked about");
     assert_eq!(slice.setup, vec!["word = 'Python'\n".to_string()], "only the line it needs, not `n = 3`");
@@ -59,10 +68,32 @@ fn the_books_outputs_are_reproduced_and_misread() {
     assert!(outputs.contains(&"1 2 3 4"), "range read as starting at 1: {outputs:?}");
     assert!(!outputs.contains(&NO_ERROR) || outputs.len() == 3);
     assert!(found.iter().all(|p| !p.code.contains("random")));
+    // A print() read as inside the loop, an f-string read as plain text, its format specifier
+    // left out; the item's three wrong options test three different rules.
+    let total = found.iter().find(|p| p.code.contains("total")).expect("the total program is asked about");
+    let outputs: Vec<&str> = total.wrong.iter().map(|w| w.output.as_str()).collect();
+    for expected in ["Total: 20.00 taka\nTotal: 55.00 taka", "Total: {total:.2f} taka", "Total: 55 taka", "Total: 35.00 taka"] {
+        assert!(outputs.contains(&expected), "{expected:?} in {outputs:?}");
+    }
+    let rules: std::collections::HashSet<&str> = total.wrong.iter().take(3).map(|w| w.rule.as_str()).collect();
+    assert_eq!(rules.len(), 3, "{:?}", total.wrong);
+    let moved = total.wrong.iter().find(|w| w.rule == "print_in_loop").unwrap();
+    assert!(total.rationale(moved).starts_with("The print() after the loop is not indented under it"), "no changed line to quote: {}", total.rationale(moved));
+    // A function's variable read as the one outside; string and sorted() results read as
+    // changing what they were called on; str() + str() read as adding.
+    let wrong_of = |needle: &str| -> Vec<(String, String)> {
+        let p = found.iter().find(|p| p.code.contains(needle)).unwrap_or_else(|| panic!("{needle}: asked about"));
+        p.wrong.iter().map(|w| (w.rule.clone(), w.output.clone())).collect()
+    };
+    assert!(wrong_of("def add").contains(&("local_scope".into(), "5 5".into())), "{:?}", wrong_of("def add"));
+    let names = wrong_of("name.title()");
+    for (rule, output) in [("str_immutable", "Rahim [70, 45] 71"), ("sorted_inplace", "rahim [45, 70] 71"), ("str_concat", "rahim [70, 45] 8")] {
+        assert!(names.contains(&(rule.into(), output.into())), "{rule}: {names:?}");
+    }
 }
 
 #[test]
-fn an_apply_item_is_a_line_of_the_book_run_without_the_model() {
+fn a_first_quiz_opens_with_a_line_of_the_book_run_without_the_model() {
     let Some(bytes) = common::model_bytes(MODEL) else { return };
     let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
     let mut b = course();
@@ -72,8 +103,11 @@ fn an_apply_item_is_a_line_of_the_book_run_without_the_model() {
     let cfg = QuizConfig { min_passage_chars: 20, ..QuizConfig::default() };
     let mut env = QuizEnv { bundle: &b, encoder: None, session: &mut session };
     let subtopic = Subtopic { section: 0, name: b.sections[0].heading().to_string(), heading_path: b.sections[0].heading_path.clone() };
-    let mut quiz = now(Quiz::start(&env, "strings", subtopic, Bloom::Apply, &cfg)).unwrap();
+    let mut quiz = now(Quiz::start(&env, "strings", subtopic.clone(), None, &cfg)).unwrap();
     assert!(!quiz.runnable.is_empty());
+    assert_eq!(quiz.start, Bloom::Apply, "no earlier level: a passage with a line to run opens the quiz at Apply");
+    let again = now(Quiz::start(&env, "strings", subtopic, Some(Bloom::Remember), &cfg)).unwrap();
+    assert_eq!(again.start, Bloom::Remember, "the learner's last level wins");
     let evaluated = env.session.evaluated();
     let plan = quiz.plan(Branch::First, &cfg).unwrap();
     assert_eq!(plan.bloom, Bloom::Apply);

@@ -56,7 +56,7 @@ fn a_quiz_shows_only_checked_items_and_adapts() {
         assert_eq!(s.name, b.sections[s.section as usize].heading(), "a menu entry is a section of the course");
     }
 
-    let mut quiz = now(Quiz::start(&env, "lists", menu[0].clone(), Bloom::Understand, &cfg)).unwrap();
+    let mut quiz = now(Quiz::start(&env, "lists", menu[0].clone(), Some(Bloom::Understand), &cfg)).unwrap();
     assert!(!quiz.passages.is_empty() && quiz.evidence.len() <= 25);
     let mut plan = quiz.plan(Branch::First, &cfg);
     let mut shown = 0;

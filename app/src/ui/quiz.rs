@@ -158,9 +158,10 @@ impl QuizUi {
         self.saved.insert(0, saved);
     }
 
-    /// Where a quiz on `subtopic` starts: the learner's last level there, else Understand.
-    pub fn start_level(&self, subtopic: &Subtopic) -> Bloom {
-        self.saved.iter().find(|s| s.subtopic.section == subtopic.section).map_or(Bloom::Understand, |s| s.next_bloom)
+    /// Where a quiz on `subtopic` starts: the learner's last level there, if any (else the quiz
+    /// picks its opening level).
+    pub fn start_level(&self, subtopic: &Subtopic) -> Option<Bloom> {
+        self.saved.iter().find(|s| s.subtopic.section == subtopic.section).map(|s| s.next_bloom)
     }
 
     /// Applies a quiz reply; returns whether it was one.
@@ -346,8 +347,9 @@ mod tests {
         assert_eq!(q.by_level(), vec![(Bloom::Understand, 1, 1), (Bloom::Apply, 0, 1)]);
         let saved = q.to_saved("Course").unwrap();
         assert_eq!((saved.next_bloom, saved.finished, Saved::key("Course", &saved.subtopic)), (Bloom::Understand, false, "Course#2".to_string()));
+        assert_eq!(q.start_level(&subtopic()), None, "a first quiz: the quiz picks its level");
         q.remember(saved);
-        assert_eq!(q.start_level(&subtopic()), Bloom::Understand);
+        assert_eq!(q.start_level(&subtopic()), Some(Bloom::Understand));
         q.apply(&Reply::QuizOver { id: 6, reason: "no more".into() });
         assert_eq!(q.stage, Stage::Finished(Some("no more".into())));
         // A new quiz keeps the saved ones.

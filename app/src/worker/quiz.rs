@@ -41,7 +41,7 @@ pub async fn topic(engine: &Engine, id: u32, topic: &str, cfg: &QuizConfig) -> R
 
 /// Starts quiz `id` and shows its first item.
 #[allow(clippy::too_many_arguments)]
-pub async fn start(engine: &Engine, slot: &Slot, cfg: &QuizConfig, id: u32, topic: &str, subtopic: Subtopic, start: Bloom, post: &dyn Fn(Reply)) -> Result<(), String> {
+pub async fn start(engine: &Engine, slot: &Slot, cfg: &QuizConfig, id: u32, topic: &str, subtopic: Subtopic, start: Option<Bloom>, post: &dyn Fn(Reply)) -> Result<(), String> {
     let t0 = now_ms();
     let quiz = {
         let mut session = engine.session().await;

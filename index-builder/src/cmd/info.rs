@@ -33,7 +33,8 @@ pub fn run(a: Args) -> Result<()> {
     println!("corpus       sha256 {}", h.corpus_checksum);
     println!("predictions  {} (session lines {}, programs {})", b.predictions.len(), b.predictions.iter().filter(|p| !p.program).count(), b.predictions.iter().filter(|p| p.program).count());
     if a.predictions {
-        use inference::agent::quiz::{ItemEvidence, predict};
+        use inference::agent::quiz::{ItemEvidence, check, predict};
+        let mut refused = 0;
         for (n, p) in b.predictions.iter().enumerate() {
             let s = &b.sections[p.section as usize];
             let evidence = ItemEvidence { chunk: 0, section: s.id, file: s.file.clone(), heading_path: s.heading_path.clone(), quote: String::new() };
@@ -43,7 +44,15 @@ pub fn run(a: Args) -> Result<()> {
                 let mark = if i == item.answer_index { "**key**" } else { "" };
                 println!("{}. {mark} `{}` — {}", (b'A' + i as u8) as char, o.replace('\n', "⏎"), item.rationales[i]);
             }
+            // What the quiz and authoring check before showing it.
+            let (checks, reason) = check::deterministic(&item, &[], false);
+            if let Some(reason) = reason {
+                refused += 1;
+                let failed: Vec<&str> = checks.iter().filter(|c| !c.1).map(|c| c.0.as_str()).collect();
+                println!("\nNot shown: {reason} ({}).", failed.join(", "));
+            }
         }
+        println!("\n{} of {} questions pass the quiz's checks", b.predictions.len() - refused, b.predictions.len());
     }
     Ok(())
 }

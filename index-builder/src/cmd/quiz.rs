@@ -41,7 +41,8 @@ pub struct Args {
     /// starting level).
     #[arg(long, value_enum)]
     learner: Option<Learner>,
-    /// The first item's Bloom level (default: the app's, understand).
+    /// The first item's Bloom level (default: the app's for a first quiz: apply when the first
+    /// passage holds a line of the book to run, else understand).
     #[arg(long)]
     start: Option<String>,
     /// One JSON line per shown or skipped item instead of text; a summary line on stderr.
@@ -121,9 +122,7 @@ pub fn run(a: Args) -> Result<()> {
     cfg.min_key_gap = a.min_key_gap;
     cfg.repairs = a.repairs.unwrap_or(cfg.repairs);
     cfg.repeat_penalty = a.repeat_penalty.unwrap_or(cfg.repeat_penalty);
-    if let Some(s) = &a.start {
-        cfg.start = Bloom::parse(s).ok_or_else(|| anyhow::anyhow!("--start: one of remember, understand, apply, analyse, evaluate, create"))?;
-    }
+    let start = a.start.as_deref().map(|s| Bloom::parse(s).ok_or_else(|| anyhow::anyhow!("--start: one of remember, understand, apply, analyse, evaluate, create"))).transpose()?;
     let mut env = QuizEnv { bundle: &bundle, encoder: encoder.as_ref(), session: &mut session };
     let topic = quiz::topic_of(&a.topic);
     let t0 = Instant::now();
@@ -156,7 +155,7 @@ pub fn run(a: Args) -> Result<()> {
     };
     let subtopic = subtopics[chosen].clone();
     eprintln!("quiz on: {}", subtopic.name);
-    let mut q = now(Quiz::start(&env, &topic, subtopic, cfg.start, &cfg))?;
+    let mut q = now(Quiz::start(&env, &topic, subtopic, start, &cfg))?;
     if a.no_subtopic_first {
         q.inside = 0;
     }

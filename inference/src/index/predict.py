@@ -129,6 +129,13 @@ def replace_nth(tree, pred, make, k):
     return ast.fix_missing_locations(Replace().visit(copy.deepcopy(tree)))
 
 
+STR_RETURNS = {"upper", "lower", "strip", "lstrip", "rstrip", "replace", "title", "capitalize", "swapcase"}
+
+
+def is_call(node, names):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names and len(node.args) == 1 and not node.keywords
+
+
 REPLACEMENTS = [
     # len(x) read as the last index.
     ("len_index", lambda n: isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1,
@@ -138,7 +145,105 @@ REPLACEMENTS = [
      lambda n: ast.Assign(targets=[n.target], value=n.value)),
     ("break_continue", lambda n: isinstance(n, (ast.Break, ast.Continue)),
      lambda n: ast.Continue() if isinstance(n, ast.Break) else ast.Break()),
+    # s.upper() on its own read as changing s (strings never change; the method returns a new one).
+    ("str_immutable", lambda n: isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute)
+     and n.value.func.attr in STR_RETURNS and isinstance(n.value.func.value, ast.Name),
+     lambda n: ast.Assign(targets=[ast.Name(n.value.func.value.id, ast.Store())], value=n.value)),
+    # sorted(a) on its own read as sorting a.
+    ("sorted_inplace", lambda n: isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
+     and n.value.func.id == "sorted" and len(n.value.args) == 1 and isinstance(n.value.args[0], ast.Name),
+     lambda n: ast.Assign(targets=[ast.Name(n.value.args[0].id, ast.Store())], value=n.value)),
+    # x = a.sort() read as the sorted list, x = a.append(v) as the longer list (both give None).
+    ("returns_none", lambda n: isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute)
+     and (n.value.func.attr == "sort" and not n.value.args or n.value.func.attr == "append" and len(n.value.args) == 1) and not n.value.keywords,
+     lambda n: ast.Assign(targets=n.targets, value=ast.Call(ast.Name("sorted", ast.Load()), [n.value.func.value], []) if n.value.func.attr == "sort"
+                          else ast.BinOp(n.value.func.value, ast.Add(), ast.List([n.value.args[0]], ast.Load())))),
+    # str(a) + str(b) read as adding the numbers; int(a) + int(b) as joining the text.
+    ("str_concat", lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and all(is_call(x, ("str",)) for x in (n.left, n.right)),
+     lambda n: ast.BinOp(n.left.args[0], ast.Add(), n.right.args[0])),
+    ("int_add", lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and all(is_call(x, ("int", "float")) for x in (n.left, n.right)),
+     lambda n: ast.BinOp(n.left.args[0], ast.Add(), n.right.args[0])),
 ]
+# Misreadings of a whole kind of code, made everywhere at once (a learner who reads an f-string
+# as plain text reads every one so).
+EVERYWHERE = [
+    # f"{name} scored" read as a plain string: the braces printed as written.
+    ("fstring_f", lambda n: isinstance(n, ast.JoinedStr) and any(isinstance(v, ast.FormattedValue) for v in n.values) and fstring_text(n) is not None,
+     lambda n: ast.Constant(fstring_text(n))),
+]
+
+
+def fstring_text(node):
+    """An f-string's text as written, braces and all (what it prints read as a plain string), or
+    None when a format spec holds an expression."""
+    parts = []
+    for v in node.values:
+        if isinstance(v, ast.Constant):
+            parts.append(str(v.value))
+            continue
+        spec = ""
+        if v.format_spec is not None:
+            if not all(isinstance(c, ast.Constant) for c in v.format_spec.values):
+                return None
+            spec = ":" + "".join(str(c.value) for c in v.format_spec.values)
+        conversion = "!" + chr(v.conversion) if v.conversion and v.conversion > 0 else ""
+        parts.append("{" + ast.unparse(v.value) + conversion + spec + "}")
+    return "".join(parts)
+
+
+def moved(tree):
+    """(rule, changed tree) for a print() read as inside or outside the loop it follows or ends:
+    the statement after a loop moved into its body, or a loop body's last print() moved after
+    the loop."""
+    def is_print(stmt):
+        return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "print"
+
+    out = []
+    holders = [n for n in ast.walk(tree) if isinstance(getattr(n, "body", None), list)]
+    for h, holder in enumerate(holders):
+        body = holder.body
+        for j, stmt in enumerate(body):
+            if not isinstance(stmt, (ast.For, ast.While)) or stmt.orelse:
+                continue
+            if j + 1 < len(body) and is_print(body[j + 1]):
+                t = copy.deepcopy(tree)
+                b = [n for n in ast.walk(t) if isinstance(getattr(n, "body", None), list)][h].body
+                b[j].body.append(b.pop(j + 1))
+                out.append(("print_in_loop", ast.fix_missing_locations(t)))
+            if len(stmt.body) >= 2 and is_print(stmt.body[-1]):
+                t = copy.deepcopy(tree)
+                b = [n for n in ast.walk(t) if isinstance(getattr(n, "body", None), list)][h].body
+                b.insert(j + 1, b[j].body.pop())
+                out.append(("print_after_loop", ast.fix_missing_locations(t)))
+    return out
+
+
+# Misreadings that move a statement or change every place alike: no one changed line to show
+# in the reason.
+NO_LINE = {"print_in_loop", "print_after_loop", "fstring_f", "local_scope", "arg_copy"}
+
+
+BUILTINS = set(dir(__builtins__)) if not isinstance(__builtins__, dict) else set(__builtins__)
+
+
+def copy_of(name):
+    return ast.parse("__import__('copy').copy(" + name.id + ")", mode="eval").body
+
+
+def replace_all(tree, pred, make):
+    """A copy of `tree` with every node matching `pred` replaced by `make(node)`, or None."""
+    seen = [0]
+
+    class Replace(ast.NodeTransformer):
+        def visit(self, node):
+            node = self.generic_visit(node)
+            if pred(node):
+                seen[0] += 1
+                return make(node)
+            return node
+
+    t = ast.fix_missing_locations(Replace().visit(copy.deepcopy(tree)))
+    return t if seen[0] else None
 
 
 def mutants(tree, keys):
@@ -229,6 +334,8 @@ def mutants(tree, keys):
             if isinstance(n.op, ast.Add) and isinstance(n.left, ast.BinOp) and isinstance(n.left.op, ast.Add) and isinstance(n.left.right, ast.Constant) and n.left.right.value == " ":
                 variant(i, "concat_space", lambda s: setattr(s, "left", s.left.left))
 
+        elif isinstance(n, ast.FormattedValue) and n.format_spec is not None:
+            variant(i, "format_spec", lambda s: setattr(s, "format_spec", None))
         elif isinstance(n, ast.BoolOp):
             other = ast.Or if isinstance(n.op, ast.And) else ast.And
             variant(i, "and_or", lambda s, o=other: setattr(s, "op", o()))
@@ -238,12 +345,26 @@ def mutants(tree, keys):
             variant(i, "in_not_in", lambda s: s.ops.__setitem__(0, ast.NotIn() if isinstance(s.ops[0], ast.In) else ast.In()))
         elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Name):
             variant(i, "alias", lambda s: setattr(s, "value", ast.parse("__import__('copy').copy(" + s.value.id + ")", mode="eval").body))
+    for i, n in enumerate(sites):
+        if isinstance(n, ast.FunctionDef) and not any(isinstance(x, (ast.Global, ast.Nonlocal)) for x in ast.walk(n)):
+            # A name assigned in a function read as the variable of the same name outside.
+            params = {a.arg for a in n.args.args + n.args.kwonlyargs + n.args.posonlyargs}
+            assigned = sorted({x.id for x in ast.walk(n) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)} - params)
+            if assigned:
+                variant(i, "local_scope", lambda s, a=assigned: s.body.insert(0, ast.Global(a)))
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in BUILTINS and any(isinstance(a, ast.Name) for a in n.args):
+            # A list handed to a function read as a copy the function cannot change.
+            variant(i, "arg_copy", lambda s: setattr(s, "args", [copy_of(a) if isinstance(a, ast.Name) else a for a in s.args]))
     # Rules that replace a node in its parent: every match, one at a time.
     for rule, pred, make in REPLACEMENTS:
         matches = sum(1 for n in ast.walk(tree) if pred(n))
         for k in range(matches):
             out.append((rule, replace_nth(tree, pred, make, k)))
-    return out
+    for rule, pred, make in EVERYWHERE:
+        t = replace_all(tree, pred, make)
+        if t is not None:
+            out.append((rule, t))
+    return out + moved(tree)
 
 
 def shows(output):
@@ -284,7 +405,7 @@ def solve_program(task):
         out = run_program(code + "\n")
         if shows(out) and out.rstrip() not in seen and not any(same(out, w) for w in seen):
             seen.add(out.rstrip())
-            changed_line = next((b for a, b in zip(ast.unparse(tree).splitlines(), code.splitlines()) if a != b), code)
+            changed_line = "" if rule in NO_LINE else next((b for a, b in zip(ast.unparse(tree).splitlines(), code.splitlines()) if a != b), code)
             wrong.append({"output": out.rstrip(), "rule": rule, "line": -1, "code": changed_line.strip()})
     return {"ok": True, "got": got, "shown": [], "wrong": wrong}
 
@@ -324,7 +445,7 @@ def solve(task):
             out = run(trial)
             if shows(out) and out.rstrip() not in seen:
                 seen.add(out.rstrip())
-                wrong.append({"output": out.rstrip(), "rule": rule, "line": line if line < len(keep) else -1, "code": code})
+                wrong.append({"output": out.rstrip(), "rule": rule, "line": line if line < len(keep) else -1, "code": "" if rule in NO_LINE else code})
     value_line = got.rstrip()
     if isinstance(target_tree.body[0], ast.Expr) and "\n" not in value_line:
         try:

@@ -54,6 +54,9 @@ pub const WRONG: usize = 3;
 /// The longest output asked about, in characters, and its most lines.
 const MAX_OUTPUT_CHARS: usize = 120;
 const MAX_OUTPUT_LINES: usize = 5;
+/// A wrong option may run longer: a print() read as inside a loop prints once a round.
+#[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
+const MAX_WRONG_LINES: usize = 8;
 /// The wrong option for code that runs: it raises an error.
 pub const NO_ERROR: &str = "It raises an error";
 /// The most earlier statements a question shows.
@@ -149,6 +152,17 @@ fn explain(rule: &str) -> String {
         "enumerate_start" => "enumerate() counts from 0 unless `start=` says otherwise.",
         "keyword_order" => "Keyword arguments are matched by name, not by their position in the call.",
         "round_digits" => "round()'s second argument is how many digits to keep after the point.",
+        "fstring_f" => "In an f-string Python replaces each `{…}` by its value; only a string without the f before its quote shows the braces as written.",
+        "format_spec" => "The part after the colon in `{…}` is a format specifier: it changes how the value is shown (`.2f`: exactly two decimal places).",
+        "print_in_loop" => "The print() after the loop is not indented under it, so it runs once, after the loop has finished.",
+        "print_after_loop" => "The print() is indented under the loop, so it runs in every round, not once at the end.",
+        "str_immutable" => "String methods such as upper() and replace() return a new string; the string itself never changes.",
+        "sorted_inplace" => "sorted() returns a new sorted list and leaves the list itself as it was; list.sort() is the one that sorts in place.",
+        "returns_none" => "sort() and append() change the list in place and return None; they do not give back the list.",
+        "str_concat" => "str() turns each number into text, and `+` joins text: the digits are put side by side, not added.",
+        "int_add" => "int() and float() turn the text into numbers first, so `+` adds them instead of joining the text.",
+        "local_scope" => "A variable assigned inside a function is local to it: the variable of the same name outside keeps its value.",
+        "arg_copy" => "A list passed to a function is the same list inside it, not a copy: a change made there shows outside too.",
         _ => "",
     };
     if !fixed.is_empty() {
@@ -185,6 +199,13 @@ pub fn concept(rule: &str) -> Option<&'static str> {
         "break_continue" => "break and continue",
         "enumerate_start" => "enumerate()",
         "keyword_order" => "keyword arguments",
+        "fstring_f" | "format_spec" => "f-strings",
+        "print_in_loop" | "print_after_loop" => "loops and indentation",
+        "str_immutable" => "string methods",
+        "sorted_inplace" | "returns_none" => "sorting and list methods",
+        "str_concat" | "int_add" => "type conversion",
+        "local_scope" => "scope",
+        "arg_copy" => "names and references",
         _ => return None,
     })
 }
@@ -193,12 +214,31 @@ pub fn concept(rule: &str) -> Option<&'static str> {
 #[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 fn rank(rule: &str) -> usize {
     const ORDER: &[&str] = &[
-        "slice_end", "index_from_one", "slice_from_one", "negative_index", "range_end", "range_start", "alias",
-        "precedence", "brackets", "augassign", "break_continue", "print_end", "enumerate_start", "keyword_order", "concat_space",
+        "slice_end", "index_from_one", "slice_from_one", "negative_index", "range_end", "range_start", "alias", "local_scope", "arg_copy",
+        "str_immutable", "sorted_inplace", "returns_none", "str_concat", "int_add",
+        "precedence", "brackets", "augassign", "print_in_loop", "print_after_loop", "break_continue", "print_end", "enumerate_start", "keyword_order",
+        "concat_space", "fstring_f", "format_spec",
         "true_division", "floor_division", "modulo", "float_result", "int_result", "display", "print_sep", "pop_front", "power", "slice_start",
         "round_digits", "len_index", "slice_step", "in_not_in", "other_key", "compare_equal", "and_or",
     ];
     ORDER.iter().position(|r| *r == rule).unwrap_or(ORDER.len())
+}
+
+/// The commonest misreadings first, one of each rule before a second of any (an item's wrong
+/// options then test different rules: `word[1:5]` and `word[0:4]` are both slice misreadings).
+#[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
+fn by_rank(wrong: &mut Vec<WrongOutput>) {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut keyed: Vec<((usize, usize), WrongOutput)> = wrong
+        .drain(..)
+        .map(|w| {
+            let n = seen.entry(w.rule.clone()).or_default();
+            *n += 1;
+            ((*n, rank(&w.rule)), w)
+        })
+        .collect();
+    keyed.sort_by_key(|(k, _)| *k);
+    wrong.extend(keyed.into_iter().map(|(_, w)| w));
 }
 
 /// One `>>>` statement of a section and what the book shows after it.
@@ -426,10 +466,10 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
             let mut wrong: Vec<WrongOutput> = solved
                 .wrong
                 .into_iter()
-                .filter(|w| w.output.chars().count() <= MAX_OUTPUT_CHARS && w.output.lines().count() <= MAX_OUTPUT_LINES)
+                .filter(|w| w.output.chars().count() <= MAX_OUTPUT_CHARS && w.output.lines().count() <= MAX_WRONG_LINES)
                 .map(|w| WrongOutput { output: w.output, rule: w.rule, code: w.code, earlier: w.line >= 0 })
                 .collect();
-            wrong.sort_by_key(|w| rank(&w.rule));
+            by_rank(&mut wrong);
             // Two misreadings and "an error", for code that is not a yes/no question: whether a
             // line runs at all is what a learner unsure of the rule doubts.
             let output = match &asked {

@@ -45,9 +45,13 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
             reason = Some(why.to_string());
         }
     };
+    // A "what does Python show?" item's options are outputs: case and line breaks tell them
+    // apart ("0 1 2" is not "0⏎1⏎2"), and they hold the values of the code the stem shows.
+    let outputs = super::predict::asks(&item.question);
     let options: Vec<String> = item.options.iter().map(|o| norm(o)).collect();
     record("four_options", options.len() == 4 && options.iter().all(|o| !o.is_empty()), "it did not have four non-empty options");
-    let distinct: HashSet<&String> = options.iter().collect();
+    let shown: Vec<String> = item.options.iter().map(|o| o.trim().lines().map(str::trim_end).collect::<Vec<_>>().join("\n")).collect();
+    let distinct: HashSet<&String> = if outputs { shown.iter().collect() } else { options.iter().collect() };
     record("distinct_options", distinct.len() == options.len(), "two options were the same");
     // One option's words all inside another's ("Something that can be understood through simple
     // language or observation" and "An idea refers to something that can be understood …"): two
@@ -88,7 +92,7 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
     let stem = norm(&item.question);
     record(
         "option_not_in_stem",
-        !options.iter().any(|o| o == &stem || (o.split(' ').count() >= 4 && stem.contains(o.as_str()))),
+        outputs || !options.iter().any(|o| o == &stem || (o.split(' ').count() >= 4 && stem.contains(o.as_str()))),
         "an option repeated the question's own words",
     );
     // An option is an answer, not a question or a question word ("কোনটি", "What is called?"),
@@ -103,7 +107,7 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
         let t: HashSet<String> = terms(o).into_iter().filter(|w| w.chars().any(char::is_alphabetic)).collect();
         t.len() >= 3 && t.intersection(&stem_terms).count() as f64 / t.len() as f64 >= 0.8
     };
-    record("options_are_answers", !item.options.iter().any(|o| asks(o) || restates(o)), "an option was a question or repeated the question");
+    record("options_are_answers", outputs || !item.options.iter().any(|o| asks(o) || restates(o)), "an option was a question or repeated the question");
     // The learner never sees the passage, nor a program the question does not show.
     let lower = item.question.to_lowercase();
     // "Key fact": what the writer's turn calls the sentence an item rests on (session 30's q2.1).
@@ -168,6 +172,19 @@ mod tests {
         let (checks, reason) = deterministic(&i, &["What does len() return for an empty list?"], false);
         assert!(checks.values().all(|&ok| ok), "{checks:?}");
         assert_eq!(reason, None);
+    }
+
+    #[test]
+    fn outputs_are_told_apart_as_shown_and_may_hold_the_stems_values() {
+        let q = format!("{}\n\nfruits = ['mango', 'Banana', 'guava']\nfor f in fruits:\n    print(f, end=' ')", crate::agent::quiz::predict::ASK_PROGRAM);
+        let run = item(&q, ["mango Banana guava", "mango\nBanana\nguava", "mango banana guava", "It raises an error"]);
+        let (checks, reason) = deterministic(&run, &[], false);
+        assert_eq!(reason, None, "{checks:?}");
+        let same = item(&q, ["mango Banana guava", "mango Banana guava  ", "mango", "It raises an error"]);
+        assert!(deterministic(&same, &[], false).1.unwrap().contains("same"), "a trailing space does not show");
+        // Prose options are still held to the stem: the same words in other case are one answer.
+        let prose = item("Which fruits does the list hold?", ["mango Banana guava", "mango banana guava", "mango", "guava"]);
+        assert!(deterministic(&prose, &[], false).1.is_some());
     }
 
     #[test]

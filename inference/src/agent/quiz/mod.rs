@@ -265,6 +265,8 @@ pub struct QuizConfig {
     /// The examiner's threshold ([`min_key_gap`]'s by the model's size when `None`; set, the
     /// examiner runs whatever the size).
     pub min_key_gap: Option<f64>,
+    /// A first quiz's level (no earlier level on the subtopic) when its first passage holds
+    /// nothing of the book to run ([`Quiz::start`]).
     pub start: Bloom,
     /// Whether the model writes items for a Bangla quiz. Off: a Bangla quiz asks the book's own
     /// definitions ([`define`]) at every level, because neither Qwen2.5-Coder model wrote a
@@ -450,9 +452,12 @@ pub struct Quiz {
 }
 
 impl Quiz {
-    /// A quiz on `subtopic` (of the learner's `topic`), starting at `start` (the learner's last
-    /// level on this subtopic, or [`QuizConfig::start`]).
-    pub async fn start(env: &QuizEnv<'_>, topic: &str, subtopic: Subtopic, start: Bloom, cfg: &QuizConfig) -> Result<Quiz, QuizError> {
+    /// A quiz on `subtopic` (of the learner's `topic`), starting at `start`: the learner's last
+    /// level on this subtopic. Without one, a quiz whose first passage holds a line of the book
+    /// to run starts with it ([`Quiz::opening`]: an item made while the bundle was built, shown
+    /// at once, at Apply or Analyse, where ACE-TA's items begin), otherwise at
+    /// [`QuizConfig::start`].
+    pub async fn start(env: &QuizEnv<'_>, topic: &str, subtopic: Subtopic, start: Option<Bloom>, cfg: &QuizConfig) -> Result<Quiz, QuizError> {
         let query = format!("{} {}", subtopic.heading_path.join(" "), topic);
         let evidence = evidence_chunks(env, &query).await?;
         let (mut passages, outside): (Vec<(u32, u32)>, Vec<(u32, u32)>) = evidence
@@ -486,7 +491,17 @@ impl Quiz {
         let mut runnable: Vec<(u32, Bloom)> = passages.iter().flat_map(|&(c, _)| predict::within(env.bundle, c).into_iter().map(move |p| (c, predict::level(p)))).collect();
         runnable.sort_unstable();
         runnable.dedup();
-        Ok(Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, rounds: Vec::new(), skipped: Vec::new(), start, bias: None })
+        let mut quiz = Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, rounds: Vec::new(), skipped: Vec::new(), start: cfg.start, bias: None };
+        quiz.start = start.unwrap_or_else(|| quiz.opening(cfg));
+        Ok(quiz)
+    }
+
+    /// A first quiz's level: Apply, or else Analyse, when the passage an item at that level
+    /// would rest on holds a line or program of the book to run at it; else
+    /// [`QuizConfig::start`].
+    fn opening(&self, cfg: &QuizConfig) -> Bloom {
+        let runs = |bloom: Bloom| self.fresh(cfg, bloom).is_some_and(|c| self.runnable.contains(&(c, bloom)));
+        [Bloom::Apply, Bloom::Analyse].into_iter().find(|&b| runs(b)).unwrap_or(cfg.start)
     }
 
     /// The item being answered (the last shown).
