@@ -14,6 +14,7 @@ import contextlib
 import copy
 import io
 import json
+import re
 import sys
 
 MAX_OUTPUT = 120
@@ -58,6 +59,8 @@ def touches(stmt):
             if name:
                 out.add(name)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            # Even a method that changes nothing (`s.upper()`): that `s` is then unchanged is
+            # what the book shows, and what a misreading (`str_immutable`) asks.
             name = base_name(node.func.value)
             if name:
                 out.add(name)
@@ -69,18 +72,32 @@ def touches(stmt):
     return out
 
 
+def rebound(stmt):
+    """Names a statement binds afresh (`a = …` not reading `a`): what came before is dead."""
+    if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+        return {t.id for t in stmt.targets} - loads(stmt.value)
+    return set()
+
+
 def needed(setup_trees, target_tree):
-    """Indices of the setup statements the target depends on, in order."""
+    """Indices of the setup statements the target depends on, in order: back from the target,
+    each statement that binds or changes a name wanted, until a fresh binding of that name."""
     want = loads(target_tree)
     keep = set()
     grew = True
+    # Again from the end while it grows: a function reads the names it uses when it is called,
+    # so a line after its `def` can be needed.
     while grew:
         grew = False
+        live = set(want)
         for i in range(len(setup_trees) - 1, -1, -1):
-            if i not in keep and touches(setup_trees[i]) & want:
-                keep.add(i)
-                want |= loads(setup_trees[i])
-                grew = True
+            tree = setup_trees[i]
+            if touches(tree) & live:
+                if i not in keep:
+                    keep.add(i)
+                    grew = True
+                want |= loads(tree)
+                live = (live - rebound(tree.body[0] if len(tree.body) == 1 else tree)) | loads(tree)
     return sorted(keep)
 
 
@@ -246,9 +263,18 @@ def replace_all(tree, pred, make):
     return t if seen[0] else None
 
 
-def mutants(tree, keys):
+def debug_form(source):
+    """Whether a line holds an f-string's `{x=}`, whose syntax tree is that of `x={x!r}`: a
+    misreading rewritten from the tree would show other text than the book's."""
+    return re.search(r"=\s*(![rsa])?(:[^{}]*)?}", source) is not None
+
+
+def mutants(tree, keys, source):
     """(rule, changed tree) for each way a learner may misread one spot of the statement;
-    `keys`: the string constants of the shown lines (a lookup may be read under another key)."""
+    `keys`: the string constants of the shown lines (a lookup may be read under another key);
+    `source`: its text (none for a line with `f"{x=}"`: see `debug_form`)."""
+    if debug_form(source):
+        return []
     sites = [n for n in ast.walk(tree)]
     out = []
 
@@ -397,7 +423,10 @@ def solve_program(task):
     keys = sorted({n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and 0 < len(n.value) <= 20})
     seen = {got.rstrip()}
     wrong = []
-    for rule, changed in mutants(tree, keys):
+    # Misreadings are run as rewritten code: only where the rewriting itself keeps the output
+    # (an f-string's `{x=}` loses its `=`).
+    rewritten = run_program(ast.unparse(tree) + "\n")
+    for rule, changed in (mutants(tree, keys, task["program"]) if rewritten is not None and same(rewritten, got) else []):
         try:
             code = ast.unparse(changed)
         except Exception:
@@ -435,8 +464,13 @@ def solve(task):
     seen = {got.rstrip()}
     shown = [trees[i] for i in keep] + [target_tree]
     keys = sorted({n.value for t in shown for n in ast.walk(t) if isinstance(n, ast.Constant) and isinstance(n.value, str) and 0 < len(n.value) <= 20})
+    faithful = []
     for line, tree in enumerate(shown):
-        for rule, changed in mutants(tree, keys):
+        out = run(statements[:line] + [ast.unparse(tree) + "\n"] + statements[line + 1:])
+        faithful.append(out is not None and out.rstrip() == got.rstrip())
+        if not faithful[-1]:
+            continue
+        for rule, changed in mutants(tree, keys, statements[line]):
             try:
                 code = ast.unparse(changed)
             except Exception:
@@ -454,7 +488,7 @@ def solve(task):
             value = None
         if isinstance(value, str) and value and value.strip() == value and value not in seen:
             seen.add(value)
-            wrong.append({"output": value, "rule": "display", "line": -1, "code": "print(" + ast.unparse(target_tree.body[0].value) + ")"})
+            wrong.append({"output": value, "rule": "display", "line": -1, "code": "print(" + ast.unparse(target_tree.body[0].value) + ")" if faithful[-1] and not debug_form(task["target"]) else ""})
         # `/` read as giving a whole number when the division comes out even (10 / 2 shows 5.0),
         # and `//` of whole numbers read as giving a float.
         ops = {type(n.op) for n in ast.walk(target_tree) if isinstance(n, ast.BinOp)}
