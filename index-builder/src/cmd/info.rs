@@ -41,7 +41,8 @@ pub fn run(a: Args) -> Result<()> {
             let item = predict::item(p, evidence);
             println!("\n## {} · {} · {}\n\n```\n{}\n```\n", n + 1, item.bloom.name(), s.heading_path.join(" ▸ "), item.question);
             for (i, o) in item.options.iter().enumerate() {
-                let mark = if i == item.answer_index { "**key**" } else { "" };
+                // The key, or the misreading the wrong option comes from.
+                let mark = if i == item.answer_index { "**key**".to_string() } else { p.wrong.iter().find(|w| &w.output == o).map_or(String::new(), |w| format!("({})", w.rule)) };
                 println!("{}. {mark} `{}` — {}", (b'A' + i as u8) as char, o.replace('\n', "⏎"), item.rationales[i]);
             }
             // What the quiz and authoring check before showing it.

@@ -237,6 +237,8 @@ def moved(tree):
 
 # Misreadings that move a statement or change every place alike: no one changed line to show
 # in the reason.
+# A question needs this many wrong outputs (`index::predict::WRONG`).
+WRONG = 3
 NO_LINE = {"print_in_loop", "print_after_loop", "fstring_f", "local_scope", "arg_copy"}
 
 
@@ -412,6 +414,40 @@ def same(a, b):
     return [l.rstrip() for l in a.rstrip().splitlines()] == [l.rstrip() for l in b.rstrip().splitlines()]
 
 
+def unquoted(output):
+    """What print() shows for a string the prompt showed as `output` (its repr); None if the
+    output is not one string."""
+    if "\n" in output:
+        return None
+    try:
+        value = ast.literal_eval(output)
+    except Exception:
+        return None
+    return value if isinstance(value, str) and value and value.strip() == value else None
+
+
+# The most two-misreading variants of one question run (each is one more run of its code).
+MAX_COMBINED = 60
+
+
+def combined(tree, keys, source, outputs):
+    """Two misreadings of one statement at once, for a question with too few single ones:
+    (rule "a+b", changed tree, its output) from `outputs(changed tree)` (None: no output)."""
+    tried = 0
+    for r1, m1 in mutants(tree, keys, source):
+        for r2, m12 in mutants(m1, keys, source):
+            if r2 == r1 or tried >= MAX_COMBINED:
+                continue
+            tried += 1
+            try:
+                code = ast.unparse(m12)
+            except Exception:
+                continue
+            out = outputs(code)
+            if shows(out):
+                yield r1 + "+" + r2, code, out
+
+
 def solve_program(task):
     try:
         tree = ast.parse(task["program"])
@@ -436,6 +472,11 @@ def solve_program(task):
             seen.add(out.rstrip())
             changed_line = "" if rule in NO_LINE else next((b for a, b in zip(ast.unparse(tree).splitlines(), code.splitlines()) if a != b), code)
             wrong.append({"output": out.rstrip(), "rule": rule, "line": -1, "code": changed_line.strip()})
+    if len(wrong) < WRONG and rewritten is not None and same(rewritten, got):
+        for rule, code, out in combined(tree, keys, task["program"], lambda code: run_program(code + "\n")):
+            if out.rstrip() not in seen and not any(same(out, w) for w in seen):
+                seen.add(out.rstrip())
+                wrong.append({"output": out.rstrip(), "rule": rule, "line": -1, "code": ""})
     return {"ok": True, "got": got, "shown": [], "wrong": wrong}
 
 
@@ -498,6 +539,23 @@ def solve(task):
         if type(value) is int and ast.FloorDiv in ops and ast.Div not in ops and repr(float(value)) not in seen:
             seen.add(repr(float(value)))
             wrong.append({"output": repr(float(value)), "rule": "int_result", "line": -1, "code": ""})
+        # Too few: a misreading and the prompt's quotes read as print()'s output, both at once.
+        if isinstance(value, str) and len(wrong) < WRONG:
+            for w in list(wrong):
+                text = unquoted(w["output"]) if "+" not in w["rule"] and w["rule"] != "display" else None
+                if text is not None and text not in seen:
+                    seen.add(text)
+                    code = "print(" + w["code"] + ")" if w["line"] == -1 and w["code"] and "\n" not in w["code"] else ""
+                    wrong.append({"output": text, "rule": w["rule"] + "+display", "line": w["line"], "code": code})
+    # Still too few: two misreadings of one line at once (the host keeps those of two concepts).
+    for line, tree in enumerate(shown):
+        if sum("+" not in w["rule"] for w in wrong) >= WRONG or not faithful[line]:
+            break
+        trial = lambda code, line=line: run(statements[:line] + [code + "\n"] + statements[line + 1:])
+        for rule, code, out in combined(tree, keys, statements[line], trial):
+            if out.rstrip() not in seen:
+                seen.add(out.rstrip())
+                wrong.append({"output": out.rstrip(), "rule": rule, "line": line if line < len(keep) else -1, "code": ""})
     return {"ok": True, "got": got, "shown": keep, "wrong": wrong}
 
 

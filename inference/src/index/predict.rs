@@ -117,8 +117,11 @@ fn prompted(statement: &str) -> String {
     out
 }
 
-/// The plain-language reason behind each misreading.
+/// The plain-language reason behind each misreading (two at once, `a+b`: both reasons).
 fn explain(rule: &str) -> String {
+    if let Some((a, b)) = rule.split_once('+') {
+        return format!("{} {}", explain(a), explain(b));
+    }
     let fixed = match rule {
         "slice_end" => "A slice stops just before its end index, so the item at the end index is not included.",
         "slice_from_one" | "index_from_one" => "That counts positions from 1, but Python counts them from 0.",
@@ -179,6 +182,7 @@ fn explain(rule: &str) -> String {
 
 /// What the misreading `rule` tests, as an item's concept.
 pub fn concept(rule: &str) -> Option<&'static str> {
+    let rule = rule.split('+').next().unwrap_or(rule);
     Some(match rule.split(':').next().unwrap_or(rule) {
         "slice_end" | "slice_from_one" | "slice_start" | "slice_step" => "slicing",
         "index_from_one" | "negative_index" | "len_index" => "indexing",
@@ -221,20 +225,25 @@ fn rank(rule: &str) -> usize {
         "true_division", "floor_division", "modulo", "float_result", "int_result", "display", "print_sep", "pop_front", "power", "slice_start",
         "round_digits", "len_index", "slice_step", "in_not_in", "other_key", "compare_equal", "and_or",
     ];
-    ORDER.iter().position(|r| *r == rule).unwrap_or(ORDER.len())
+    // Two misreadings at once come after every single one, by the first.
+    match rule.split_once('+') {
+        Some((first, _)) => ORDER.len() + 1 + rank(first),
+        None => ORDER.iter().position(|r| *r == rule).unwrap_or(ORDER.len()),
+    }
 }
 
 /// The commonest misreadings first, one of each rule before a second of any (an item's wrong
-/// options then test different rules: `word[1:5]` and `word[0:4]` are both slice misreadings).
+/// options then test different rules: `word[1:5]` and `word[0:4]` are both slice misreadings),
+/// and two misreadings at once after every single one.
 #[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 fn by_rank(wrong: &mut Vec<WrongOutput>) {
     let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut keyed: Vec<((usize, usize), WrongOutput)> = wrong
+    let mut keyed: Vec<((bool, usize, usize), WrongOutput)> = wrong
         .drain(..)
         .map(|w| {
             let n = seen.entry(w.rule.clone()).or_default();
             *n += 1;
-            ((*n, rank(&w.rule)), w)
+            ((w.rule.contains('+'), *n, rank(&w.rule)), w)
         })
         .collect();
     keyed.sort_by_key(|(k, _)| *k);
@@ -467,15 +476,22 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
                 .wrong
                 .into_iter()
                 .filter(|w| w.output.chars().count() <= MAX_OUTPUT_CHARS && w.output.lines().count() <= MAX_WRONG_LINES)
+                // Two misreadings at once of two different things (not `/` and `//` both swapped).
+                .filter(|w| w.rule.split_once('+').is_none_or(|(a, b)| concept(a) != concept(b)))
                 .map(|w| WrongOutput { output: w.output, rule: w.rule, code: w.code, earlier: w.line >= 0 })
                 .collect();
             by_rank(&mut wrong);
-            // Two misreadings and "an error", for code that is not a yes/no question: whether a
-            // line runs at all is what a learner unsure of the rule doubts.
+            // Two misreadings and "an error" where no two at once give a third output, for code
+            // that is not a yes/no question: whether a line runs at all is what a learner unsure
+            // of the rule doubts.
             let output = match &asked {
                 Asked::Step(i, _) => all[*i].1.output.trim(),
                 Asked::Program(_, _, _, o) => o.trim(),
             };
+            // Two misreadings at once only fill the last option: an item tests two single ones.
+            if wrong.iter().filter(|w| !w.rule.contains('+')).count() < WRONG - 1 {
+                continue;
+            }
             if wrong.len() == WRONG - 1 && !["True", "False"].contains(&output) {
                 wrong.push(WrongOutput { output: NO_ERROR.into(), rule: "no_error".into(), code: String::new(), earlier: false });
             }
@@ -551,5 +567,20 @@ mod tests {
         assert!(p.rationale(&w).starts_with("This is what `word[0:3]` shows. A slice stops"));
         let m = WrongOutput { output: "x".into(), rule: "method:append:extend".into(), code: "a.extend(1)".into(), earlier: false };
         assert!(p.rationale(&m).contains("`.extend()` gives; the code calls `.append()`"));
+        // Two misreadings at once: both reasons, the first one's concept.
+        let both = WrongOutput { output: "Pyt".into(), rule: "slice_end+display".into(), code: "print(word[0:3])".into(), earlier: false };
+        let why = p.rationale(&both);
+        assert!(why.starts_with("This is what `print(word[0:3])` shows. A slice stops") && why.contains("with its quotes"), "{why}");
+        assert_eq!(concept(&both.rule), Some("slicing"));
+    }
+
+    #[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
+    #[test]
+    fn single_misreadings_come_first_one_rule_each() {
+        let w = |rule: &str, output: &str| WrongOutput { output: output.into(), rule: rule.into(), code: String::new(), earlier: false };
+        let mut wrong = vec![w("slice_end+display", "a"), w("display", "b"), w("slice_end", "c"), w("slice_end", "d"), w("slice_from_one", "e")];
+        by_rank(&mut wrong);
+        let order: Vec<&str> = wrong.iter().map(|w| w.output.as_str()).collect();
+        assert_eq!(order, ["c", "e", "b", "d", "a"]);
     }
 }
