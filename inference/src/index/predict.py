@@ -146,6 +146,9 @@ def replace_nth(tree, pred, make, k):
     return ast.fix_missing_locations(Replace().visit(copy.deepcopy(tree)))
 
 
+LIST_CHANGES = {"sort", "reverse", "append", "extend", "insert", "remove", "clear"}
+# Operators worked out left to right with the one on their left.
+SAME_LEVEL = {ast.Sub: (ast.Add, ast.Sub), ast.Div: (ast.Mult, ast.Div, ast.FloorDiv), ast.FloorDiv: (ast.Mult, ast.Div, ast.FloorDiv)}
 STR_RETURNS = {"upper", "lower", "strip", "lstrip", "rstrip", "replace", "title", "capitalize", "swapcase"}
 
 
@@ -175,6 +178,16 @@ REPLACEMENTS = [
      and (n.value.func.attr == "sort" and not n.value.args or n.value.func.attr == "append" and len(n.value.args) == 1) and not n.value.keywords,
      lambda n: ast.Assign(targets=n.targets, value=ast.Call(ast.Name("sorted", ast.Load()), [n.value.func.value], []) if n.value.func.attr == "sort"
                           else ast.BinOp(n.value.func.value, ast.Add(), ast.List([n.value.args[0]], ast.Load())))),
+    # a.sort() (append, remove ...) on its own read as leaving the list as it was.
+    ("inplace_ignored", lambda n: isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute)
+     and n.value.func.attr in LIST_CHANGES and isinstance(n.value.func.value, ast.Name),
+     lambda n: ast.Pass()),
+    # -2 ** 2 read as (-2) ** 2.
+    ("unary_power", lambda n: isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and isinstance(n.operand, ast.BinOp) and isinstance(n.operand.op, ast.Pow),
+     lambda n: ast.BinOp(ast.UnaryOp(ast.USub(), n.operand.left), ast.Pow(), n.operand.right)),
+    # round(2.5) read as 3 (Python rounds a half to the even neighbour).
+    ("round_half", lambda n: is_call(n, ("round",)),
+     lambda n: ast.parse("int(__import__('math').floor((" + ast.unparse(n.args[0]) + ") + 0.5))", mode="eval").body),
     # str(a) + str(b) read as adding the numbers; int(a) + int(b) as joining the text.
     ("str_concat", lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and all(is_call(x, ("str",)) for x in (n.left, n.right)),
      lambda n: ast.BinOp(n.left.args[0], ast.Add(), n.right.args[0])),
@@ -239,7 +252,7 @@ def moved(tree):
 # in the reason.
 # A question needs this many wrong outputs (`index::predict::WRONG`).
 WRONG = 3
-NO_LINE = {"print_in_loop", "print_after_loop", "fstring_f", "local_scope", "arg_copy"}
+NO_LINE = {"print_in_loop", "print_after_loop", "fstring_f", "local_scope", "arg_copy", "inplace_ignored", "round_half"}
 
 
 BUILTINS = set(dir(__builtins__)) if not isinstance(__builtins__, dict) else set(__builtins__)
@@ -339,19 +352,31 @@ def mutants(tree, keys, source):
                 variant(i, "keyword_order", lambda s: (s.args.extend(k.value for k in s.keywords), setattr(s, "keywords", [])))
             for other in BUILTIN_SWAPS.get(name, []):
                 variant(i, "builtin:" + name + ":" + other, lambda s, o=other: setattr(s.func, "id", o))
+            if name in ("sorted", "max", "min") and any(k.arg == "reverse" for k in n.keywords):
+                variant(i, "sort_reverse", lambda s: setattr(s, "keywords", [k for k in s.keywords if k.arg != "reverse"]))
             if name == "round" and len(n.args) == 2 and const_int(n.args[1]) is not None:
                 variant(i, "round_digits", lambda s: s.args.__setitem__(1, num(const_int(s.args[1]) + 1)))
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
             name = n.func.attr
             for other in METHOD_SWAPS.get(name, []):
                 variant(i, "method:" + name + ":" + other, lambda s, o=other: setattr(s.func, "attr", o))
+            if name == "sort" and any(k.arg == "reverse" for k in n.keywords):
+                variant(i, "sort_reverse", lambda s: setattr(s, "keywords", [k for k in s.keywords if k.arg != "reverse"]))
             if name == "pop" and not n.args:
                 variant(i, "pop_front", lambda s: s.args.append(ast.Constant(0)))
             if name == "insert" and len(n.args) == 2 and const_int(n.args[0]) is not None and const_int(n.args[0]) >= 1:
                 variant(i, "index_from_one", lambda s: s.args.__setitem__(0, num(const_int(s.args[0]) - 1)))
+        elif isinstance(n, ast.AugAssign):
+            for op, rule in BINOP_SWAPS.get(type(n.op), []):
+                variant(i, rule, lambda s, o=op: setattr(s, "op", o()))
         elif isinstance(n, ast.BinOp):
             for op, rule in BINOP_SWAPS.get(type(n.op), []):
                 variant(i, rule, lambda s, o=op: setattr(s, "op", o()))
+            # a - b - c read as a - (b - c); a ** b ** c as (a ** b) ** c.
+            if type(n.op) in SAME_LEVEL and isinstance(n.left, ast.BinOp) and isinstance(n.left.op, SAME_LEVEL[type(n.op)]):
+                variant(i, "left_to_right", lambda s: (setattr(s, "right", ast.BinOp(s.left.right, s.op, s.right)), setattr(s, "op", s.left.op), setattr(s, "left", s.left.left)))
+            if isinstance(n.op, ast.Pow) and isinstance(n.right, ast.BinOp) and isinstance(n.right.op, ast.Pow):
+                variant(i, "power_right", lambda s: (setattr(s, "left", ast.BinOp(s.left, ast.Pow(), s.right.left)), setattr(s, "right", s.right.right)))
             low, high = (ast.Add, ast.Sub), (ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
             # a + b * c read left to right as (a + b) * c, and (a + b) * c as a + b * c.
             if isinstance(n.op, low) and isinstance(n.right, ast.BinOp) and isinstance(n.right.op, high):
@@ -536,6 +561,9 @@ def solve(task):
         if type(value) is float and value.is_integer() and ast.Div in ops and abs(value) < 1e15 and str(int(value)) not in seen:
             seen.add(str(int(value)))
             wrong.append({"output": str(int(value)), "rule": "float_result", "line": -1, "code": ""})
+        if type(value) is float and value.is_integer() and ast.FloorDiv in ops and ast.Div not in ops and abs(value) < 1e15 and str(int(value)) not in seen:
+            seen.add(str(int(value)))
+            wrong.append({"output": str(int(value)), "rule": "float_floor", "line": -1, "code": ""})
         if type(value) is int and ast.FloorDiv in ops and ast.Div not in ops and repr(float(value)) not in seen:
             seen.add(repr(float(value)))
             wrong.append({"output": repr(float(value)), "rule": "int_result", "line": -1, "code": ""})
