@@ -48,10 +48,20 @@ def base_name(node):
     return node.id if isinstance(node, ast.Name) else None
 
 
+def outside(node):
+    """The nodes of `node` outside the bodies of the functions and classes it defines (their
+    names are their own)."""
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) or child in getattr(node, "decorator_list", []):
+            yield from outside(child)
+
+
 def touches(stmt):
-    """Names a statement binds or changes in place (`a = …`, `a[0] = …`, `a.append(…)`, `def a`)."""
+    """Names a statement binds or changes in place (`a = …`, `a[0] = …`, `a.append(…)`, `def a`);
+    not the names a function it defines binds inside."""
     out = set()
-    for node in ast.walk(stmt):
+    for node in outside(stmt):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             out.add(node.id)
         elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
