@@ -38,6 +38,9 @@ fn course() -> Bundle {
         code("name = \"rahim\"\nname.title()\nmarks = [70, 45]\nsorted(marks)\nprint(name, marks, str(7) + str(1))", 39),
         para("Output:", 44),
         code("rahim [70, 45] 71", 45),
+        code("def double(n):\n    print(n * 2)\nx = double(4)\nprint(\"x is\", x)", 46),
+        para("Output:", 50),
+        code("8\nx is None", 51),
         code("import random\nprint(random.random())", 22),
         para("Output:", 24),
         code("0.123", 25),
@@ -50,10 +53,10 @@ fn course() -> Bundle {
 fn the_books_outputs_are_reproduced_and_misread() {
     let b = course();
     let (found, report) = mine(&b.sections);
-    // word[0:2], word[-2] and four programs; not the assignment that raised, nor the
+    // word[0:2], word[-2] and five programs; not the assignment that raised, nor the
     // program that prints a random number (it is never asked about).
-    assert_eq!(report.askable, 6, "{report:?}");
-    assert_eq!(report.reproduced, 6, "{report:?}");
+    assert_eq!(report.askable, 7, "{report:?}");
+    assert_eq!(report.reproduced, 7, "{report:?}");
     assert!(report.failed_files.is_empty());
     let slice = found.iter().find(|p| p.code == "word[0:2]\n").expect("the slice is asked about");
     assert_eq!(slice.setup, vec!["word = 'Python'\n".to_string()], "only the line it needs, not `n = 3`");
@@ -90,6 +93,8 @@ fn the_books_outputs_are_reproduced_and_misread() {
     for (rule, output) in [("str_immutable", "Rahim [70, 45] 71"), ("sorted_inplace", "rahim [45, 70] 71"), ("str_concat", "rahim [70, 45] 8")] {
         assert!(names.contains(&(rule.into(), output.into())), "{rule}: {names:?}");
     }
+    // A function that prints read as giving back what it prints.
+    assert!(wrong_of("def double").contains(&("print_return".into(), "8\nx is 8".into())), "{:?}", wrong_of("def double"));
 }
 
 #[test]

@@ -231,13 +231,20 @@ def fstring_text(node):
     return "".join(parts)
 
 
+def is_print(stmt):
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "print"
+
+
+def outside_defs(fn):
+    """The nodes of a function's body, not those of functions defined inside it."""
+    for stmt in fn.body:
+        yield from outside(stmt)
+
+
 def moved(tree):
     """(rule, changed tree) for a print() read as inside or outside the loop it follows or ends:
     the statement after a loop moved into its body, or a loop body's last print() moved after
     the loop."""
-    def is_print(stmt):
-        return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "print"
-
     out = []
     holders = [n for n in ast.walk(tree) if isinstance(getattr(n, "body", None), list)]
     for h, holder in enumerate(holders):
@@ -262,7 +269,7 @@ def moved(tree):
 # in the reason.
 # A question needs this many wrong outputs (`index::predict::WRONG`).
 WRONG = 3
-NO_LINE = {"print_in_loop", "print_after_loop", "fstring_f", "local_scope", "arg_copy", "inplace_ignored", "round_half"}
+NO_LINE = {"print_in_loop", "print_after_loop", "fstring_f", "local_scope", "arg_copy", "inplace_ignored", "round_half", "print_return", "return_print"}
 
 
 BUILTINS = set(dir(__builtins__)) if not isinstance(__builtins__, dict) else set(__builtins__)
@@ -294,10 +301,11 @@ def debug_form(source):
     return re.search(r"=\s*(![rsa])?(:[^{}]*)?}", source) is not None
 
 
-def mutants(tree, keys, source):
+def mutants(tree, keys, source, program=False):
     """(rule, changed tree) for each way a learner may misread one spot of the statement;
     `keys`: the string constants of the shown lines (a lookup may be read under another key);
-    `source`: its text (none for a line with `f"{x=}"`: see `debug_form`)."""
+    `source`: its text (none for a line with `f"{x=}"`: see `debug_form`); `program`: a whole
+    program, not a line at the prompt (which shows what a call returns anyway)."""
     if debug_form(source):
         return []
     sites = [n for n in ast.walk(tree)]
@@ -409,6 +417,9 @@ def mutants(tree, keys, source):
         elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Name):
             variant(i, "alias", lambda s: setattr(s, "value", ast.parse("__import__('copy').copy(" + s.value.id + ")", mode="eval").body))
     for i, n in enumerate(sites):
+        if isinstance(n, ast.FunctionDef) and n.body and is_print(n.body[-1]) and n.body[-1].value.args and not any(isinstance(x, ast.Return) for x in outside_defs(n)):
+            # A function that prints read as giving back what it prints.
+            variant(i, "print_return", lambda s: s.body.append(ast.Return(s.body[-1].value.args[0] if len(s.body[-1].value.args) == 1 else ast.Tuple(list(s.body[-1].value.args), ast.Load()))))
         if isinstance(n, ast.FunctionDef) and not any(isinstance(x, (ast.Global, ast.Nonlocal)) for x in ast.walk(n)):
             # A name assigned in a function read as the variable of the same name outside.
             params = {a.arg for a in n.args.args + n.args.kwonlyargs + n.args.posonlyargs}
@@ -418,6 +429,12 @@ def mutants(tree, keys, source):
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in BUILTINS and any(isinstance(a, ast.Name) for a in n.args):
             # A list handed to a function read as a copy the function cannot change.
             variant(i, "arg_copy", lambda s: setattr(s, "args", [copy_of(a) if isinstance(a, ast.Name) else a for a in s.args]))
+    # In a program, f(x) on a line of its own, f returning a value, read as showing it.
+    returning = {f.name for f in sites if isinstance(f, ast.FunctionDef) and any(isinstance(x, ast.Return) and x.value is not None for x in outside_defs(f))}
+    if program and returning:
+        called = lambda n: isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id in returning
+        for k in range(sum(1 for n in sites if called(n))):
+            out.append(("return_print", replace_nth(tree, called, lambda n: ast.Expr(ast.Call(ast.Name("print", ast.Load()), [n.value], [])), k)))
     # Rules that replace a node in its parent: every match, one at a time.
     for rule, pred, make in REPLACEMENTS:
         matches = sum(1 for n in ast.walk(tree) if pred(n))
@@ -465,12 +482,12 @@ def unquoted(output):
 MAX_COMBINED = 60
 
 
-def combined(tree, keys, source, outputs):
+def combined(tree, keys, source, outputs, program=False):
     """Two misreadings of one statement at once, for a question with too few single ones:
     (rule "a+b", changed tree, its output) from `outputs(changed tree)` (None: no output)."""
     tried = 0
-    for r1, m1 in mutants(tree, keys, source):
-        for r2, m12 in mutants(m1, keys, source):
+    for r1, m1 in mutants(tree, keys, source, program):
+        for r2, m12 in mutants(m1, keys, source, program):
             if r2 == r1 or tried >= MAX_COMBINED:
                 continue
             tried += 1
@@ -497,7 +514,7 @@ def solve_program(task):
     # Misreadings are run as rewritten code: only where the rewriting itself keeps the output
     # (an f-string's `{x=}` loses its `=`).
     rewritten = run_program(ast.unparse(tree) + "\n")
-    for rule, changed in (mutants(tree, keys, task["program"]) if rewritten is not None and same(rewritten, got) else []):
+    for rule, changed in (mutants(tree, keys, task["program"], program=True) if rewritten is not None and same(rewritten, got) else []):
         try:
             code = ast.unparse(changed)
         except Exception:
@@ -508,7 +525,7 @@ def solve_program(task):
             changed_line = "" if rule in NO_LINE else next((b for a, b in zip(ast.unparse(tree).splitlines(), code.splitlines()) if a != b), code)
             wrong.append({"output": out.rstrip(), "rule": rule, "line": -1, "code": changed_line.strip()})
     if len(wrong) < WRONG and rewritten is not None and same(rewritten, got):
-        for rule, code, out in combined(tree, keys, task["program"], lambda code: run_program(code + "\n")):
+        for rule, code, out in combined(tree, keys, task["program"], lambda code: run_program(code + "\n"), program=True):
             if out.rstrip() not in seen and not any(same(out, w) for w in seen):
                 seen.add(out.rstrip())
                 wrong.append({"output": out.rstrip(), "rule": rule, "line": -1, "code": ""})

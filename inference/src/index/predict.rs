@@ -161,6 +161,8 @@ fn explain(rule: &str) -> String {
         "print_after_loop" => "The print() is indented under the loop, so it runs in every round, not once at the end.",
         "str_immutable" => "String methods such as upper() and replace() return a new string; the string itself never changes.",
         "inplace_ignored" => "sort(), reverse(), append() and remove() change the list itself, in place.",
+        "print_return" => "print() shows a value but does not give it back: a function with no return gives None.",
+        "return_print" => "return gives the value back to the caller; nothing is shown unless the caller prints it.",
         "sort_reverse" => "`reverse=True` puts the largest first; without it the order is smallest first.",
         "left_to_right" => "Operators of the same precedence are worked out from left to right: 10 - 4 - 3 is (10 - 4) - 3.",
         "power_right" => "`**` is worked out from right to left: 2 ** 3 ** 2 is 2 ** 9.",
@@ -214,6 +216,7 @@ pub fn concept(rule: &str) -> Option<&'static str> {
         "print_in_loop" | "print_after_loop" => "loops and indentation",
         "str_immutable" => "string methods",
         "inplace_ignored" | "sort_reverse" => "sorting and list methods",
+        "print_return" | "return_print" => "return and print",
         "left_to_right" | "power_right" | "unary_power" => "order of operations",
         "round_half" => "round()",
         "float_floor" => "arithmetic operators",
@@ -229,7 +232,7 @@ pub fn concept(rule: &str) -> Option<&'static str> {
 #[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 fn rank(rule: &str) -> usize {
     const ORDER: &[&str] = &[
-        "slice_end", "index_from_one", "slice_from_one", "negative_index", "range_end", "range_start", "alias", "local_scope", "arg_copy",
+        "slice_end", "index_from_one", "slice_from_one", "negative_index", "range_end", "range_start", "alias", "local_scope", "arg_copy", "print_return", "return_print",
         "str_immutable", "sorted_inplace", "returns_none", "inplace_ignored", "sort_reverse", "str_concat", "int_add", "left_to_right",
         "power_right", "unary_power", "float_floor", "round_half",
         "precedence", "brackets", "augassign", "print_in_loop", "print_after_loop", "break_continue", "print_end", "enumerate_start", "keyword_order",
