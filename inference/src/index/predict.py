@@ -140,8 +140,9 @@ BINOP_SWAPS = {
 COMPARE_SWAPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
 
 
-def replace_nth(tree, pred, make, k):
-    """A copy of `tree` with the k-th node (post-order) matching `pred` replaced by `make(node)`."""
+def replace(tree, pred, make, k=None):
+    """A copy of `tree` with the k-th node (post-order) matching `pred` replaced by `make(node)`,
+    or every such node when `k` is None; None when no node matches."""
     seen = [0]
 
     class Replace(ast.NodeTransformer):
@@ -149,11 +150,12 @@ def replace_nth(tree, pred, make, k):
             node = self.generic_visit(node)
             if pred(node):
                 seen[0] += 1
-                if seen[0] == k + 1:
+                if k is None or seen[0] == k + 1:
                     return make(node)
             return node
 
-    return ast.fix_missing_locations(Replace().visit(copy.deepcopy(tree)))
+    t = ast.fix_missing_locations(Replace().visit(copy.deepcopy(tree)))
+    return t if seen[0] else None
 
 
 LIST_CHANGES = {"sort", "reverse", "append", "extend", "insert", "remove", "clear"}
@@ -277,22 +279,6 @@ BUILTINS = set(dir(__builtins__)) if not isinstance(__builtins__, dict) else set
 
 def copy_of(name):
     return ast.parse("__import__('copy').copy(" + name.id + ")", mode="eval").body
-
-
-def replace_all(tree, pred, make):
-    """A copy of `tree` with every node matching `pred` replaced by `make(node)`, or None."""
-    seen = [0]
-
-    class Replace(ast.NodeTransformer):
-        def visit(self, node):
-            node = self.generic_visit(node)
-            if pred(node):
-                seen[0] += 1
-                return make(node)
-            return node
-
-    t = ast.fix_missing_locations(Replace().visit(copy.deepcopy(tree)))
-    return t if seen[0] else None
 
 
 def debug_form(source):
@@ -434,14 +420,14 @@ def mutants(tree, keys, source, program=False):
     if program and returning:
         called = lambda n: isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id in returning
         for k in range(sum(1 for n in sites if called(n))):
-            out.append(("return_print", replace_nth(tree, called, lambda n: ast.Expr(ast.Call(ast.Name("print", ast.Load()), [n.value], [])), k)))
+            out.append(("return_print", replace(tree, called, lambda n: ast.Expr(ast.Call(ast.Name("print", ast.Load()), [n.value], [])), k)))
     # Rules that replace a node in its parent: every match, one at a time.
     for rule, pred, make in REPLACEMENTS:
         matches = sum(1 for n in ast.walk(tree) if pred(n))
         for k in range(matches):
-            out.append((rule, replace_nth(tree, pred, make, k)))
+            out.append((rule, replace(tree, pred, make, k)))
     for rule, pred, make in EVERYWHERE:
-        t = replace_all(tree, pred, make)
+        t = replace(tree, pred, make)
         if t is not None:
             out.append((rule, t))
     return out + moved(tree)
