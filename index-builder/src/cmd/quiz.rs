@@ -41,8 +41,8 @@ pub struct Args {
     /// starting level).
     #[arg(long, value_enum)]
     learner: Option<Learner>,
-    /// The first item's Bloom level (default: the app's for a first quiz: apply when the first
-    /// passage holds a line of the book to run, else understand).
+    /// The first item's Bloom level (default: the app's for a first quiz: apply, or analyse,
+    /// when the first passage holds a line of the book to run at it, else understand).
     #[arg(long)]
     start: Option<String>,
     /// One JSON line per shown or skipped item instead of text; a summary line on stderr.

@@ -240,7 +240,7 @@ fn rank(rule: &str) -> usize {
         "true_division", "floor_division", "modulo", "float_result", "int_result", "display", "print_sep", "pop_front", "power", "slice_start",
         "round_digits", "len_index", "slice_step", "in_not_in", "other_key", "compare_equal", "and_or",
     ];
-    // Two misreadings at once come after every single one, by the first.
+    // Two misreadings at once: by the first ([`by_rank`] puts them after every single one).
     match rule.split_once('+') {
         Some((first, _)) => ORDER.len() + 1 + rank(first),
         None => ORDER.iter().position(|r| *r == rule).unwrap_or(ORDER.len()),

@@ -182,10 +182,10 @@ mod tests {
         assert_eq!(reason, None, "{checks:?}");
         let same = item(&q, ["mango Banana guava", "mango Banana guava  ", "mango", "It raises an error"]);
         assert!(deterministic(&same, &[], false).1.unwrap().contains("same"), "a trailing space does not show");
-        // Prose options are still held to the stem: the same words in other case are one answer.
         // Printed dictionaries that differ in one count share every word.
         let counts = item(&q, ["{'n': 3, 'a': 4, 'r': 1, 'y': 1}", "{'n': 1, 'a': 1, 'r': 1, 'y': 1}", "{'n': 3, 'a': 4, 'r': 1}", "It raises an error"]);
         assert_eq!(deterministic(&counts, &[], false).1, None);
+        // Prose options are still held to the stem: the same words in other case are one answer.
         let prose = item("Which fruits does the list hold?", ["mango Banana guava", "mango banana guava", "mango", "guava"]);
         assert!(deterministic(&prose, &[], false).1.is_some());
     }
