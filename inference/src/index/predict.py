@@ -267,10 +267,10 @@ def moved(tree):
     return out
 
 
-# Misreadings that move a statement or change every place alike: no one changed line to show
-# in the reason.
 # A question needs this many wrong outputs (`index::predict::WRONG`).
 WRONG = 3
+# Misreadings that move a statement or change every place alike: no one changed line to show
+# in the reason.
 NO_LINE = {"print_in_loop", "print_after_loop", "fstring_f", "local_scope", "arg_copy", "inplace_ignored", "round_half", "print_return", "return_print"}
 
 
@@ -356,7 +356,7 @@ def mutants(tree, keys, source, program=False):
                 variant(i, "keyword_order", lambda s: (s.args.extend(k.value for k in s.keywords), setattr(s, "keywords", [])))
             for other in BUILTIN_SWAPS.get(name, []):
                 variant(i, "builtin:" + name + ":" + other, lambda s, o=other: setattr(s.func, "id", o))
-            if name in ("sorted", "max", "min") and any(k.arg == "reverse" for k in n.keywords):
+            if name == "sorted" and any(k.arg == "reverse" for k in n.keywords):
                 variant(i, "sort_reverse", lambda s: setattr(s, "keywords", [k for k in s.keywords if k.arg != "reverse"]))
             if name == "round" and len(n.args) == 2 and const_int(n.args[1]) is not None:
                 variant(i, "round_digits", lambda s: s.args.__setitem__(1, num(const_int(s.args[1]) + 1)))
@@ -470,11 +470,13 @@ MAX_COMBINED = 60
 
 def combined(tree, keys, source, outputs, program=False):
     """Two misreadings of one statement at once, for a question with too few single ones:
-    (rule "a+b", changed tree, its output) from `outputs(changed tree)` (None: no output)."""
+    (rule "a+b", the changed code, what `outputs(code)` gives for it), at most MAX_COMBINED runs."""
     tried = 0
     for r1, m1 in mutants(tree, keys, source, program):
         for r2, m12 in mutants(m1, keys, source, program):
-            if r2 == r1 or tried >= MAX_COMBINED:
+            if tried >= MAX_COMBINED:
+                return
+            if r2 == r1:
                 continue
             tried += 1
             try:
