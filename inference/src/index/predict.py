@@ -136,6 +136,8 @@ BUILTIN_SWAPS = {"max": ["min"], "min": ["max"], "int": ["round"], "round": ["in
 BINOP_SWAPS = {
     ast.Div: [(ast.FloorDiv, "true_division")], ast.FloorDiv: [(ast.Div, "floor_division"), (ast.Mod, "floor_division")],
     ast.Mod: [(ast.FloorDiv, "modulo")], ast.Pow: [(ast.Mult, "power")], ast.Mult: [],
+    # Sets: a | b and a & b read as each other.
+    ast.BitOr: [(ast.BitAnd, "set_union")], ast.BitAnd: [(ast.BitOr, "set_intersection")],
 }
 COMPARE_SWAPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
 
@@ -570,6 +572,11 @@ def solve(task):
         if isinstance(value, str) and value and value.strip() == value and value not in seen:
             seen.add(value)
             wrong.append({"output": value, "rule": "display", "line": -1, "code": "print(" + ast.unparse(target_tree.body[0].value) + ")" if faithful[-1] and not debug_form(task["target"]) else ""})
+        # 0.1 + 0.2 read as exactly 0.3 (a short decimal Python cannot store exactly).
+        near = repr(round(value, 10)) if type(value) is float and value == value and abs(value) < 1e15 else None
+        if near is not None and near != repr(value) and len(near.lstrip("-")) <= 8 and near not in seen:
+            seen.add(near)
+            wrong.append({"output": near, "rule": "float_exact", "line": -1, "code": ""})
         # `/` read as giving a whole number when the division comes out even (10 / 2 shows 5.0),
         # and `//` of whole numbers read as giving a float.
         ops = {type(n.op) for n in ast.walk(target_tree) if isinstance(n, ast.BinOp)}
