@@ -117,9 +117,14 @@ fn prompted(statement: &str) -> String {
     out
 }
 
+/// Two misreadings made at once, as `predict.py` names them (`slice_end+display`).
+fn pair(rule: &str) -> Option<(&str, &str)> {
+    rule.split_once('+')
+}
+
 /// The plain-language reason behind each misreading (two at once, `a+b`: both reasons).
 fn explain(rule: &str) -> String {
-    if let Some((a, b)) = rule.split_once('+') {
+    if let Some((a, b)) = pair(rule) {
         return format!("{} {}", explain(a), explain(b));
     }
     let fixed = match rule {
@@ -194,7 +199,7 @@ fn explain(rule: &str) -> String {
 
 /// What the misreading `rule` tests, as an item's concept.
 pub fn concept(rule: &str) -> Option<&'static str> {
-    let rule = rule.split('+').next().unwrap_or(rule);
+    let rule = pair(rule).map_or(rule, |(first, _)| first);
     Some(match rule.split(':').next().unwrap_or(rule) {
         "slice_end" | "slice_from_one" | "slice_start" | "slice_step" => "slicing",
         "index_from_one" | "negative_index" | "len_index" => "indexing",
@@ -245,7 +250,7 @@ fn rank(rule: &str) -> usize {
         "round_digits", "len_index", "slice_step", "in_not_in", "other_key", "compare_equal", "and_or",
     ];
     // Two misreadings at once: by the first ([`by_rank`] puts them after every single one).
-    match rule.split_once('+') {
+    match pair(rule) {
         Some((first, _)) => ORDER.len() + 1 + rank(first),
         None => ORDER.iter().position(|r| *r == rule).unwrap_or(ORDER.len()),
     }
@@ -262,7 +267,7 @@ fn by_rank(wrong: &mut Vec<WrongOutput>) {
         .map(|w| {
             let n = seen.entry(w.rule.clone()).or_default();
             *n += 1;
-            ((w.rule.contains('+'), *n, rank(&w.rule)), w)
+            ((pair(&w.rule).is_some(), *n, rank(&w.rule)), w)
         })
         .collect();
     keyed.sort_by_key(|(k, _)| *k);
@@ -496,10 +501,14 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
                 .into_iter()
                 .filter(|w| w.output.chars().count() <= MAX_OUTPUT_CHARS && w.output.lines().count() <= MAX_WRONG_LINES)
                 // Two misreadings at once of two different things (not `/` and `//` both swapped).
-                .filter(|w| w.rule.split_once('+').is_none_or(|(a, b)| concept(a) != concept(b)))
+                .filter(|w| pair(&w.rule).is_none_or(|(a, b)| concept(a) != concept(b)))
                 .map(|w| WrongOutput { output: w.output, rule: w.rule, code: w.code, earlier: w.line >= 0 })
                 .collect();
             by_rank(&mut wrong);
+            // Two misreadings at once only fill the last option: an item tests two single ones.
+            if wrong.iter().filter(|w| pair(&w.rule).is_none()).count() < WRONG - 1 {
+                continue;
+            }
             // Two misreadings and "an error" where no two at once give a third output, for code
             // that is not a yes/no question: whether a line runs at all is what a learner unsure
             // of the rule doubts.
@@ -507,10 +516,6 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
                 Asked::Step(i, _) => all[*i].1.output.trim(),
                 Asked::Program(_, _, _, o) => o.trim(),
             };
-            // Two misreadings at once only fill the last option: an item tests two single ones.
-            if wrong.iter().filter(|w| !w.rule.contains('+')).count() < WRONG - 1 {
-                continue;
-            }
             if wrong.len() == WRONG - 1 && !["True", "False"].contains(&output) {
                 wrong.push(WrongOutput { output: NO_ERROR.into(), rule: "no_error".into(), code: String::new(), earlier: false });
             }
