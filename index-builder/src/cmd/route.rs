@@ -46,6 +46,10 @@ pub struct Args {
     /// tuning).
     #[arg(long, allow_hyphen_values = true)]
     harmful_sentence: Option<f64>,
+    /// How far harmful must lead for a message that names nothing harmful (default: the app's;
+    /// for tuning).
+    #[arg(long, allow_hyphen_values = true)]
+    harmful_unnamed: Option<f64>,
     /// The weight of the classifier's naive Bayes part (default: the app's; for tuning).
     #[arg(long)]
     lexical_weight: Option<f64>,
@@ -88,6 +92,7 @@ pub fn run(a: Args) -> Result<()> {
         m.harmful = a.harmful_margin.unwrap_or(m.harmful);
         m.harmful_first = a.harmful_first.unwrap_or(m.harmful_first);
         m.harmful_sentence = a.harmful_sentence.unwrap_or(m.harmful_sentence);
+        m.harmful_unnamed = a.harmful_unnamed.or(m.harmful_unnamed);
     }
     cfg.use_classifier = !a.no_classifier;
     cfg.lexical_weight = a.lexical_weight.unwrap_or(cfg.lexical_weight);
@@ -199,7 +204,8 @@ pub struct TrainArgs {
     /// K-fold cross-validation instead of training: each message is scored by a classifier
     /// trained on the other folds (message i is in fold i mod K), one JSON line per message,
     /// `{"text", "label", "scores": {"<label>": log-prob}, "pieces": [scores of each sentence],
-    /// "lexicon": whether the harmful lexicon fires}`, for choosing margins.
+    /// "lexicon": whether the harmful lexicon fires, "named": whether it names anything harmful}`,
+    /// for choosing margins.
     #[arg(long)]
     cv: Option<usize>,
     /// Training settings other than the shipped ones (for choosing them by `--cv`).
@@ -251,8 +257,9 @@ pub fn train(a: TrainArgs) -> Result<()> {
         }
         for ((text, label), scores) in bank.iter().zip(scored) {
             let (scores, pieces) = scores.expect("every message is in a fold");
-            let lexicon = route::rules::harmful(text);
-            writeln!(out, "{}", serde_json::json!({"text": text, "label": label.name(), "scores": scores, "pieces": pieces, "lexicon": lexicon}))?;
+            let (lexicon, names_harm) = (route::rules::harmful(text), route::rules::names_harm(text));
+            let line = serde_json::json!({"text": text, "label": label.name(), "scores": scores, "pieces": pieces, "lexicon": lexicon, "named": names_harm});
+            writeln!(out, "{line}")?;
         }
         eprintln!("{k}-fold scores of {} messages in {:.1} s → {}", bank.len(), t0.elapsed().as_secs_f64(), a.out.display());
         return Ok(());

@@ -7,7 +7,9 @@
 //!    subjects no course teaches (politics, sport, films …) when the message names nothing of the
 //!    course's subjects or outline, and requests to be tested. Where the learned classifier
 //!    exists (3), it reads every message the lexicon let through, and its "harmful" overrides
-//!    the other rules ("write a python script that steals a password" is a program request too).
+//!    the other rules ("write a python script that steals a password" is a program request too)
+//!    — for a message that names nothing harmful ([`rules::names_harm`]: "how do I tell my
+//!    crush …") only when very sure ([`Margins::harmful_unnamed`]).
 //! 3. Otherwise, when the course's encoder reads the message and a [`classify::Classifier`] was
 //!    trained for it (multilingual-e5-small), the learned classifier gives each label a
 //!    log-probability; without one, the course's model scores each label after the router's own
@@ -139,6 +141,25 @@ pub struct Margins {
     /// ([`classify::pieces`]): a harmful request after a course question is refused even where
     /// the whole message reads as the question. `f64::INFINITY`: off.
     pub harmful_sentence: f64,
+    /// When the message names nothing harmful ([`rules::names_harm`]), harmful is chosen only
+    /// when it leads every other label by this much, the whole message's or a sentence's
+    /// (scores alone refuse such a message only when very sure); `None`: no such rule.
+    pub harmful_unnamed: Option<f64>,
+}
+
+impl Margins {
+    /// The margins for a message that does (`named`) or does not name anything harmful.
+    pub fn naming(&self, named: bool) -> Margins {
+        match self.harmful_unnamed {
+            Some(least) if !named => Margins {
+                harmful: f64::INFINITY,
+                harmful_first: self.harmful_first.max(least),
+                harmful_sentence: self.harmful_sentence.max(least),
+                ..self.clone()
+            },
+            _ => self.clone(),
+        }
+    }
 }
 
 /// The router's settings.
@@ -161,7 +182,7 @@ pub struct RouteConfig {
 impl Default for RouteConfig {
     fn default() -> Self {
         RouteConfig {
-            model: Margins { off_topic: 0.0, ambiguous: 0.5, harmful: 1.0, harmful_first: f64::INFINITY, harmful_sentence: f64::INFINITY },
+            model: Margins { off_topic: 0.0, ambiguous: 0.5, harmful: 1.0, harmful_first: f64::INFINITY, harmful_sentence: f64::INFINITY, harmful_unnamed: None },
             // harmful_first 0: the classifier's "harmful" overrides the rules after the lexicon
             // (5-fold cross-validation on the 735 labelled messages: harmful recall 185 → 195 of
             // 207, 16 → 25 of 528 others refused, accuracy 0.906 → 0.907). harmful_sentence 1.0:
@@ -169,7 +190,14 @@ impl Default for RouteConfig {
             // for 41 of 685 others refused either way (0.5: 42); with routing_train6 and the
             // naive Bayes (1,308 messages, as shipped) 356 of 357 and 35 of 951 at the same
             // margins; `tests/eval/route_cv.py`, docs/EVALUATION.md.
-            classifier: Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: 0.0, harmful_sentence: 1.0 },
+            // harmful_unnamed 6: the classifier read everyday personal requests as harmful ("how do I
+            // tell my crush …", a fight with a friend, a recipe; 5-fold CV on the 1,308: 35 of 951
+            // others refused). Requiring a message that names nothing harmful to lead by 6: 19 of
+            // 951, harmful 356 of 357 still. The list was written on the same bank, so CV keeps 356
+            // at any value and cannot choose it: 6 is set by hand as "very sure" (personal requests
+            // reached 7.4; harmful ones naming nothing on a first, narrower list 1–19);
+            // docs/EVALUATION.md "Router".
+            classifier: Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: 0.0, harmful_sentence: 1.0, harmful_unnamed: Some(6.0) },
             use_classifier: true,
             lexical_weight: classify::LEXICAL_WEIGHT,
             options: 3,
@@ -251,20 +279,22 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
         _ if cfg.use_classifier => classified(env, &text, cfg).await?,
         _ => None,
     };
+    let named = rules::names_harm(&text);
+    let (by_classifier, by_model) = (cfg.classifier.naming(named), cfg.model.naming(named));
     let mut route = match (rule, classified) {
         (Some(Label::Harmful), _) => decided(Label::Harmful, DecidedBy::Rule, None),
-        (_, Some(c)) if c.harmful(&cfg.classifier) => decided(Label::Harmful, DecidedBy::Model, Some(c.scores)),
+        (_, Some(c)) if c.harmful(&by_classifier) => decided(Label::Harmful, DecidedBy::Model, Some(c.scores)),
         (Some(label), _) => decided(label, DecidedBy::Rule, None),
         (None, Some(Classified { scores, .. })) => {
-            let mut label = choose(&scores, &cfg.classifier, followup.is_some());
+            let mut label = choose(&scores, &by_classifier, followup.is_some());
             if label == Label::OffTopic && rules::names_course(&text, &course_word) {
-                label = choose(&scores.iter().filter(|(l, _)| *l != Label::OffTopic).copied().collect::<Vec<_>>(), &cfg.classifier, followup.is_some());
+                label = choose(&scores.iter().filter(|(l, _)| *l != Label::OffTopic).copied().collect::<Vec<_>>(), &by_classifier, followup.is_some());
             }
             decided(label, DecidedBy::Model, Some(scores))
         }
         (None, None) => {
             let scores = score(env.session, &title, &course.subjects, &text).await?;
-            let label = choose(&scores, &cfg.model, followup.is_some());
+            let label = choose(&scores, &by_model, followup.is_some());
             decided(label, DecidedBy::Model, Some(scores))
         }
     };
@@ -517,7 +547,7 @@ mod tests {
 
     #[test]
     fn off_topic_and_ambiguous_need_a_margin_over_the_course() {
-        let cfg = Margins { off_topic: 0.3, ambiguous: 0.5, harmful: 1.0, harmful_first: f64::INFINITY, harmful_sentence: f64::INFINITY };
+        let cfg = Margins { off_topic: 0.3, ambiguous: 0.5, harmful: 1.0, harmful_first: f64::INFINITY, harmful_sentence: f64::INFINITY, harmful_unnamed: None };
         let s = scores(&[(Label::OffTopic, -0.5), (Label::Conceptual, -0.6), (Label::Code, -2.0)]);
         assert_eq!(choose(&s, &cfg, false), Label::Conceptual, "unsure between off_topic and the course: the course");
         let s = scores(&[(Label::OffTopic, -0.1), (Label::Conceptual, -0.6)]);
@@ -531,13 +561,20 @@ mod tests {
 
     #[test]
     fn a_suspected_harmful_message_is_refused_first() {
-        let cfg = Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: -2.0, harmful_sentence: f64::INFINITY };
+        let cfg = Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: -2.0, harmful_sentence: f64::INFINITY, harmful_unnamed: None };
         let s = scores(&[(Label::Conceptual, -0.2), (Label::Harmful, -1.9), (Label::Greeting, -3.0)]);
         assert_eq!(choose(&s, &cfg, false), Label::Harmful, "within 2 of the best");
         let s = scores(&[(Label::OffTopic, -0.1), (Label::Harmful, -2.0), (Label::Conceptual, -1.5)]);
         assert_eq!(choose(&s, &cfg, false), Label::Harmful, "before off_topic");
         let s = scores(&[(Label::Conceptual, -0.1), (Label::Harmful, -2.5)]);
         assert_eq!(choose(&s, &cfg, false), Label::Conceptual);
+        // A message that names nothing harmful is refused by scores only past `harmful_unnamed`.
+        let strict = Margins { harmful_unnamed: Some(1.0), ..cfg.clone() };
+        let s = scores(&[(Label::OffTopic, -0.5), (Label::Harmful, -0.1), (Label::Conceptual, -4.0)]);
+        assert_eq!(choose(&s, &strict.naming(true), false), Label::Harmful);
+        assert_eq!(choose(&s, &strict.naming(false), false), Label::OffTopic, "ahead of the course labels is not enough");
+        let s = scores(&[(Label::OffTopic, -2.5), (Label::Harmful, -0.1)]);
+        assert_eq!(choose(&s, &strict.naming(false), false), Label::Harmful, "very sure");
         let off = Margins { harmful_first: f64::INFINITY, ..cfg };
         let s = scores(&[(Label::Conceptual, -0.2), (Label::Harmful, -1.9)]);
         assert_eq!(choose(&s, &off, false), Label::Conceptual);
