@@ -319,6 +319,18 @@ test('the quiz: a request opens the Quiz view on its topic, a subtopic is chosen
     const feedback = await page.waitForSelector('[data-testid=quiz-feedback]', { timeout: 30_000 });
     assert.ok((await feedback.textContent()).length > 10, 'a rationale is shown');
     assert.ok(await page.$('[data-testid=quiz-evidence]'), 'the passage is linked to the Book');
+    // A wrong answer to the book's program: the next item asks why it prints what it prints,
+    // the rule against misreadings stated as rules, made again for the option chosen (no model).
+    if (lists >= 0 && code && (await page.getAttribute('[data-testid=quiz-feedback]', 'data-correct')) === 'false') {
+      const t1 = Date.now();
+      await page.click('[data-testid=quiz-next]');
+      await page.waitForFunction(() => /^Why does this program print this/.test(document.querySelector('[data-testid=quiz-item] .stem')?.textContent || ''), null, { timeout: 30_000 });
+      const why = await page.$eval('[data-testid=quiz-item]', (e) => ({ ...e.dataset }));
+      console.log(`# "why" item after a wrong answer in ${Date.now() - t1} ms (${why.bloom})`);
+      assert.equal(why.bloom, 'understand');
+      assert.ok(await page.$('[data-testid=quiz-code]'), 'the program is shown as code');
+      assert.equal((await page.$$('[data-testid=quiz-option]')).length, 4);
+    }
     // Kept on this device (IndexedDB), with the learner's answer.
     await page.waitForFunction(() => new Promise((resolve) => {
       const r = indexedDB.open('pathshala-quiz');

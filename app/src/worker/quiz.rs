@@ -59,6 +59,14 @@ pub async fn answer(engine: &Engine, slot: &Slot, id: u32, choice: usize, last: 
         let Some(task) = guard.as_mut().filter(|t| t.id == id) else { return Ok(()) };
         let Some(feedback) = task.quiz.answer(choice) else { return Ok(()) };
         let branch = if feedback.correct { Branch::Right } else { Branch::Wrong };
+        // After a wrong answer to the book's code: why it shows what it shows, for the option
+        // the learner chose (no model, at once; one prepared earlier explained the commonest).
+        if branch == Branch::Wrong {
+            if let Some(Made::Item { item, validation }) = task.quiz.why_item(&engine.bundle) {
+                task.prepared.retain(|(b, ..)| *b != Branch::Wrong);
+                task.prepared.push((Branch::Wrong, item, validation));
+            }
+        }
         post(Reply::QuizFeedback { id, feedback });
         if last {
             task.over = true;

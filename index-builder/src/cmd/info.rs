@@ -7,8 +7,8 @@ pub struct Args {
     /// The bundle file.
     #[arg(long)]
     bundle: PathBuf,
-    /// Also print every "what does Python show?" question as the quiz shows it (Markdown, for a
-    /// hand audit).
+    /// Also print every "what does Python show?" question as the quiz shows it, with the "why"
+    /// item a wrong answer to its first wrong option leads to (Markdown, for a hand audit).
     #[arg(long)]
     predictions: bool,
 }
@@ -34,7 +34,7 @@ pub fn run(a: Args) -> Result<()> {
     println!("predictions  {} (session lines {}, programs {})", b.predictions.len(), b.predictions.iter().filter(|p| !p.program).count(), b.predictions.iter().filter(|p| p.program).count());
     if a.predictions {
         use inference::agent::quiz::{ItemEvidence, check, predict};
-        let mut refused = 0;
+        let (mut refused, mut wrong, mut why) = (0, 0, 0);
         for (n, p) in b.predictions.iter().enumerate() {
             let s = &b.sections[p.section as usize];
             let evidence = ItemEvidence { chunk: 0, section: s.id, file: s.file.clone(), heading_path: s.heading_path.clone(), quote: String::new() };
@@ -46,14 +46,33 @@ pub fn run(a: Args) -> Result<()> {
                 println!("{}. {mark} `{}` — {}", (b'A' + i as u8) as char, o.replace('\n', "⏎"), item.rationales[i]);
             }
             // What the quiz and authoring check before showing it.
-            let (checks, reason) = check::deterministic(&item, &[], false);
-            if let Some(reason) = reason {
+            let shows = |item: &inference::agent::quiz::Item| {
+                let (checks, reason) = check::deterministic(item, &[], false);
+                reason.map(|r| format!("{r} ({})", checks.iter().filter(|c| !c.1).map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ")))
+            };
+            if let Some(reason) = shows(&item) {
                 refused += 1;
-                let failed: Vec<&str> = checks.iter().filter(|c| !c.1).map(|c| c.0.as_str()).collect();
-                println!("\nNot shown: {reason} ({}).", failed.join(", "));
+                println!("\nNot shown: {reason}.");
+            }
+            // After a wrong answer: the "why" item for each wrong option shown.
+            let nearby: Vec<&str> = b.predictions.iter().filter(|q| b.sections[q.section as usize].file == s.file).flat_map(|q| q.wrong.iter().map(|w| w.rule.as_str())).collect();
+            for (k, o) in item.options.iter().enumerate().filter(|(i, _)| *i != item.answer_index).map(|(_, o)| o).enumerate() {
+                wrong += 1;
+                let Some(w) = predict::why_item(p, Some(o), &nearby, item.evidence[0].clone()) else { continue };
+                match shows(&w) {
+                    Some(reason) => println!("\n\"Why\" after `{}` not shown: {reason}.", o.replace('\n', "⏎")),
+                    None => why += 1,
+                }
+                if k == 0 {
+                    println!("\nAfter `{}`: {}", o.replace('\n', "⏎"), w.question.lines().next().unwrap_or(""));
+                    for (i, o) in w.options.iter().enumerate() {
+                        println!("{}. {}{o}", (b'A' + i as u8) as char, if i == w.answer_index { "**key** " } else { "" });
+                    }
+                }
             }
         }
         println!("\n{} of {} questions pass the quiz's checks", b.predictions.len() - refused, b.predictions.len());
+        println!("{why} of {wrong} wrong options shown lead to a \"why\" item that passes them");
     }
     Ok(())
 }

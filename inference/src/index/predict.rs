@@ -197,6 +197,77 @@ fn explain(rule: &str) -> String {
     }
 }
 
+/// The misreading `rule` stated as the learner would believe it: a false statement about
+/// Python, the wrong option of a "why" item ([`principle`] is the right one); `None` for a
+/// misreading that is no general rule (another method or key, two at once, an error).
+pub fn belief(rule: &str) -> Option<&'static str> {
+    Some(match rule {
+        "slice_end" => "A slice includes the item at its end index.",
+        "slice_from_one" | "index_from_one" => "Python counts positions from 1: the first item is at index 1.",
+        "slice_start" => "A slice leaves out the item at its start index.",
+        "negative_index" => "A negative index counts from the front, as a positive one does.",
+        "range_end" => "range() includes its end value.",
+        "range_start" => "range(n) starts at 1.",
+        "alias" => "Assignment makes a copy, so a change made through one name does not show through the other.",
+        "true_division" => "`/` between whole numbers rounds the quotient down to a whole number.",
+        "floor_division" => "`//` keeps the fraction of the quotient.",
+        "modulo" => "`%` gives the whole-number quotient of a division.",
+        "power" => "`**` multiplies the two numbers.",
+        "print_sep" => "print() joins its arguments with nothing between them.",
+        "display" => "The interactive prompt shows a string without its quotes, as print() does.",
+        "compare_equal" => "`<` and `<=` give the same answer when the two values are equal.",
+        "and_or" => "`and` is true when either side is true, and `or` only when both are.",
+        "pop_front" => "pop() without an argument removes the first item.",
+        "slice_step" => "A slice's step is how many items are skipped between the ones taken.",
+        "len_index" => "len() gives the index of the last item.",
+        "float_result" => "`/` gives a whole number (an int) when the division comes out even.",
+        "int_result" => "`//` always gives a float, such as 5.0, even between whole numbers.",
+        "precedence" => "Python works out operators from left to right, whatever they are.",
+        "brackets" => "Python multiplies before it adds even when the sum is in brackets.",
+        "concat_space" => "`+` puts a space between the strings it joins.",
+        "augassign" => "`+=` replaces the value with the number on its right.",
+        "break_continue" => "`continue` leaves the loop altogether, and `break` skips to the next round.",
+        "print_end" => "print() does not end with a new line, so the next print() goes on the same line.",
+        "enumerate_start" => "enumerate() counts from 0 whatever `start=` says.",
+        "keyword_order" => "Keyword arguments are matched by their position in the call.",
+        "fstring_f" => "An f-string shows its `{…}` parts as written, braces and all.",
+        "format_spec" => "The part after the colon in `{…}` is ignored when the value is shown.",
+        "print_in_loop" => "A print() after a loop, not indented under it, runs in every round of the loop.",
+        "print_after_loop" => "A print() indented under a loop runs once, after the loop has finished.",
+        "str_immutable" => "String methods such as upper() and replace() change the string itself.",
+        "inplace_ignored" => "sort(), reverse(), append() and remove() leave the list itself as it was.",
+        "print_return" => "A function that prints a value also gives it back to the caller.",
+        "return_print" => "return shows the value on the screen.",
+        "sort_reverse" => "`reverse=True` does not change the order: the smallest still comes first.",
+        "left_to_right" => "Operators of the same precedence are worked out from right to left.",
+        "power_right" => "`**` is worked out from left to right: 2 ** 3 ** 2 is (2 ** 3) ** 2.",
+        "unary_power" => "A minus sign in front binds more tightly than `**`: -2 ** 2 is 4.",
+        "round_half" => "round() always takes a number halfway between two whole numbers up: round(2.5) is 3.",
+        "float_floor" => "`//` gives a whole number (an int) even when one of the numbers is a float.",
+        "float_exact" => "0.1 + 0.2 is exactly 0.3 in Python.",
+        "set_union" => "`|` gives only the items that are in both sets.",
+        "set_intersection" => "`&` gives every item that is in either set.",
+        "sorted_inplace" => "sorted() sorts the list itself, in place.",
+        "returns_none" => "sort() and append() give back the changed list.",
+        "str_concat" => "`+` adds numbers even after str() has turned them into text.",
+        "int_add" => "`+` joins texts side by side even after int() or float() has turned them into numbers.",
+        "local_scope" => "Assigning to a name inside a function changes the variable of that name outside it.",
+        "arg_copy" => "A function gets a copy of a list passed to it, so a change made inside does not show outside.",
+        _ => return None,
+    })
+}
+
+/// The rule of the language a misreading breaks, stated plainly: the right option of a "why"
+/// item; `None` where [`belief`] has no false statement to set against it.
+pub fn principle(rule: &str) -> Option<String> {
+    belief(rule)?;
+    Some(match rule {
+        // Their reason speaks of the option ("That counts …"); the rule itself:
+        "slice_from_one" | "index_from_one" => "Python counts positions from 0: the first item is at index 0.".to_string(),
+        _ => explain(rule),
+    })
+}
+
 /// What the misreading `rule` tests, as an item's concept.
 pub fn concept(rule: &str) -> Option<&'static str> {
     let rule = pair(rule).map_or(rule, |(first, _)| first);
@@ -237,22 +308,25 @@ pub fn concept(rule: &str) -> Option<&'static str> {
     })
 }
 
+/// The misreadings `predict.py` makes one at a time (besides `method:…` and `builtin:…`), the
+/// commonest first ([`rank`]).
+pub const RULES: &[&str] = &[
+    "slice_end", "index_from_one", "slice_from_one", "negative_index", "range_end", "range_start", "alias", "local_scope", "arg_copy", "print_return", "return_print",
+    "str_immutable", "sorted_inplace", "returns_none", "inplace_ignored", "sort_reverse", "str_concat", "int_add", "left_to_right",
+    "power_right", "unary_power", "float_floor", "round_half", "float_exact", "set_union", "set_intersection",
+    "precedence", "brackets", "augassign", "print_in_loop", "print_after_loop", "break_continue", "print_end", "enumerate_start", "keyword_order",
+    "concat_space", "fstring_f", "format_spec",
+    "true_division", "floor_division", "modulo", "float_result", "int_result", "display", "print_sep", "pop_front", "power", "slice_start",
+    "round_digits", "len_index", "slice_step", "in_not_in", "other_key", "compare_equal", "and_or",
+];
+
 /// How strongly a misreading is worth asking about: the common ones first.
 #[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 fn rank(rule: &str) -> usize {
-    const ORDER: &[&str] = &[
-        "slice_end", "index_from_one", "slice_from_one", "negative_index", "range_end", "range_start", "alias", "local_scope", "arg_copy", "print_return", "return_print",
-        "str_immutable", "sorted_inplace", "returns_none", "inplace_ignored", "sort_reverse", "str_concat", "int_add", "left_to_right",
-        "power_right", "unary_power", "float_floor", "round_half", "float_exact", "set_union", "set_intersection",
-        "precedence", "brackets", "augassign", "print_in_loop", "print_after_loop", "break_continue", "print_end", "enumerate_start", "keyword_order",
-        "concat_space", "fstring_f", "format_spec",
-        "true_division", "floor_division", "modulo", "float_result", "int_result", "display", "print_sep", "pop_front", "power", "slice_start",
-        "round_digits", "len_index", "slice_step", "in_not_in", "other_key", "compare_equal", "and_or",
-    ];
     // Two misreadings at once: by the first ([`by_rank`] puts them after every single one).
     match pair(rule) {
-        Some((first, _)) => ORDER.len() + 1 + rank(first),
-        None => ORDER.iter().position(|r| *r == rule).unwrap_or(ORDER.len()),
+        Some((first, _)) => RULES.len() + 1 + rank(first),
+        None => RULES.iter().position(|r| *r == rule).unwrap_or(RULES.len()),
     }
 }
 

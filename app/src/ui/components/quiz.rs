@@ -38,9 +38,11 @@ fn asks_code(item: &crate::protocol::Item) -> bool {
     inference::agent::quiz::predict::asks(&item.question)
 }
 
-/// The stem: its question, and the code it shows in a code block when it asks about code.
+/// The stem: its question, and the code it shows in a code block when it asks about code (what
+/// Python shows, or why).
 fn stem(item: &crate::protocol::Item, level: Html) -> Html {
-    match item.question.split_once("\n\n").filter(|_| asks_code(item)) {
+    let code = asks_code(item) || inference::agent::quiz::predict::explains(&item.question);
+    match item.question.split_once("\n\n").filter(|_| code) {
         Some((ask, code)) => html! {
             <>
                 <p class="stem">{ ask }{ level }</p>

@@ -67,7 +67,8 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
     let same_words = option_terms.iter().enumerate().any(|(i, a)| {
         option_terms.iter().enumerate().any(|(j, b)| i != j && a.len() >= 5 && a.intersection(b).count() as f64 >= 0.9 * a.len() as f64)
     });
-    record("options_differ", outputs || !same_words, "two options said the same thing in different words");
+    // A "why" item sets a rule against its misreading, in many of the same words on purpose.
+    record("options_differ", outputs || super::predict::explains(&item.question) || !same_words, "two options said the same thing in different words");
     record(
         "no_all_or_none",
         !options.iter().any(|o| CATCH_ALL.iter().any(|c| o == c || o.starts_with(&format!("{c} ")) || o.ends_with(&format!(" {c}")))),

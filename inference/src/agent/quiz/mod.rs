@@ -585,6 +585,13 @@ impl Quiz {
                 return Ok(made);
             }
         }
+        // After a wrong answer to a "what does Python show?" item: why Python shows it, the
+        // rule the learner's misreading breaks against misreadings stated as rules.
+        if plan.branch == Branch::Wrong && plan.bloom <= Bloom::Apply {
+            if let Some(made) = self.why_item(bundle) {
+                return Ok(made);
+            }
+        }
         // A recall item, or any item in a language the model does not write: the book's own
         // definition, when the passage has one no item has asked yet.
         let writes = cfg.writes(&self.language);
@@ -667,6 +674,26 @@ impl Quiz {
             }
         }
         None
+    }
+
+    /// After a wrong answer to the current item, when it asked what Python shows: the
+    /// Understand item asking why ([`predict::why_item`]; wrong options also from the misreadings
+    /// of the chapter's other questions); checked as a written item is. Made before the learner
+    /// answers, it explains the item's commonest misreading; a host that prepares items ahead
+    /// makes it again once the answer is known (at once: no model).
+    pub fn why_item(&self, bundle: &Bundle) -> Option<Made> {
+        let round = self.current()?;
+        let item = &round.item;
+        let chosen = round.learner_answer.and_then(|a| item.options.get(a)).map(String::as_str);
+        let p = predict::asked(bundle, item.evidence[0].chunk, &item.question)?;
+        let file = &bundle.sections[p.section as usize].file;
+        let nearby: Vec<&str> = bundle.predictions.iter().filter(|q| &bundle.sections[q.section as usize].file == file).flat_map(|q| q.wrong.iter().map(|w| w.rule.as_str())).collect();
+        let why = predict::why_item(p, chosen, &nearby, item.evidence[0].clone())?;
+        if self.rounds.iter().any(|r| r.item.question == why.question) {
+            return None;
+        }
+        let (checks, reason) = check::deterministic(&why, &[], false);
+        reason.is_none().then(|| Made::Item { item: why, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true } })
     }
 
     /// Keeps the examiner's calibration measured on a copy of this quiz (a host that makes

@@ -5,16 +5,34 @@
 
 use super::{Bloom, Item, ItemEvidence, prompt};
 use crate::bundle::Bundle;
-use crate::index::predict::{Prediction, WRONG, concept};
+use crate::index::predict::{NO_ERROR, Prediction, WRONG, belief, concept, principle};
 
 /// The stem's first line, for a session line and for a program.
 pub const ASK: &str = "What does Python show for the last line?";
 pub const ASK_PROGRAM: &str = "What does this program print?";
 
+/// The first line of a "why" item's stem ([`why_item`]), before ", and not …?" or "?".
+pub const WHY: &str = "Why does Python show this for the last line";
+pub const WHY_PROGRAM: &str = "Why does this program print this";
+
 /// Whether a stem is one of these items' (a model that copies the stem without the code writes
 /// no such item: [`super::check::deterministic`] wants the code shown).
 pub fn asks(question: &str) -> bool {
     question.starts_with(ASK) || question.starts_with(ASK_PROGRAM)
+}
+
+/// Whether a stem is a "why" item's ([`why_item`]).
+pub fn explains(question: &str) -> bool {
+    question.starts_with(WHY) || question.starts_with(WHY_PROGRAM)
+}
+
+/// The question of `chunk` that an item with this stem asks about.
+pub fn asked<'a>(bundle: &'a Bundle, chunk: u32, question: &str) -> Option<&'a Prediction> {
+    within(bundle, chunk).into_iter().find(|p| stem(p) == question)
+}
+
+fn stem(p: &Prediction) -> String {
+    format!("{}\n\n{}", if p.program { ASK_PROGRAM } else { ASK }, p.transcript())
 }
 
 /// The questions whose asked line lies in `chunk`'s text, in reading order.
@@ -34,7 +52,7 @@ pub fn level(p: &Prediction) -> Bloom {
 /// The item for `p`: the key where [`super::check::key_position`] puts it, the first
 /// [`WRONG`] wrong outputs (the commonest misreadings first), a reason for each.
 pub fn item(p: &Prediction, evidence: ItemEvidence) -> Item {
-    let question = format!("{}\n\n{}", if p.program { ASK_PROGRAM } else { ASK }, p.transcript());
+    let question = stem(p);
     let mut options: Vec<String> = p.wrong.iter().take(WRONG).map(|w| w.output.clone()).collect();
     let mut rationales: Vec<String> = p.wrong.iter().take(WRONG).map(|w| super::clip(&p.rationale(w), prompt::REASON_MAX_CHARS)).collect();
     let code = p.code.trim_end();
@@ -55,6 +73,60 @@ pub fn item(p: &Prediction, evidence: ItemEvidence) -> Item {
         }
     }
     Item { question, options, answer_index: key, rationales, bloom: level(p), concepts, evidence: vec![evidence] }
+}
+
+/// After a wrong answer `chosen` to `p`'s item (`None`: prepared before the learner answers),
+/// an easier one on the same lines (Understand): why Python shows the book's output. The right
+/// option is the rule of the language the learner's misreading breaks ([`principle`]; not yet
+/// answered, the first shown misreading's); the wrong ones are misreadings stated as rules
+/// ([`belief`]): that one first, then those behind `p`'s other wrong outputs, then `nearby`
+/// ones (the chapter's other questions', those of the same concept first). `None` when the
+/// misreadings give no rule or fewer than three false ones.
+pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence: ItemEvidence) -> Option<Item> {
+    let shown: Vec<&str> = p.wrong.iter().take(WRONG).flat_map(|w| w.rule.split('+')).collect();
+    let mine: Vec<&str> = p.wrong.iter().filter(|w| Some(w.output.as_str()) == chosen).flat_map(|w| w.rule.split('+')).collect();
+    // The misreading to explain: the learner's, else the first shown one that breaks a rule.
+    let (rule, right) = mine.iter().chain(&shown).find_map(|&r| principle(r).map(|x| (r, x)))?;
+    // The chapter's misreadings of the same concept before the others.
+    let mut nearby: Vec<&str> = nearby.iter().flat_map(|r| r.split('+')).collect();
+    nearby.sort_by_key(|r| concept(r) != concept(rule));
+    let rest = p.wrong.iter().flat_map(|w| w.rule.split('+')).chain(nearby);
+    let mut beliefs: Vec<(&str, &str)> = Vec::new();
+    for r in std::iter::once(rule).chain(shown.iter().copied()).chain(rest) {
+        if let Some(b) = belief(r).filter(|b| !beliefs.iter().any(|(_, x)| x == b)) {
+            beliefs.push((r, b));
+        }
+        if beliefs.len() == WRONG {
+            break;
+        }
+    }
+    if beliefs.len() < WRONG {
+        return None;
+    }
+    let head = if p.program { WHY_PROGRAM } else { WHY };
+    let ask = match chosen.filter(|c| *c != NO_ERROR && !c.contains('\n') && c.chars().count() <= 40) {
+        Some(c) => format!("{head}, and not `{c}`?"),
+        None => format!("{head}?"),
+    };
+    let question = if p.program { format!("{ask}\n\n{}\n\nOutput:\n{}", p.code.trim_end(), p.output) } else { format!("{ask}\n\n{}", p.quote()) };
+    let mut options: Vec<String> = beliefs.iter().map(|(_, b)| b.to_string()).collect();
+    let mut rationales: Vec<String> = beliefs
+        .iter()
+        .map(|(r, _)| super::clip(&format!("That is a misreading, not how Python works: {}", principle(r).unwrap_or_default()), prompt::REASON_MAX_CHARS))
+        .collect();
+    let key = super::check::key_position(&question);
+    let code = p.code.trim_end();
+    let why = if p.program {
+        "This rule is why the program prints what the book shows.".to_string()
+    } else if code.contains('\n') || code.chars().count() > 40 || p.output.contains('\n') || p.output.chars().count() > 40 {
+        "This rule is why Python shows what the book shows for the last line.".to_string()
+    } else {
+        format!("This rule is why `{code}` shows {}.", p.output)
+    };
+    rationales.insert(key, super::clip(&why, prompt::REASON_MAX_CHARS));
+    options.insert(key, right);
+    let concepts = concept(rule).map(|c| vec![c.to_string()]).unwrap_or_default();
+    Some(Item { question, options, answer_index: key, rationales, bloom: Bloom::Understand, concepts, evidence: vec![evidence] })
 }
 
 #[cfg(test)]
@@ -89,5 +161,56 @@ mod tests {
         assert_eq!(item.concepts, vec!["slicing".to_string(), "how the interpreter shows values".to_string()]);
         let (checks, reason) = super::super::check::deterministic(&item, &[], false);
         assert_eq!(reason, None, "{checks:?}");
+    }
+
+    fn sliced() -> Prediction {
+        Prediction {
+            section: 0,
+            offset: 0,
+            setup: vec!["word = 'Python'\n".into()],
+            setup_output: vec![String::new()],
+            code: "word[2:5]\n".into(),
+            output: "'tho'".into(),
+            wrong: vec![wrong("'thon'", "slice_end", "word[2:6]"), wrong("'yth'", "slice_from_one", "word[1:4]"), wrong("tho", "display", "print(word[2:5])")],
+            program: false,
+        }
+    }
+
+    #[test]
+    fn after_a_wrong_answer_the_why_item_sets_the_broken_rule_against_misreadings() {
+        let ev = ItemEvidence { chunk: 0, section: 0, file: "f".into(), heading_path: vec!["Strings".into()], quote: String::new() };
+        let p = sliced();
+        let item = why_item(&p, Some("'yth'"), &[], ev.clone()).unwrap();
+        assert!(explains(&item.question) && !asks(&item.question));
+        assert_eq!(item.question, "Why does Python show this for the last line, and not `'yth'`?\n\n>>> word = 'Python'\n>>> word[2:5]\n'tho'");
+        assert_eq!(item.options[item.answer_index], "Python counts positions from 0: the first item is at index 0.");
+        assert_eq!(item.bloom, Bloom::Understand);
+        // The learner's own misreading first among the wrong options, then the item's others.
+        let others: Vec<&str> = item.options.iter().enumerate().filter(|(i, _)| *i != item.answer_index).map(|(_, o)| o.as_str()).collect();
+        assert_eq!(others, [belief("slice_from_one").unwrap(), belief("slice_end").unwrap(), belief("display").unwrap()]);
+        assert!(item.rationales[item.answer_index].contains("`word[2:5]` shows 'tho'"), "{}", item.rationales[item.answer_index]);
+        let (checks, reason) = super::super::check::deterministic(&item, &[], false);
+        assert_eq!(reason, None, "{checks:?}");
+        // Prepared before the answer: the commonest misreading, no option named.
+        let early = why_item(&p, None, &[], ev.clone()).unwrap();
+        assert!(early.question.starts_with("Why does Python show this for the last line?\n"));
+        assert_eq!(early.options[early.answer_index], principle("slice_end").unwrap());
+        // Misreadings that state no rule give no item; the chapter's others fill the options.
+        let mut methods = sliced();
+        methods.wrong = vec![wrong("'THO'", "method:lower:upper", ""), wrong("x", "other_key", ""), wrong("'tho'", "slice_end", "")];
+        assert!(why_item(&methods, Some("'THO'"), &[], ev.clone()).is_none());
+        let filled = why_item(&methods, Some("'THO'"), &["range_end", "alias+display"], ev).unwrap();
+        assert_eq!(filled.options[filled.answer_index], principle("slice_end").unwrap());
+        assert!(filled.options.iter().any(|o| o == belief("alias").unwrap()));
+    }
+
+    #[test]
+    fn every_misreading_with_a_belief_states_its_rule_alone() {
+        for rule in crate::index::predict::RULES {
+            if let Some(b) = belief(rule) {
+                let p = principle(rule).unwrap();
+                assert!(!p.starts_with("That") && p != b, "{rule}: {p}");
+            }
+        }
     }
 }
