@@ -128,7 +128,7 @@ fn a_first_quiz_opens_with_a_line_of_the_book_run_without_the_model() {
 }
 
 #[test]
-fn an_intermediate_mcq_for_a_teacher_is_the_books_code_run() {
+fn intermediate_mcqs_for_a_teacher_are_the_books_code_run_and_why_it_shows_what_it_shows() {
     use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Body, Difficulty, Made as Authored, Prepared, Task, export};
     let Some(bytes) = common::model_bytes(MODEL) else { return };
     let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
@@ -139,13 +139,21 @@ fn an_intermediate_mcq_for_a_teacher_is_the_books_code_run() {
     let request = AuthorRequest { text: String::new(), query: "string slicing and negative indexes".into(), sections: vec![], mcq: 2, cq: 0, difficulty: Difficulty::Intermediate, lang: None };
     let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
     let evaluated = env.session.evaluated();
-    let mut items = Vec::new();
-    for _ in 0..2 {
+    let mut items: Vec<author::Authored> = Vec::new();
+    for n in 0..2 {
         let Authored::Item(item) = now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() else { panic!("the chapter has lines to run") };
         assert!(item.by_running && !item.by_definition);
         assert!(item.gates.values().all(|&ok| ok), "{:?}", item.gates);
         let Body::Mcq(mcq) = &item.body else { panic!("an MCQ") };
-        assert!(item.sources[0].quote.ends_with(mcq.options[mcq.answer_index].as_str()), "the key is the book's output");
+        if n == 0 {
+            assert!(predict::asks(&mcq.question), "{}", mcq.question);
+            assert!(item.sources[0].quote.ends_with(mcq.options[mcq.answer_index].as_str()), "the key is the book's output");
+        } else {
+            // Then why another line shows what it shows: the stem shows the book's output.
+            let shown = mcq.question.lines().last().unwrap_or_default();
+            assert!(predict::explains(&mcq.question) && item.sources[0].quote.ends_with(shown), "{}", mcq.question);
+            assert_ne!(items[0].sources[0].quote, item.sources[0].quote, "not the line the first item asked about");
+        }
         items.push(*item);
     }
     assert_eq!(env.session.evaluated(), evaluated, "the model wrote nothing");

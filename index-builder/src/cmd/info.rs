@@ -55,7 +55,7 @@ pub fn run(a: Args) -> Result<()> {
                 println!("\nNot shown: {reason}.");
             }
             // After a wrong answer: the "why" item for each wrong option shown.
-            let nearby: Vec<&str> = b.predictions.iter().filter(|q| b.sections[q.section as usize].file == s.file).flat_map(|q| q.wrong.iter().map(|w| w.rule.as_str())).collect();
+            let nearby = predict::chapter_rules(&b, p);
             for (k, o) in item.options.iter().enumerate().filter(|(i, _)| *i != item.answer_index).map(|(_, o)| o).enumerate() {
                 wrong += 1;
                 let Some(w) = predict::why_item(p, Some(o), &nearby, item.evidence[0].clone()) else { continue };

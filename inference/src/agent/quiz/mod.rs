@@ -686,9 +686,7 @@ impl Quiz {
         let item = &round.item;
         let chosen = round.learner_answer.and_then(|a| item.options.get(a)).map(String::as_str);
         let p = predict::asked(bundle, item.evidence[0].chunk, &item.question)?;
-        let file = &bundle.sections[p.section as usize].file;
-        let nearby: Vec<&str> = bundle.predictions.iter().filter(|q| &bundle.sections[q.section as usize].file == file).flat_map(|q| q.wrong.iter().map(|w| w.rule.as_str())).collect();
-        let why = predict::why_item(p, chosen, &nearby, item.evidence[0].clone())?;
+        let why = predict::why_item(p, chosen, &predict::chapter_rules(bundle, p), item.evidence[0].clone())?;
         if self.rounds.iter().any(|r| r.item.question == why.question) {
             return None;
         }

@@ -31,6 +31,12 @@ pub fn asked<'a>(bundle: &'a Bundle, chunk: u32, question: &str) -> Option<&'a P
     within(bundle, chunk).into_iter().find(|p| stem(p) == question)
 }
 
+/// The misreadings of every question in `p`'s file (its chapter): [`why_item`]'s `nearby`.
+pub fn chapter_rules<'a>(bundle: &'a Bundle, p: &Prediction) -> Vec<&'a str> {
+    let file = &bundle.sections[p.section as usize].file;
+    bundle.predictions.iter().filter(|q| &bundle.sections[q.section as usize].file == file).flat_map(|q| q.wrong.iter().map(|w| w.rule.as_str())).collect()
+}
+
 fn stem(p: &Prediction) -> String {
     format!("{}\n\n{}", if p.program { ASK_PROGRAM } else { ASK }, p.transcript())
 }
