@@ -199,8 +199,12 @@ fn explain(rule: &str) -> String {
 
 /// The misreading `rule` stated as the learner would believe it: a false statement about
 /// Python, the wrong option of a "why" item ([`principle`] is the right one); `None` for a
-/// misreading that is no general rule (another method or key, two at once, an error).
-pub fn belief(rule: &str) -> Option<&'static str> {
+/// misreading that is no general rule (another key, two at once, an error). A method or
+/// built-in read as another (`method:count:index`) is the one called doing what the other does.
+pub fn belief(rule: &str) -> Option<String> {
+    if let Some((called, other)) = swapped(rule) {
+        return does(other, &written(rule, called));
+    }
     Some(match rule {
         "slice_end" => "A slice includes the item at its end index.",
         "slice_from_one" | "index_from_one" => "Python counts positions from 1: the first item is at index 1.",
@@ -254,13 +258,72 @@ pub fn belief(rule: &str) -> Option<&'static str> {
         "local_scope" => "Assigning to a name inside a function changes the variable of that name outside it.",
         "arg_copy" => "A function gets a copy of a list passed to it, so a change made inside does not show outside.",
         _ => return None,
-    })
+    }
+    .to_string())
+}
+
+/// `method:a:b` and `builtin:a:b`: the function called (`a`) and the one its option comes from.
+fn swapped(rule: &str) -> Option<(&str, &str)> {
+    let mut parts = rule.splitn(3, ':');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("method" | "builtin"), Some(a), Some(b)) => Some((a, b)),
+        _ => None,
+    }
+}
+
+/// How a call to `name` is written in a rule: `.count` for a method, `max` for a built-in.
+fn written(rule: &str, name: &str) -> String {
+    if rule.starts_with("method:") { format!(".{name}") } else { name.to_string() }
+}
+
+/// What the method or built-in `name` does, said of a call written `call`: "`.count(x)` gives
+/// how many times x occurs." (the methods and built-ins `predict.py` swaps).
+fn does(name: &str, call: &str) -> Option<String> {
+    let (args, what) = match name {
+        "append" => ("x", "adds x to the end of the list as one item"),
+        "extend" => ("x", "adds each item of x to the end of the list"),
+        "lower" => ("", "gives a copy of the string in lower case"),
+        "upper" => ("", "gives a copy of the string in capital letters"),
+        "title" => ("", "gives a copy of the string with the first letter of every word in capitals"),
+        "capitalize" => ("", "gives a copy of the string with only its first letter in capitals"),
+        "find" => ("s", "gives the index where s first occurs, or -1"),
+        "rfind" => ("s", "gives the index where s last occurs, or -1"),
+        "count" => ("x", "gives how many times x occurs"),
+        "index" => ("x", "gives the index where x first occurs"),
+        "keys" => ("", "gives the dictionary's keys"),
+        "values" => ("", "gives the dictionary's values"),
+        "items" => ("", "gives the dictionary's (key, value) pairs"),
+        "startswith" => ("s", "tells whether the string begins with s"),
+        "endswith" => ("s", "tells whether the string ends with s"),
+        "lstrip" => ("", "removes spaces from the left end of the string only"),
+        "rstrip" => ("", "removes spaces from the right end of the string only"),
+        "strip" => ("", "removes spaces from both ends of the string"),
+        "split" => ("sep, n", "splits at the first n separators, counting from the left"),
+        "rsplit" => ("sep, n", "splits at the last n separators, counting from the right"),
+        "union" => ("other", "gives every item that is in either set"),
+        "intersection" => ("other", "gives only the items that are in both sets"),
+        "difference" => ("other", "gives the items of this set that are not in the other"),
+        "symmetric_difference" => ("other", "gives the items that are in exactly one of the two sets"),
+        "max" => ("", "gives the largest of its items"),
+        "min" => ("", "gives the smallest of its items"),
+        "int" => ("x", "drops the fraction of x, rounding towards zero"),
+        "round" => ("x", "rounds x to the nearest whole number"),
+        "str" => ("x", "gives x as text, as print() shows it"),
+        "repr" => ("x", "gives x as Python writes it, a string with its quotes"),
+        "any" => ("items", "is True when at least one of the items is true"),
+        "all" => ("items", "is True only when every one of the items is true"),
+        _ => return None,
+    };
+    Some(format!("`{call}({args})` {what}."))
 }
 
 /// The rule of the language a misreading breaks, stated plainly: the right option of a "why"
 /// item; `None` where [`belief`] has no false statement to set against it.
 pub fn principle(rule: &str) -> Option<String> {
     belief(rule)?;
+    if let Some((called, _)) = swapped(rule) {
+        return does(called, &written(rule, called));
+    }
     Some(match rule {
         // Their reason speaks of the option ("That counts …"); the rule itself:
         "slice_from_one" | "index_from_one" => "Python counts positions from 0: the first item is at index 0.".to_string(),

@@ -97,9 +97,9 @@ pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence:
     let mut nearby: Vec<&str> = nearby.iter().flat_map(|r| r.split('+')).collect();
     nearby.sort_by_key(|r| concept(r) != concept(rule));
     let rest = p.wrong.iter().flat_map(|w| w.rule.split('+')).chain(nearby);
-    let mut beliefs: Vec<(&str, &str)> = Vec::new();
+    let mut beliefs: Vec<(&str, String)> = Vec::new();
     for r in std::iter::once(rule).chain(shown.iter().copied()).chain(rest) {
-        if let Some(b) = belief(r).filter(|b| !beliefs.iter().any(|(_, x)| x == b)) {
+        if let Some(b) = belief(r).filter(|b| !beliefs.iter().any(|(_, x)| x == b) && *b != right) {
             beliefs.push((r, b));
         }
         if beliefs.len() == WRONG {
@@ -115,7 +115,7 @@ pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence:
         None => format!("{head}?"),
     };
     let question = if p.program { format!("{ask}\n\n{}\n\nOutput:\n{}", p.code.trim_end(), p.output) } else { format!("{ask}\n\n{}", p.quote()) };
-    let mut options: Vec<String> = beliefs.iter().map(|(_, b)| b.to_string()).collect();
+    let mut options: Vec<String> = beliefs.iter().map(|(_, b)| b.clone()).collect();
     let mut rationales: Vec<String> = beliefs
         .iter()
         .map(|(r, _)| super::clip(&format!("That is a misreading, not how Python works: {}", principle(r).unwrap_or_default()), prompt::REASON_MAX_CHARS))
@@ -193,7 +193,7 @@ mod tests {
         assert_eq!(item.bloom, Bloom::Understand);
         // The learner's own misreading first among the wrong options, then the item's others.
         let others: Vec<&str> = item.options.iter().enumerate().filter(|(i, _)| *i != item.answer_index).map(|(_, o)| o.as_str()).collect();
-        assert_eq!(others, [belief("slice_from_one").unwrap(), belief("slice_end").unwrap(), belief("display").unwrap()]);
+        assert_eq!(others, ["slice_from_one", "slice_end", "display"].map(|r| belief(r).unwrap()));
         assert!(item.rationales[item.answer_index].contains("`word[2:5]` shows 'tho'"), "{}", item.rationales[item.answer_index]);
         let (checks, reason) = super::super::check::deterministic(&item, &[], false);
         assert_eq!(reason, None, "{checks:?}");
@@ -202,21 +202,29 @@ mod tests {
         assert!(early.question.starts_with("Why does Python show this for the last line?\n"));
         assert_eq!(early.options[early.answer_index], principle("slice_end").unwrap());
         // Misreadings that state no rule give no item; the chapter's others fill the options.
-        let mut methods = sliced();
-        methods.wrong = vec![wrong("'THO'", "method:lower:upper", ""), wrong("x", "other_key", ""), wrong("'tho'", "slice_end", "")];
-        assert!(why_item(&methods, Some("'THO'"), &[], ev.clone()).is_none());
-        let filled = why_item(&methods, Some("'THO'"), &["range_end", "alias+display"], ev).unwrap();
+        let mut keys = sliced();
+        keys.wrong = vec![wrong("'yth'", "other_key", ""), wrong("x", "no_error", ""), wrong("'tho'", "slice_end", "")];
+        assert!(why_item(&keys, Some("'yth'"), &[], ev.clone()).is_none());
+        let filled = why_item(&keys, Some("'yth'"), &["range_end", "alias+display"], ev.clone()).unwrap();
         assert_eq!(filled.options[filled.answer_index], principle("slice_end").unwrap());
-        assert!(filled.options.iter().any(|o| o == belief("alias").unwrap()));
+        assert!(filled.options.iter().any(|o| *o == belief("alias").unwrap()));
+        // A method read as another: the one called, doing what the other does.
+        let mut methods = sliced();
+        methods.wrong = vec![wrong("1", "method:count:index", ""), wrong("'THO'", "method:lower:upper", ""), wrong("'tho'", "slice_end", "")];
+        let m = why_item(&methods, Some("1"), &[], ev).unwrap();
+        assert_eq!(m.options[m.answer_index], "`.count(x)` gives how many times x occurs.");
+        assert!(m.options.iter().any(|o| o == "`.count(x)` gives the index where x first occurs."), "{:?}", m.options);
     }
 
     #[test]
     fn every_misreading_with_a_belief_states_its_rule_alone() {
-        for rule in crate::index::predict::RULES {
+        let swaps = ["method:append:extend", "method:find:rfind", "builtin:max:min", "builtin:int:round"];
+        for rule in crate::index::predict::RULES.iter().chain(&swaps) {
             if let Some(b) = belief(rule) {
                 let p = principle(rule).unwrap();
                 assert!(!p.starts_with("That") && p != b, "{rule}: {p}");
             }
         }
+        assert!(swaps.iter().all(|r| belief(r).is_some()));
     }
 }
