@@ -128,7 +128,7 @@ fn a_first_quiz_opens_with_a_line_of_the_book_run_without_the_model() {
 }
 
 #[test]
-fn intermediate_mcqs_for_a_teacher_are_the_books_code_run_and_why_it_shows_what_it_shows() {
+fn a_teachers_mcqs_from_the_books_code_why_it_shows_what_it_shows_and_loops_traced() {
     use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Body, Difficulty, Made as Authored, Prepared, Task, export};
     let Some(bytes) = common::model_bytes(MODEL) else { return };
     let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
@@ -156,6 +156,13 @@ fn intermediate_mcqs_for_a_teacher_are_the_books_code_run_and_why_it_shows_what_
         }
         items.push(*item);
     }
+    // An advanced one traces a loop: what a program with one prints.
+    let request = AuthorRequest { text: String::new(), query: "loops".into(), sections: vec![], mcq: 1, cq: 0, difficulty: Difficulty::Advanced, lang: None };
+    let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
+    let evaluated = env.session.evaluated();
+    let Authored::Item(item) = now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() else { panic!("the chapter has a loop to run") };
+    let Body::Mcq(mcq) = &item.body else { panic!("an MCQ") };
+    assert!(item.by_running && predict::asks(&mcq.question) && mcq.question.contains("for "), "{}", mcq.question);
     assert_eq!(env.session.evaluated(), evaluated, "the model wrote nothing");
     let record = export::record(&items[0]);
     assert_eq!((record["ai_assisted"].as_bool(), record["from_running"].as_bool()), (Some(false), Some(true)));

@@ -639,10 +639,17 @@ impl Job {
                 return Ok(Made::Missing { task: Task::Mcq, reason, attempts: 0 });
             }
         }
-        // An intermediate MCQ on a Python course applies or explains a rule: what the book's
-        // code shows, or why, where the evidence or its chapter has a line or program to ask about.
-        if self.request.difficulty == Difficulty::Intermediate && lang == Lang::En {
-            if let Some(made) = self.prediction_mcq(bundle) {
+        // On a Python course, where the evidence or its chapter has a line or program to ask
+        // about: an intermediate MCQ explains or applies a rule (why the book's code shows what
+        // it shows, or what a line shows), an advanced one traces a loop or a branch (what a
+        // program with one shows; else a line).
+        if lang == Lang::En {
+            let made = match self.request.difficulty {
+                Difficulty::Intermediate => self.prediction_mcq(bundle, &[Bloom::Apply], true),
+                Difficulty::Advanced => self.prediction_mcq(bundle, &[Bloom::Analyse, Bloom::Apply], false),
+                Difficulty::Beginner => None,
+            };
+            if let Some(made) = made {
                 return Ok(made);
             }
         }
@@ -752,37 +759,45 @@ impl Job {
     }
 
     /// An MCQ on a line or program of the next passage (in turn) that has one no item asked,
-    /// then of the rest of those passages' chapters: what Python shows, or, every other item,
-    /// why it shows it (the rule its commonest misreading breaks, [`quiz::predict::why_item`];
-    /// never both for one line: the "why" stem shows the output), passing the writer's checks
-    /// and the gates; `None` when none is left.
-    fn prediction_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
+    /// then of the rest of those passages' chapters: what Python shows, for one at a level of
+    /// `levels` ([`quiz::predict::level`]; the first level first within the passages, then
+    /// within the chapters), or, with `why`, every other item why it shows it (the rule its
+    /// commonest misreading breaks, [`quiz::predict::why_item`]; never both for one line: the
+    /// "why" stem shows the output), passing the writer's checks and the gates; `None` when
+    /// none is left.
+    fn prediction_mcq(&mut self, bundle: &Bundle, levels: &[Bloom], why: bool) -> Option<Made> {
         use quiz::predict;
         let count = |f: fn(&str) -> bool| self.earlier.iter().filter(|q| f(q)).count();
-        let why_first = count(predict::asks) > count(predict::explains);
-        for (k, (chunk, section)) in self.passages_then_chapters(bundle).into_iter().enumerate() {
-            for p in predict::within(bundle, chunk) {
-                let quote = p.quote();
-                if self.used.contains(&quote) {
-                    continue;
-                }
-                let run = predict::item(p, self.source(bundle, chunk, quote.clone()));
-                let why = predict::why_item(p, None, &predict::chapter_rules(bundle, p), self.source(bundle, chunk, quote.clone()));
-                let items = if why_first { [why, Some(run)] } else { [Some(run), why] };
-                for item in items.into_iter().flatten() {
-                    // Only the same stem is a repeat: stems differ in their code, which the
-                    // word-overlap check does not read (see `Quiz::prediction_item`).
-                    if self.earlier.contains(&item.question) {
-                        continue;
+        let why_first = why && count(predict::asks) > count(predict::explains);
+        let order = self.passages_then_chapters(bundle);
+        let n = self.passages.len();
+        for in_passages in [true, false] {
+            for &level in levels {
+                for (k, &(chunk, section)) in order.iter().enumerate().filter(|(k, _)| (*k < n) == in_passages) {
+                    for p in predict::within(bundle, chunk) {
+                        let quote = p.quote();
+                        if self.used.contains(&quote) {
+                            continue;
+                        }
+                        let run = (predict::level(p) == level).then(|| predict::item(p, self.source(bundle, chunk, quote.clone())));
+                        let why = why.then(|| predict::why_item(p, None, &predict::chapter_rules(bundle, p), self.source(bundle, chunk, quote.clone()))).flatten();
+                        let items = if why_first { [why, run] } else { [run, why] };
+                        for item in items.into_iter().flatten() {
+                            // Only the same stem is a repeat: stems differ in their code, which
+                            // the word-overlap check does not read (see `Quiz::prediction_item`).
+                            if self.earlier.contains(&item.question) {
+                                continue;
+                            }
+                            let (checks, reason) = quiz::check::deterministic(&item, &[], false);
+                            let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::En);
+                            if reason.is_some() || !all_gates.values().all(|&ok| ok) {
+                                continue;
+                            }
+                            all_gates.extend(checks);
+                            let concept = item.concepts.first().cloned().unwrap_or_else(|| bundle.sections[section as usize].heading().to_string());
+                            return Some(self.take_book_mcq(item, all_gates, k, quote, concept, Lang::En, true));
+                        }
                     }
-                    let (checks, reason) = quiz::check::deterministic(&item, &[], false);
-                    let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::En);
-                    if reason.is_some() || !all_gates.values().all(|&ok| ok) {
-                        continue;
-                    }
-                    all_gates.extend(checks);
-                    let concept = item.concepts.first().cloned().unwrap_or_else(|| bundle.sections[section as usize].heading().to_string());
-                    return Some(self.take_book_mcq(item, all_gates, k, quote, concept, Lang::En, true));
                 }
             }
         }
