@@ -168,4 +168,5 @@ fn a_teachers_mcqs_from_the_books_code_why_it_shows_what_it_shows_and_loops_trac
     assert_eq!((record["ai_assisted"].as_bool(), record["from_running"].as_bool()), (Some(false), Some(true)));
     let xml = export::moodle_xml(&items);
     assert!(xml.contains("&lt;pre&gt;") && xml.contains("from the book's code, run"), "code is exported as code");
+    assert!(export::moodle_xml(&items[1..]).contains("&lt;pre&gt;"), "a \"why\" stem's code too");
 }

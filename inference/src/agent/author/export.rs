@@ -104,9 +104,11 @@ fn asks_code(question: &str) -> bool {
     crate::agent::quiz::predict::asks(question)
 }
 
-/// An MCQ's stem: the question, and the code it shows as a code block.
+/// An MCQ's stem: the question, and the code it shows as a code block (what the book's code
+/// shows, or why).
 fn question_html(question: &str) -> String {
-    match question.split_once("\n\n").filter(|_| asks_code(question)) {
+    let code = asks_code(question) || crate::agent::quiz::predict::explains(question);
+    match question.split_once("\n\n").filter(|_| code) {
         Some((ask, code)) => format!("{}{}", html(ask), html_code(code)),
         None => html(question),
     }
