@@ -144,31 +144,7 @@ mod tests {
         WrongOutput { output: output.into(), rule: rule.into(), code: code.into(), earlier: false }
     }
 
-    #[test]
-    fn the_item_keys_the_books_output_and_explains_each_misreading() {
-        let p = Prediction {
-            section: 0,
-            offset: 0,
-            setup: vec!["word = 'Python'\n".into()],
-            setup_output: vec![String::new()],
-            code: "word[2:5]\n".into(),
-            output: "'tho'".into(),
-            wrong: vec![wrong("'thon'", "slice_end", "word[2:6]"), wrong("'yth'", "slice_from_one", "word[1:4]"), wrong("tho", "display", "print(word[2:5])")],
-            program: false,
-        };
-        let ev = ItemEvidence { chunk: 0, section: 0, file: "f".into(), heading_path: vec!["Strings".into()], quote: String::new() };
-        let item = item(&p, ev);
-        assert_eq!(item.question, "What does Python show for the last line?\n\n>>> word = 'Python'\n>>> word[2:5]");
-        assert_eq!(item.options[item.answer_index], "'tho'");
-        assert_eq!(item.options.len(), 4);
-        let i = item.options.iter().position(|o| o == "'thon'").unwrap();
-        assert!(item.rationales[i].contains("`word[2:6]`") && item.rationales[i].contains("end index"), "{}", item.rationales[i]);
-        assert_eq!(item.bloom, Bloom::Apply);
-        assert_eq!(item.concepts, vec!["slicing".to_string(), "how the interpreter shows values".to_string()]);
-        let (checks, reason) = super::super::check::deterministic(&item, &[], false);
-        assert_eq!(reason, None, "{checks:?}");
-    }
-
+    /// `word[2:5]` after `word = 'Python'`, with three misreadings.
     fn sliced() -> Prediction {
         Prediction {
             section: 0,
@@ -182,9 +158,27 @@ mod tests {
         }
     }
 
+    fn evidence() -> ItemEvidence {
+        ItemEvidence { chunk: 0, section: 0, file: "f".into(), heading_path: vec!["Strings".into()], quote: String::new() }
+    }
+
+    #[test]
+    fn the_item_keys_the_books_output_and_explains_each_misreading() {
+        let item = item(&sliced(), evidence());
+        assert_eq!(item.question, "What does Python show for the last line?\n\n>>> word = 'Python'\n>>> word[2:5]");
+        assert_eq!(item.options[item.answer_index], "'tho'");
+        assert_eq!(item.options.len(), 4);
+        let i = item.options.iter().position(|o| o == "'thon'").unwrap();
+        assert!(item.rationales[i].contains("`word[2:6]`") && item.rationales[i].contains("end index"), "{}", item.rationales[i]);
+        assert_eq!(item.bloom, Bloom::Apply);
+        assert_eq!(item.concepts, vec!["slicing".to_string(), "how the interpreter shows values".to_string()]);
+        let (checks, reason) = super::super::check::deterministic(&item, &[], false);
+        assert_eq!(reason, None, "{checks:?}");
+    }
+
     #[test]
     fn after_a_wrong_answer_the_why_item_sets_the_broken_rule_against_misreadings() {
-        let ev = ItemEvidence { chunk: 0, section: 0, file: "f".into(), heading_path: vec!["Strings".into()], quote: String::new() };
+        let ev = evidence();
         let p = sliced();
         let item = why_item(&p, Some("'yth'"), &[], ev.clone()).unwrap();
         assert!(explains(&item.question) && !asks(&item.question));
