@@ -125,6 +125,24 @@ fn a_first_quiz_opens_with_a_line_of_the_book_run_without_the_model() {
     assert!(item.evidence[0].quote.ends_with(key.as_str()), "the key is the book's output: {key} / {}", item.evidence[0].quote);
     assert_eq!(item.bloom, Bloom::Apply, "the plan's level");
     assert_eq!(env.session.evaluated(), evaluated, "the model read nothing");
+
+    // A wrong answer: why the book's code shows what it shows, for the option chosen.
+    let (key, options) = (item.answer_index, item.options.clone());
+    quiz.show(item, validation);
+    let chosen = (key + 1) % 4;
+    assert!(!quiz.answer(chosen).unwrap().correct);
+    let plan = quiz.plan(Branch::Wrong, &cfg).unwrap();
+    let Made::Item { item: why, .. } = now(quiz.make(&mut env, &plan, &cfg)).unwrap() else { panic!("a why item") };
+    assert!(predict::explains(&why.question) && why.bloom == Bloom::Understand, "{}", why.question);
+    if !options[chosen].contains('\n') && options[chosen] != NO_ERROR {
+        assert!(why.question.contains(&format!("and not `{}`", options[chosen])), "{}", why.question);
+    }
+    // A quiz that starts at Understand asks why, too.
+    let mut understand = now(Quiz::start(&env, "strings", quiz.subtopic.clone(), Some(Bloom::Understand), &cfg)).unwrap();
+    let plan = understand.plan(Branch::First, &cfg).unwrap();
+    let Made::Item { item, .. } = now(understand.make(&mut env, &plan, &cfg)).unwrap() else { panic!("an item") };
+    assert!(predict::explains(&item.question), "{}", item.question);
+    assert_eq!(env.session.evaluated(), evaluated, "the model read nothing");
 }
 
 #[test]

@@ -437,8 +437,9 @@ pub struct Quiz {
     #[serde(default)]
     pub defined: Vec<(u32, usize)>,
     /// Passages holding a line or program of the book that an item can ask about, with the
-    /// item's level ([`predict::within`], [`predict::level`]): an Apply or Analyse item is
-    /// planned first on a passage that has one at its level.
+    /// item's level ([`predict::within`], [`predict::levels`]: what it shows at Apply or
+    /// Analyse, why at Understand): an item is planned first on a passage that has one at its
+    /// level.
     #[serde(default)]
     pub runnable: Vec<(u32, Bloom)>,
     pub rounds: Vec<Round>,
@@ -488,7 +489,8 @@ impl Quiz {
         }
         let inside = passages.len();
         passages.extend(outside);
-        let mut runnable: Vec<(u32, Bloom)> = passages.iter().flat_map(|&(c, _)| predict::within(env.bundle, c).into_iter().map(move |p| (c, predict::level(p)))).collect();
+        let mut runnable: Vec<(u32, Bloom)> =
+            passages.iter().flat_map(|&(c, _)| predict::within(env.bundle, c).into_iter().flat_map(move |p| predict::levels(env.bundle, p).into_iter().map(move |b| (c, b)))).collect();
         runnable.sort_unstable();
         runnable.dedup();
         let mut quiz = Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, rounds: Vec::new(), skipped: Vec::new(), start: cfg.start, bias: None };
@@ -581,7 +583,7 @@ impl Quiz {
         // An Apply or Analyse item: a line of the book's session, when the passage has one no
         // item has asked yet.
         if matches!(plan.bloom, Bloom::Apply | Bloom::Analyse) {
-            if let Some(made) = self.prediction_item(bundle, plan, &earlier) {
+            if let Some(made) = self.code_item(bundle, plan, &earlier, false) {
                 return Ok(made);
             }
         }
@@ -589,6 +591,12 @@ impl Quiz {
         // rule the learner's misreading breaks against misreadings stated as rules.
         if plan.branch == Branch::Wrong && plan.bloom <= Bloom::Apply {
             if let Some(made) = self.why_item(bundle) {
+                return Ok(made);
+            }
+        }
+        // An Understand item: why Python shows what it shows for a line of the passage.
+        if plan.bloom == Bloom::Understand {
+            if let Some(made) = self.code_item(bundle, plan, &earlier, true) {
                 return Ok(made);
             }
         }
@@ -653,19 +661,26 @@ impl Quiz {
         None
     }
 
-    /// An item asking what Python shows for a line of `plan`'s passage that no earlier item
-    /// asked, at the plan's level ([`predict::level`]: a harder one after a wrong answer would
-    /// undo the step down); checked as a written item is.
-    fn prediction_item(&self, bundle: &Bundle, plan: &Plan, earlier: &[String]) -> Option<Made> {
+    /// An item on a line of `plan`'s passage that no earlier item rests on: what Python shows,
+    /// at the plan's level ([`predict::level`]: a harder one after a wrong answer would undo the
+    /// step down), or, with `why`, why it shows it (the commonest misreading's rule,
+    /// [`predict::why_item`]); checked as a written item is.
+    fn code_item(&self, bundle: &Bundle, plan: &Plan, earlier: &[String], why: bool) -> Option<Made> {
         let section = bundle.section_of(plan.chunk);
-        let found = predict::within(bundle, plan.chunk).into_iter().filter(|p| predict::level(p) == plan.bloom);
         let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
-        for p in found {
-            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: p.quote() };
-            let item = predict::item(p, evidence);
-            if earlier.contains(&item.question.as_str()) {
+        for p in predict::within(bundle, plan.chunk) {
+            // One item per line: a "why" stem shows the output the other asks for.
+            let quote = p.quote();
+            if self.rounds.iter().any(|r| r.item.evidence[0].quote == quote) {
                 continue;
             }
+            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote };
+            let item = if why {
+                predict::why_item(p, None, &predict::chapter_rules(bundle, p), evidence)
+            } else {
+                (predict::level(p) == plan.bloom).then(|| predict::item(p, evidence))
+            };
+            let Some(item) = item.filter(|i| !earlier.contains(&i.question.as_str())) else { continue };
             // Stems differ in their code, which the word-overlap repeat check does not read
             // (`word[0:2]` and `word[-2]` share every word): only the same stem is a repeat.
             let (checks, reason) = check::deterministic(&item, &[], false);

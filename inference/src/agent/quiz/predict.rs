@@ -55,6 +55,14 @@ pub fn level(p: &Prediction) -> Bloom {
     if flows(&p.code) || p.setup.iter().any(|s| flows(s)) { Bloom::Analyse } else { Bloom::Apply }
 }
 
+/// The levels an item on `p` can be asked at: its own ([`level`]), and Understand when a "why"
+/// item explains its output ([`why_item`]).
+pub fn levels(bundle: &Bundle, p: &Prediction) -> Vec<Bloom> {
+    let none = ItemEvidence { chunk: 0, section: p.section, file: String::new(), heading_path: Vec::new(), quote: String::new() };
+    let why = why_item(p, None, &chapter_rules(bundle, p), none).is_some();
+    std::iter::once(level(p)).chain(why.then_some(Bloom::Understand)).collect()
+}
+
 /// The item for `p`: the key where [`super::check::key_position`] puts it, the first
 /// [`WRONG`] wrong outputs (the commonest misreadings first), a reason for each.
 pub fn item(p: &Prediction, evidence: ItemEvidence) -> Item {
