@@ -8,7 +8,8 @@ pub struct Args {
     #[arg(long)]
     bundle: PathBuf,
     /// Also print every "what does Python show?" question as the quiz shows it, with the "why"
-    /// item a wrong answer to its first wrong option leads to (Markdown, for a hand audit).
+    /// item a wrong answer to its first wrong option leads to and its "judge" item (Markdown, for
+    /// a hand audit).
     #[arg(long)]
     predictions: bool,
 }
@@ -34,7 +35,7 @@ pub fn run(a: Args) -> Result<()> {
     println!("predictions  {} (session lines {}, programs {})", b.predictions.len(), b.predictions.iter().filter(|p| !p.program).count(), b.predictions.iter().filter(|p| p.program).count());
     if a.predictions {
         use inference::agent::quiz::{ItemEvidence, check, predict};
-        let (mut refused, mut wrong, mut why) = (0, 0, 0);
+        let (mut refused, mut wrong, mut why, mut judged) = (0, 0, 0, 0);
         for (n, p) in b.predictions.iter().enumerate() {
             let s = &b.sections[p.section as usize];
             let evidence = ItemEvidence { chunk: 0, section: s.id, file: s.file.clone(), heading_path: s.heading_path.clone(), quote: String::new() };
@@ -70,9 +71,21 @@ pub fn run(a: Args) -> Result<()> {
                     }
                 }
             }
+            // At Evaluate: a classmate's misreading of the line, judged.
+            if let Some(j) = predict::judge_item(p, &nearby, item.evidence[0].clone()) {
+                match shows(&j) {
+                    Some(reason) => println!("\n\"Judge\" not shown: {reason}."),
+                    None => judged += 1,
+                }
+                println!("\nEvaluate: {}", j.question.lines().next().unwrap_or(""));
+                for (i, o) in j.options.iter().enumerate() {
+                    println!("{}. {}{o}", (b'A' + i as u8) as char, if i == j.answer_index { "**key** " } else { "" });
+                }
+            }
         }
         println!("\n{} of {} questions pass the quiz's checks", b.predictions.len() - refused, b.predictions.len());
         println!("{why} of {wrong} wrong options shown lead to a \"why\" item that passes them");
+        println!("{judged} of {} questions give a \"judge\" item (Evaluate) that passes them", b.predictions.len());
     }
     Ok(())
 }

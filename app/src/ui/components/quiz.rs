@@ -38,11 +38,10 @@ fn asks_code(item: &crate::protocol::Item) -> bool {
     inference::agent::quiz::predict::asks(&item.question)
 }
 
-/// The stem: its question, and the code it shows in a code block when it asks about code (what
-/// Python shows, or why).
+/// The stem: its question, and the code it shows in a code block when it asks about the book's
+/// code (what Python shows, why, or whether a classmate is right).
 fn stem(item: &crate::protocol::Item, level: Html) -> Html {
-    let code = asks_code(item) || inference::agent::quiz::predict::explains(&item.question);
-    match item.question.split_once("\n\n").filter(|_| code) {
+    match item.question.split_once("\n\n").filter(|_| inference::agent::quiz::predict::shows_code(&item.question)) {
         Some((ask, code)) => html! {
             <>
                 <p class="stem">{ ask }{ level }</p>

@@ -104,11 +104,9 @@ fn asks_code(question: &str) -> bool {
     crate::agent::quiz::predict::asks(question)
 }
 
-/// An MCQ's stem: the question, and the code it shows as a code block (what the book's code
-/// shows, or why).
+/// An MCQ's stem: the question, and the code it shows as a code block.
 fn question_html(question: &str) -> String {
-    let code = asks_code(question) || crate::agent::quiz::predict::explains(question);
-    match question.split_once("\n\n").filter(|_| code) {
+    match question.split_once("\n\n").filter(|_| crate::agent::quiz::predict::shows_code(question)) {
         Some((ask, code)) => format!("{}{}", html(ask), html_code(code)),
         None => html(question),
     }

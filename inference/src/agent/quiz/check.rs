@@ -67,8 +67,10 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
     let same_words = option_terms.iter().enumerate().any(|(i, a)| {
         option_terms.iter().enumerate().any(|(j, b)| i != j && a.len() >= 5 && a.intersection(b).count() as f64 >= 0.9 * a.len() as f64)
     });
-    // A "why" item sets a rule against its misreading, in many of the same words on purpose.
-    record("options_differ", outputs || super::predict::explains(&item.question) || !same_words, "two options said the same thing in different words");
+    // A "why" or "judge" item sets a rule against its misreading, in many of the same words on
+    // purpose, and a "judge" item's options answer the classmate the stem quotes.
+    let curated = super::predict::explains(&item.question) || super::predict::judges(&item.question);
+    record("options_differ", outputs || curated || !same_words, "two options said the same thing in different words");
     record(
         "no_all_or_none",
         !options.iter().any(|o| CATCH_ALL.iter().any(|c| o == c || o.starts_with(&format!("{c} ")) || o.ends_with(&format!(" {c}")))),
@@ -93,7 +95,7 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
     let stem = norm(&item.question);
     record(
         "option_not_in_stem",
-        outputs || !options.iter().any(|o| o == &stem || (o.split(' ').count() >= 4 && stem.contains(o.as_str()))),
+        outputs || curated || !options.iter().any(|o| o == &stem || (o.split(' ').count() >= 4 && stem.contains(o.as_str()))),
         "an option repeated the question's own words",
     );
     // An option is an answer, not a question or a question word ("কোনটি", "What is called?"),
@@ -108,7 +110,7 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
         let t: HashSet<String> = terms(o).into_iter().filter(|w| w.chars().any(char::is_alphabetic)).collect();
         t.len() >= 3 && t.intersection(&stem_terms).count() as f64 / t.len() as f64 >= 0.8
     };
-    record("options_are_answers", outputs || !item.options.iter().any(|o| asks(o) || restates(o)), "an option was a question or repeated the question");
+    record("options_are_answers", outputs || curated || !item.options.iter().any(|o| asks(o) || restates(o)), "an option was a question or repeated the question");
     // The learner never sees the passage, nor a program the question does not show.
     let lower = item.question.to_lowercase();
     // "Key fact": what the writer's turn calls the sentence an item rests on (session 30's q2.1).

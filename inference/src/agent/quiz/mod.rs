@@ -438,8 +438,8 @@ pub struct Quiz {
     pub defined: Vec<(u32, usize)>,
     /// Passages holding a line or program of the book that an item can ask about, with the
     /// item's level ([`predict::within`], [`predict::levels`]: what it shows at Apply or
-    /// Analyse, why at Understand): an item is planned first on a passage that has one at its
-    /// level.
+    /// Analyse, why at Understand, a classmate's misreading judged at Evaluate): an item is
+    /// planned first on a passage that has one at its level.
     #[serde(default)]
     pub runnable: Vec<(u32, Bloom)>,
     pub rounds: Vec<Round>,
@@ -583,7 +583,7 @@ impl Quiz {
         // An Apply or Analyse item: a line of the book's session, when the passage has one no
         // item has asked yet.
         if matches!(plan.bloom, Bloom::Apply | Bloom::Analyse) {
-            if let Some(made) = self.code_item(bundle, plan, &earlier, false) {
+            if let Some(made) = self.code_item(bundle, plan, &earlier) {
                 return Ok(made);
             }
         }
@@ -594,9 +594,10 @@ impl Quiz {
                 return Ok(made);
             }
         }
-        // An Understand item: why Python shows what it shows for a line of the passage.
-        if plan.bloom == Bloom::Understand {
-            if let Some(made) = self.code_item(bundle, plan, &earlier, true) {
+        // An Understand item: why Python shows what it shows for a line of the passage; an
+        // Evaluate one: is a classmate's misreading of it right?
+        if matches!(plan.bloom, Bloom::Understand | Bloom::Evaluate) {
+            if let Some(made) = self.code_item(bundle, plan, &earlier) {
                 return Ok(made);
             }
         }
@@ -661,11 +662,12 @@ impl Quiz {
         None
     }
 
-    /// An item on a line of `plan`'s passage that no earlier item rests on: what Python shows,
-    /// at the plan's level ([`predict::level`]: a harder one after a wrong answer would undo the
-    /// step down), or, with `why`, why it shows it (the commonest misreading's rule,
-    /// [`predict::why_item`]); checked as a written item is.
-    fn code_item(&self, bundle: &Bundle, plan: &Plan, earlier: &[String], why: bool) -> Option<Made> {
+    /// An item on a line of `plan`'s passage that no earlier item rests on, at the plan's
+    /// level: what Python shows (Apply, Analyse: [`predict::level`]; a harder one after a wrong
+    /// answer would undo the step down), why (Understand: [`predict::why_item`] for the
+    /// commonest misreading), or whether a classmate's misreading is right (Evaluate:
+    /// [`predict::judge_item`]); checked as a written item is.
+    fn code_item(&self, bundle: &Bundle, plan: &Plan, earlier: &[String]) -> Option<Made> {
         let section = bundle.section_of(plan.chunk);
         let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
         for p in predict::within(bundle, plan.chunk) {
@@ -675,10 +677,10 @@ impl Quiz {
                 continue;
             }
             let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote };
-            let item = if why {
-                predict::why_item(p, None, &predict::chapter_rules(bundle, p), evidence)
-            } else {
-                (predict::level(p) == plan.bloom).then(|| predict::item(p, evidence))
+            let item = match plan.bloom {
+                Bloom::Understand => predict::why_item(p, None, &predict::chapter_rules(bundle, p), evidence),
+                Bloom::Evaluate => predict::judge_item(p, &predict::chapter_rules(bundle, p), evidence),
+                level => (predict::level(p) == level).then(|| predict::item(p, evidence)),
             };
             let Some(item) = item.filter(|i| !earlier.contains(&i.question.as_str())) else { continue };
             // Stems differ in their code, which the word-overlap repeat check does not read

@@ -26,6 +26,19 @@ pub fn explains(question: &str) -> bool {
     question.starts_with(WHY) || question.starts_with(WHY_PROGRAM)
 }
 
+/// The first words of a "judge the reasoning" item's stem ([`judge_item`]).
+pub const JUDGE: &str = "A classmate says the last line shows";
+
+/// Whether a stem is a "judge the reasoning" item's ([`judge_item`]).
+pub fn judges(question: &str) -> bool {
+    question.starts_with(JUDGE)
+}
+
+/// Whether a stem shows the book's code below its question (every item of this module's).
+pub fn shows_code(question: &str) -> bool {
+    asks(question) || explains(question) || judges(question)
+}
+
 /// The question of `chunk` that an item with this stem asks about.
 pub fn asked<'a>(bundle: &'a Bundle, chunk: u32, question: &str) -> Option<&'a Prediction> {
     within(bundle, chunk).into_iter().find(|p| stem(p) == question)
@@ -55,12 +68,15 @@ pub fn level(p: &Prediction) -> Bloom {
     if flows(&p.code) || p.setup.iter().any(|s| flows(s)) { Bloom::Analyse } else { Bloom::Apply }
 }
 
-/// The levels an item on `p` can be asked at: its own ([`level`]), and Understand when a "why"
-/// item explains its output ([`why_item`]).
+/// The levels an item on `p` can be asked at: its own ([`level`]), Understand when a "why"
+/// item explains its output ([`why_item`]), Evaluate when a classmate's misreading of it can be
+/// judged ([`judge_item`]).
 pub fn levels(bundle: &Bundle, p: &Prediction) -> Vec<Bloom> {
-    let none = ItemEvidence { chunk: 0, section: p.section, file: String::new(), heading_path: Vec::new(), quote: String::new() };
-    let why = why_item(p, None, &chapter_rules(bundle, p), none).is_some();
-    std::iter::once(level(p)).chain(why.then_some(Bloom::Understand)).collect()
+    let none = || ItemEvidence { chunk: 0, section: p.section, file: String::new(), heading_path: Vec::new(), quote: String::new() };
+    let nearby = chapter_rules(bundle, p);
+    let why = why_item(p, None, &nearby, none()).is_some();
+    let judge = judge_item(p, &nearby, none()).is_some();
+    std::iter::once(level(p)).chain(why.then_some(Bloom::Understand)).chain(judge.then_some(Bloom::Evaluate)).collect()
 }
 
 /// The item for `p`: the key where [`super::check::key_position`] puts it, the first
@@ -101,22 +117,7 @@ pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence:
     let mine: Vec<&str> = p.wrong.iter().filter(|w| Some(w.output.as_str()) == chosen).flat_map(|w| w.rule.split('+')).collect();
     // The misreading to explain: the learner's, else the first shown one that breaks a rule.
     let (rule, right) = mine.iter().chain(&shown).find_map(|&r| principle(r).map(|x| (r, x)))?;
-    // The chapter's misreadings of the same concept before the others.
-    let mut nearby: Vec<&str> = nearby.iter().flat_map(|r| r.split('+')).collect();
-    nearby.sort_by_key(|r| concept(r) != concept(rule));
-    let rest = p.wrong.iter().flat_map(|w| w.rule.split('+')).chain(nearby);
-    let mut beliefs: Vec<(&str, String)> = Vec::new();
-    for r in std::iter::once(rule).chain(shown.iter().copied()).chain(rest) {
-        if let Some(b) = belief(r).filter(|b| !beliefs.iter().any(|(_, x)| x == b) && *b != right) {
-            beliefs.push((r, b));
-        }
-        if beliefs.len() == WRONG {
-            break;
-        }
-    }
-    if beliefs.len() < WRONG {
-        return None;
-    }
+    let beliefs = beliefs(p, rule, &right, nearby)?;
     let head = if p.program { WHY_PROGRAM } else { WHY };
     let ask = match chosen.filter(|c| *c != NO_ERROR && !c.contains('\n') && c.chars().count() <= 40) {
         Some(c) => format!("{head}, and not `{c}`?"),
@@ -141,6 +142,59 @@ pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence:
     options.insert(key, right);
     let concepts = concept(rule).map(|c| vec![c.to_string()]).unwrap_or_default();
     Some(Item { question, options, answer_index: key, rationales, bloom: Bloom::Understand, concepts, evidence: vec![evidence] })
+}
+
+/// Three misreadings stated as rules for an item on `p` explaining `rule` (its rule `right`):
+/// `rule`'s own first, then those behind `p`'s shown wrong outputs, its other ones, then
+/// `nearby` ones (the chapter's, those of `rule`'s concept first); `None` when fewer.
+fn beliefs<'a>(p: &'a Prediction, rule: &'a str, right: &str, nearby: &[&'a str]) -> Option<Vec<(&'a str, String)>> {
+    let shown = p.wrong.iter().take(WRONG).flat_map(|w| w.rule.split('+'));
+    let mut nearby: Vec<&str> = nearby.iter().flat_map(|r| r.split('+')).collect();
+    nearby.sort_by_key(|r| concept(r) != concept(rule));
+    let rest = p.wrong.iter().flat_map(|w| w.rule.split('+')).chain(nearby);
+    let mut out: Vec<(&str, String)> = Vec::new();
+    for r in std::iter::once(rule).chain(shown).chain(rest) {
+        if let Some(b) = belief(r).filter(|b| !out.iter().any(|(_, x)| x == b) && *b != right) {
+            out.push((r, b));
+        }
+        if out.len() == WRONG {
+            return Some(out);
+        }
+    }
+    None
+}
+
+/// An Evaluate item on `p`: a classmate's answer for the last line, one of its wrong outputs,
+/// and the misreading behind it as their reason ([`belief`]); is the classmate right? The right
+/// option rejects it with the rule the misreading breaks ([`principle`]; its reason names the
+/// book's output); the wrong ones accept it, or reject it for a false reason (other misreadings
+/// stated as rules). Only for a line whose output and that wrong output are one short line each (the
+/// stem names them); `None` otherwise.
+pub fn judge_item(p: &Prediction, nearby: &[&str], evidence: ItemEvidence) -> Option<Item> {
+    let short = |o: &str| !o.contains('\n') && o.chars().count() <= 40 && o != NO_ERROR;
+    if p.program || !short(&p.output) {
+        return None;
+    }
+    let (w, rule, right) = p.wrong.iter().take(WRONG).filter(|w| !w.rule.contains('+') && short(&w.output)).find_map(|w| principle(&w.rule).map(|r| (w, w.rule.as_str(), r)))?;
+    let reason = belief(rule)?;
+    let others: Vec<(&str, String)> = beliefs(p, rule, &right, nearby)?.into_iter().filter(|(r, _)| *r != rule).take(2).collect();
+    if others.len() < 2 {
+        return None;
+    }
+    let question = format!("{JUDGE} `{}` because “{reason}” Is the classmate right?\n\n{}", w.output, p.transcript());
+    let mut options = vec![format!("Yes: the last line shows `{}`.", w.output)];
+    let mut rationales = vec![format!("That accepts a misreading: {right}")];
+    for (r, b) in &others {
+        options.push(format!("No: {b}"));
+        rationales.push(format!("The verdict is right, but the reason is not how Python works: {}", principle(r).unwrap_or_default()));
+    }
+    let key = super::check::key_position(&question);
+    // No option names the book's output: the key would be the only one that did.
+    options.insert(key, format!("No: {right}"));
+    rationales.insert(key, format!("The classmate's reason is a misreading: {right} The last line shows {}.", p.output));
+    let rationales = rationales.iter().map(|r| super::clip(r, prompt::REASON_MAX_CHARS)).collect();
+    let concepts = concept(rule).map(|c| vec![c.to_string()]).unwrap_or_default();
+    Some(Item { question, options, answer_index: key, rationales, bloom: Bloom::Evaluate, concepts, evidence: vec![evidence] })
 }
 
 #[cfg(test)]
@@ -216,6 +270,24 @@ mod tests {
         let m = why_item(&methods, Some("1"), &[], ev).unwrap();
         assert_eq!(m.options[m.answer_index], "`.count(x)` gives how many times x occurs.");
         assert!(m.options.iter().any(|o| o == "`.count(x)` gives the index where x first occurs."), "{:?}", m.options);
+    }
+
+    #[test]
+    fn a_classmates_misreading_is_judged_by_the_rule_it_breaks() {
+        let p = sliced();
+        let item = judge_item(&p, &[], evidence()).unwrap();
+        assert!(judges(&item.question) && shows_code(&item.question) && item.bloom == Bloom::Evaluate);
+        assert_eq!(item.question, "A classmate says the last line shows `'thon'` because “A slice includes the item at its end index.” Is the classmate right?\n\n>>> word = 'Python'\n>>> word[2:5]");
+        assert_eq!(item.options[item.answer_index], format!("No: {}", principle("slice_end").unwrap()));
+        let others: Vec<&str> = item.options.iter().enumerate().filter(|(i, _)| *i != item.answer_index).map(|(_, o)| o.as_str()).collect();
+        assert_eq!(others, ["Yes: the last line shows `'thon'`.".to_string(), format!("No: {}", belief("slice_from_one").unwrap()), format!("No: {}", belief("display").unwrap())]);
+        assert!(!item.options.iter().any(|o| o.contains("'tho'") && !o.contains("'thon'")), "no option names the book's output");
+        let (checks, reason) = super::super::check::deterministic(&item, &[], false);
+        assert_eq!(reason, None, "{checks:?}");
+        // A program, or an output too long to quote: none.
+        let mut program = sliced();
+        program.program = true;
+        assert!(judge_item(&program, &[], evidence()).is_none());
     }
 
     #[test]
