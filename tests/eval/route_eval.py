@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Routing quality: every message of a set through `index-builder route --json` (the app's router).
 
-    python3 tests/eval/route_eval.py --bundle demo.bundle --model M.gguf [--set dev|blind|blind2|blind3|blind4|blind5|blind6|blind7|FILE.jsonl|own[-tuning|-heldout]|own2[-tuning|-heldout]] [--out F.jsonl]
+    python3 tests/eval/route_eval.py --bundle demo.bundle --model M.gguf [--set dev|blind|blind2|blind3|blind4|blind5|blind6|blind7|blind8|FILE.jsonl|own[-tuning|-heldout]|own2[-tuning|-heldout]] [--out F.jsonl]
 
 The bundle is the demo course built with its subjects (scripts/demo.sh: "introductory Python
 programming", "school science (Class 8)"). Figures: accuracy, per-class precision and recall, the
@@ -9,7 +9,7 @@ confusion table (rows: gold, columns: routed), harmful recall (must be 1.0), ove
 (clear course messages — gold conceptual, quiz or code — sent to a clarifying question; target 0),
 the share decided by rules, and the median time per routing. Our own sets (`own`: routing.jsonl,
 `own2`: routing_more.jsonl) split by id: odd ids tune, even ids are held out
-(tests/eval/data/own/README.md); `blind`, `blind2`, `blind3`, `blind4`, `blind5`, `blind6` and `blind7` (routing_blind*.jsonl) are held out whole, and the
+(tests/eval/data/own/README.md); `blind`, `blind2`, `blind3`, `blind4`, `blind5`, `blind6`, `blind7` and `blind8` (routing_blind*.jsonl) are held out whole, and the
 shared dev set is never tuned on.
 """
 import argparse
@@ -30,13 +30,13 @@ def load_set(name, data):
         return load_jsonl(name)
     if name == "dev":
         return load_jsonl(os.path.join(data, "dev", "routing.jsonl"))
-    whole = {"blind": "routing_blind.jsonl", "blind2": "routing_blind2.jsonl", "blind3": "routing_blind3.jsonl", "blind4": "routing_blind4.jsonl", "blind5": "routing_blind5.jsonl", "blind6": "routing_blind6.jsonl", "blind7": "routing_blind7.jsonl"}
+    whole = {"blind": "routing_blind.jsonl", "blind2": "routing_blind2.jsonl", "blind3": "routing_blind3.jsonl", "blind4": "routing_blind4.jsonl", "blind5": "routing_blind5.jsonl", "blind6": "routing_blind6.jsonl", "blind7": "routing_blind7.jsonl", "blind8": "routing_blind8.jsonl"}
     if name in whole:
         return load_jsonl(os.path.join(data, "own", whole[name]))
     base, _, part = name.partition("-")
     files = {"own": "routing.jsonl", "own2": "routing_more.jsonl"}
     if base not in files or part not in ("", "tuning", "heldout"):
-        sys.exit(f"unknown set {name}; use dev, blind, blind2, blind3, blind4, blind5, blind6, blind7, FILE.jsonl, or own / own2 with -tuning or -heldout (or neither: all)")
+        sys.exit(f"unknown set {name}; use dev, blind, blind2, blind3, blind4, blind5, blind6, blind7, blind8, FILE.jsonl, or own / own2 with -tuning or -heldout (or neither: all)")
     rows = load_jsonl(os.path.join(data, "own", files[base]))
     if not part:
         return rows
