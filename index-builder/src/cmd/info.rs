@@ -47,6 +47,11 @@ pub fn run(a: Args) -> Result<()> {
                 println!("{}. {mark} `{}` — {}", (b'A' + i as u8) as char, o.replace('\n', "⏎"), item.rationales[i]);
             }
             // What the quiz and authoring check before showing it.
+            let options = |item: &inference::agent::quiz::Item| {
+                for (i, o) in item.options.iter().enumerate() {
+                    println!("{}. {}{o}", (b'A' + i as u8) as char, if i == item.answer_index { "**key** " } else { "" });
+                }
+            };
             let shows = |item: &inference::agent::quiz::Item| {
                 let (checks, reason) = check::deterministic(item, &[], false);
                 reason.map(|r| format!("{r} ({})", checks.iter().filter(|c| !c.1).map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ")))
@@ -66,9 +71,7 @@ pub fn run(a: Args) -> Result<()> {
                 }
                 if k == 0 {
                     println!("\nAfter `{}`: {}", o.replace('\n', "⏎"), w.question.lines().next().unwrap_or(""));
-                    for (i, o) in w.options.iter().enumerate() {
-                        println!("{}. {}{o}", (b'A' + i as u8) as char, if i == w.answer_index { "**key** " } else { "" });
-                    }
+                    options(&w);
                 }
             }
             // At Evaluate: a classmate's misreading of the line, judged.
@@ -78,9 +81,7 @@ pub fn run(a: Args) -> Result<()> {
                     None => judged += 1,
                 }
                 println!("\nEvaluate: {}", j.question.lines().next().unwrap_or(""));
-                for (i, o) in j.options.iter().enumerate() {
-                    println!("{}. {}{o}", (b'A' + i as u8) as char, if i == j.answer_index { "**key** " } else { "" });
-                }
+                options(&j);
             }
         }
         println!("\n{} of {} questions pass the quiz's checks", b.predictions.len() - refused, b.predictions.len());

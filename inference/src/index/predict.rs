@@ -189,11 +189,9 @@ fn explain(rule: &str) -> String {
         return fixed.to_string();
     }
     // `method:a:b` and `builtin:a:b`: the code calls `a`, the option is what `b` gives.
-    let mut parts = rule.splitn(3, ':');
-    match (parts.next(), parts.next(), parts.next()) {
-        (Some("method"), Some(a), Some(b)) => format!("That is what `.{b}()` gives; the code calls `.{a}()`."),
-        (Some("builtin"), Some(a), Some(b)) => format!("That is what `{b}()` gives; the code calls `{a}()`."),
-        _ => "That is what a changed version of the code shows, not this code.".to_string(),
+    match swapped(rule) {
+        Some((a, b)) => format!("That is what `{}()` gives; the code calls `{}()`.", written(rule, b), written(rule, a)),
+        None => "That is what a changed version of the code shows, not this code.".to_string(),
     }
 }
 
