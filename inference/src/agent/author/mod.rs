@@ -771,32 +771,29 @@ impl Job {
         let why_first = why && count(predict::asks) > count(predict::explains);
         let order = self.passages_then_chapters(bundle);
         let n = self.passages.len();
-        for in_passages in [true, false] {
-            for &level in levels {
-                for (k, &(chunk, section)) in order.iter().enumerate().filter(|(k, _)| (*k < n) == in_passages) {
-                    for p in predict::within(bundle, chunk) {
-                        let quote = p.quote();
-                        if self.used.contains(&quote) {
+        // The passages at each level in turn, then the chapters at each level.
+        let turns = [true, false].into_iter().flat_map(|in_passages| levels.iter().map(move |&level| (in_passages, level)));
+        for (in_passages, level) in turns {
+            for (k, &(chunk, section)) in order.iter().enumerate().filter(|(k, _)| (*k < n) == in_passages) {
+                for p in predict::within(bundle, chunk) {
+                    let quote = p.quote();
+                    if self.used.contains(&quote) {
+                        continue;
+                    }
+                    let run = (predict::level(p) == level).then(|| predict::item(p, self.source(bundle, chunk, quote.clone())));
+                    let why = why.then(|| predict::why_item(p, None, &predict::chapter_rules(bundle, p), self.source(bundle, chunk, quote.clone()))).flatten();
+                    let items = if why_first { [why, run] } else { [run, why] };
+                    // Only the same stem is a repeat: stems differ in their code, which the
+                    // word-overlap check does not read (see `Quiz::code_item`).
+                    for item in items.into_iter().flatten().filter(|i| !self.earlier.contains(&i.question)) {
+                        let (checks, reason) = quiz::check::deterministic(&item, &[], false);
+                        let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::En);
+                        if reason.is_some() || !all_gates.values().all(|&ok| ok) {
                             continue;
                         }
-                        let run = (predict::level(p) == level).then(|| predict::item(p, self.source(bundle, chunk, quote.clone())));
-                        let why = why.then(|| predict::why_item(p, None, &predict::chapter_rules(bundle, p), self.source(bundle, chunk, quote.clone()))).flatten();
-                        let items = if why_first { [why, run] } else { [run, why] };
-                        for item in items.into_iter().flatten() {
-                            // Only the same stem is a repeat: stems differ in their code, which
-                            // the word-overlap check does not read (see `Quiz::prediction_item`).
-                            if self.earlier.contains(&item.question) {
-                                continue;
-                            }
-                            let (checks, reason) = quiz::check::deterministic(&item, &[], false);
-                            let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::En);
-                            if reason.is_some() || !all_gates.values().all(|&ok| ok) {
-                                continue;
-                            }
-                            all_gates.extend(checks);
-                            let concept = item.concepts.first().cloned().unwrap_or_else(|| bundle.sections[section as usize].heading().to_string());
-                            return Some(self.take_book_mcq(item, all_gates, k, quote, concept, Lang::En, true));
-                        }
+                        all_gates.extend(checks);
+                        let concept = item.concepts.first().cloned().unwrap_or_else(|| bundle.sections[section as usize].heading().to_string());
+                        return Some(self.take_book_mcq(item, all_gates, k, quote, concept, Lang::En, true));
                     }
                 }
             }
