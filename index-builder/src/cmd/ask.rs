@@ -78,6 +78,10 @@ pub struct Args {
     /// Longest book quote in characters (default: the app's; `AskConfig::quote_chars`).
     #[arg(long)]
     quote_chars: Option<usize>,
+    /// Let the model write the whole answer, without the book's sentence that opens it by
+    /// default (`AskConfig::lead`; for measuring).
+    #[arg(long)]
+    no_lead: bool,
 }
 
 
@@ -187,6 +191,7 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(d) = a.draft {
         settings.ask.draft = d;
     }
+    settings.ask.lead = !a.no_lead;
     if a.min_score.is_some() || a.min_lexical.is_some() {
         let fitted = CheckRule::for_checker(session.parameters());
         let min_score = a.min_score.unwrap_or(fitted.min_score);

@@ -43,7 +43,9 @@ impl Warmup {
         {
             prefixes.push((route::PREFIX, ids));
         }
-        prefixes.push((ask::PREFIX, ask::prefix(session, &bundle.header.title, settings)?));
+        // A course with Bengali text gets Bangla questions: their worked example is kept too.
+        let bangla = bundle.sections.iter().any(|s| s.heading_path.iter().any(|h| h.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c))));
+        prefixes.extend(ask::prefixes(session, &bundle.header.title, bangla, settings)?);
         if settings.verify.enabled && !settings.closed_book {
             prefixes.push((ask::verify::JUDGE_PREFIX, ask::judge_prefix(session)?));
         }

@@ -49,6 +49,9 @@ pub const MAX_QUESTION_CHARS: usize = 2000;
 /// Name of Ask's kept prompt prefix in the session.
 pub const PREFIX: &str = "ask";
 
+/// Name of Ask's kept prefix for questions in Bengali letters ([`prompt::EXAMPLE_BN`]).
+pub const PREFIX_BN: &str = "ask_bn";
+
 /// Why an answer could not be given.
 #[derive(Debug, thiserror::Error)]
 pub enum AskError {
@@ -195,11 +198,14 @@ pub struct AskRun {
     bias: Option<f64>,
     /// The answer is the second try ([`AskEvent::Retrying`]).
     retried: bool,
+    /// The answer's opening, written before the model goes on ([`AskConfig::lead`]), and
+    /// whether it was streamed yet.
+    lead: Option<(String, bool)>,
 }
 
 impl AskRun {
     pub fn new(question: &str, settings: AskSettings) -> AskRun {
-        AskRun { question: question.to_string(), settings, state: State::Start, stopped: false, nearest: Vec::new(), bias: None, retried: false }
+        AskRun { question: question.to_string(), settings, state: State::Start, stopped: false, nearest: Vec::new(), bias: None, retried: false, lead: None }
     }
 
     /// Stops the answer where it is (a Stop button); what was written is still checked.
@@ -217,7 +223,7 @@ impl AskRun {
             State::Reading { prompt, ids, fixed, check, mut reader, kept, uncertain } => {
                 let total = ids.len();
                 if !kept {
-                    env.session.keep(PREFIX, &ids[..fixed]).await?;
+                    env.session.keep(prompt.prefix(), &ids[..fixed]).await?;
                     self.state = State::Reading { prompt, ids, fixed, check, reader, kept: true, uncertain };
                     return Ok(Some(AskEvent::Reading { done: fixed, total }));
                 }
@@ -231,20 +237,20 @@ impl AskRun {
                     // Stopped before the answer began: an empty, stopped answer.
                     return Ok(Some(self.finish(String::new(), 0, false, Vec::new())));
                 }
-                let margin = sufficiency::margin(env.session, &check, fixed).await?;
+                let margin = sufficiency::margin(env.session, prompt.prefix(), &check, fixed).await?;
                 let sufficient = self.settings.sufficiency.sufficient(margin, uncertain);
                 self.state = if sufficient { State::Sufficient { prompt, ids, fixed } } else { State::Refused };
                 Ok(Some(AskEvent::Sufficiency { margin, uncertain, sufficient }))
             }
             State::Sufficient { prompt, ids, fixed } => {
-                let generation = self.generator(env, &ids);
+                let generation = self.generator(env, &ids)?;
                 let n = ids.len();
                 self.state = State::Answering { prompt, ids, fixed, generation, kept: true };
                 Ok(Some(AskEvent::Reading { done: n.saturating_sub(1), total: n }))
             }
             State::Answering { prompt, ids, fixed, mut generation, kept } => {
                 if !kept {
-                    env.session.keep(PREFIX, &ids[..fixed]).await?;
+                    env.session.keep(prompt.prefix(), &ids[..fixed]).await?;
                     let total = ids.len();
                     self.state = State::Answering { prompt, ids, fixed, generation, kept: true };
                     return Ok(Some(AskEvent::Reading { done: fixed, total }));
@@ -255,7 +261,9 @@ impl AskRun {
                 let event = generation.step(env.session).await?;
                 let out = match event {
                     Event::Reading { done, total } => Some(AskEvent::Reading { done, total }),
-                    Event::Token { text, .. } | Event::Text(text) => Some(AskEvent::Token(text)),
+                    Event::Token { text, .. } | Event::Text(text) => Some(AskEvent::Token(self.led(text))),
+                    // The model wrote nothing after the lead: the lead is still the answer's start.
+                    Event::Done if self.lead.as_ref().is_some_and(|(_, shown)| !shown) => Some(AskEvent::Token(self.led(String::new()))),
                     Event::Done => None,
                 };
                 match out {
@@ -268,7 +276,8 @@ impl AskRun {
                         Ok(Some(e))
                     }
                     None => {
-                        let raw = generation.text().trim().to_string();
+                        let lead = self.lead.as_ref().map_or("", |(lead, _)| lead.as_str());
+                        let raw = format!("{lead}{}", generation.text()).trim().to_string();
                         let truncated = matches!(generation.finish(), Some(crate::llm::Finish::Length));
                         let units = verify::units(&raw, prompt.sources.len());
                         let total = units.len();
@@ -293,10 +302,11 @@ impl AskRun {
                     AskEvent::Abstained { reason: AbstainReason::Model, answer: Some(first), .. } if self.may_retry(&first) => {
                         // None of it could be checked: once more, in the passages' own words.
                         self.retried = true;
+                        self.lead = None;
                         let prompt = prompt.in_book_words();
                         let messages = prompt.messages();
                         let (ids, fixed) = env.session.chat_ids(&messages[..prompt.fixed()], &messages[prompt.fixed()..])?;
-                        let generation = self.generator(env, &ids);
+                        let generation = self.generator(env, &ids)?;
                         self.state = State::Answering { prompt, ids, fixed, generation, kept: true };
                         Ok(Some(AskEvent::Retrying(first)))
                     }
@@ -320,7 +330,7 @@ impl AskRun {
         if self.settings.closed_book {
             let system = prompt::system_closed_book(&env.bundle.header.title);
             let user = format!("Question: {}", self.question.trim());
-            let p = AskPrompt { system, user, sources: Vec::new() };
+            let p = AskPrompt { system, user, sources: Vec::new(), example: None };
             return self.answering(env, p, None, None);
         }
         let mut retrieval = search(env.bundle, env.encoder, &self.question, &self.settings.retrieval).await?;
@@ -349,6 +359,15 @@ impl AskRun {
         let idf = |t: &str| env.bundle.bm25.idf(t);
         let quote = verify::quote(&self.question, &prompt.sources, &idf, self.settings.ask.quote_chars)
             .map(|(s, text)| Quote { n: s.n, section: s.section, heading_path: s.heading_path.clone(), text });
+        if self.settings.ask.lead {
+            // Cited as the model cites (the worked example's "… [2]. "), so it goes on writing; a
+            // question the book asks (an exercise) answers nothing.
+            self.lead = verify::quote(&self.question, &prompt.sources, &idf, 0).filter(|(_, text)| !text.trim_end().ends_with('?')).map(|(s, text)| {
+                let body = text.trim_end().trim_end_matches(['.', ':', '।']);
+                let stop = if text.trim_end().ends_with('।') { '।' } else { '.' };
+                (format!("{body} [{}]{stop}", s.n), false)
+            });
+        }
         let uncertain = retrieval.abstained && retrieval.uncertain;
         self.answering(env, prompt, quote, check.then_some(uncertain))
     }
@@ -358,7 +377,12 @@ impl AskRun {
     fn answering(&mut self, env: &mut AskEnv<'_>, prompt: AskPrompt, quote: Option<Quote>, check: Option<bool>) -> Result<AskEvent, AskError> {
         let messages = prompt.messages();
         let (ids, fixed) = env.session.chat_ids(&messages[..prompt.fixed()], &messages[prompt.fixed()..])?;
-        let event = AskEvent::Sources { sources: prompt.sources.clone(), quote, prompt_tokens: ids.len() };
+        // The answer's lead is read as prompt too.
+        let lead = match &self.lead {
+            Some((text, _)) => env.session.encode(text)?.len(),
+            None => 0,
+        };
+        let event = AskEvent::Sources { sources: prompt.sources.clone(), quote, prompt_tokens: ids.len() + lead };
         self.state = match check {
             Some(uncertain) => {
                 let (check, _) = sufficiency::ids(env.session, &prompt)?;
@@ -369,17 +393,32 @@ impl AskRun {
                 State::Reading { prompt, ids, fixed, check, reader, kept: fixed == 0, uncertain }
             }
             None => {
-                let generation = self.generator(env, &ids);
+                let generation = self.generator(env, &ids)?;
                 State::Answering { prompt, ids, fixed, generation, kept: fixed == 0 }
             }
         };
         Ok(event)
     }
 
-    /// The answer's generation after `ids`.
-    fn generator(&self, env: &AskEnv<'_>, ids: &[u32]) -> Generator<'static> {
+    /// The answer's generation after `ids` (and after its [`AskConfig::lead`], when it has one).
+    fn generator(&self, env: &AskEnv<'_>, ids: &[u32]) -> Result<Generator<'static>, AskError> {
         let opts = GenerateOptions { max_new_tokens: self.settings.ask.max_new_tokens, draft: self.settings.ask.draft, ..Default::default() };
-        self.chunked(env.session.generator(ids, opts))
+        let mut ids = ids.to_vec();
+        if let Some((lead, _)) = &self.lead {
+            ids.extend(env.session.encode(lead)?);
+        }
+        Ok(self.chunked(env.session.generator(&ids, opts)))
+    }
+
+    /// `text` of the answer, after the lead if that was not streamed yet.
+    fn led(&mut self, text: String) -> String {
+        match &mut self.lead {
+            Some((lead, shown)) if !*shown => {
+                *shown = true;
+                format!("{lead}{text}")
+            }
+            _ => text,
+        }
     }
 
     fn chunked(&self, g: Generator<'static>) -> Generator<'static> {
@@ -416,8 +455,8 @@ impl AskRun {
         }
         if words.is_empty() {
             // Nothing to check: a sentence ("Sure!") is shown as it is; a connective between
-            // units ("or" between two code blocks) means nothing alone.
-            return Ok(Checked { supported: verify::ends_sentence(&plain), ..base });
+            // units ("or" between two code blocks) means nothing alone, nor does a stop alone.
+            return Ok(Checked { supported: verify::ends_sentence(&plain) && plain.chars().any(char::is_alphanumeric), ..base });
         }
         let cfg = self.settings.verify.rule.unwrap_or_else(|| verify::CheckRule::for_checker(env.session.parameters()));
         let idf = |t: &str| env.bundle.bm25.idf(t);
@@ -547,11 +586,16 @@ pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question
     Ok(retrieve(bundle, cfg, &query, Some(&reranker as &dyn Reranker)))
 }
 
-/// The ids of Ask's kept prefix for a course ([`PREFIX`]): its rules and worked example (or, when
-/// `settings` answer closed-book, the closed-book instruction alone).
-pub fn prefix(session: &Session, title: &str, settings: &AskSettings) -> Result<Vec<u32>, SessionError> {
-    let system = if settings.closed_book { prompt::system_closed_book(title) } else { prompt::system(title, &settings.ask.rules) };
-    session.fixed_ids(&prompt::fixed_messages(&system, !settings.closed_book))
+/// Ask's kept prefixes for a course, by name: its rules and worked example ([`PREFIX`], and
+/// [`PREFIX_BN`] with the Bangla example when `bangla`), or, when `settings` answer closed-book,
+/// the closed-book instruction alone.
+pub fn prefixes(session: &Session, title: &str, bangla: bool, settings: &AskSettings) -> Result<Vec<(&'static str, Vec<u32>)>, SessionError> {
+    if settings.closed_book {
+        return Ok(vec![(PREFIX, session.fixed_ids(&prompt::fixed_messages(&prompt::system_closed_book(title), None))?)]);
+    }
+    let system = prompt::system(title, &settings.ask.rules);
+    let examples = if bangla { &[&prompt::EXAMPLE, &prompt::EXAMPLE_BN][..] } else { &[&prompt::EXAMPLE][..] };
+    examples.iter().map(|e| Ok((e.prefix, session.fixed_ids(&prompt::fixed_messages(&system, Some(e)))?))).collect()
 }
 
 /// The ids of the check's judge's kept prefix ([`verify::JUDGE_PREFIX`]).

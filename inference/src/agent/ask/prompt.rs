@@ -48,6 +48,13 @@ pub struct AskConfig {
     /// the quote alone states 0.428 of the key facts at 800 and at 1,000 characters, 0.370 at
     /// 600 (600 was the choice while fewer sentences could be quoted; docs/EVALUATION.md).
     pub quote_chars: usize,
+    /// The answer opens with the book's sentence that best answers the question (the lead of
+    /// the quote, [`super::verify::quote`]), cited, and the model goes on from it. On by
+    /// default: on our English tuning half Qwen-0.5B's shown answers then state 0.30 of the key
+    /// facts instead of 0.16 (withheld answers 14 → 1 of 52), and on the Bangla course, where
+    /// the model wrote its worked example's answer instead, they show the book's sentences
+    /// (docs/EVALUATION.md, "The answer opens with the book's sentence").
+    pub lead: bool,
 }
 
 impl Default for AskConfig {
@@ -63,6 +70,7 @@ impl Default for AskConfig {
             draft: 8,
             rules: RULES.to_string(),
             quote_chars: 800,
+            lead: true,
         }
     }
 }
@@ -99,6 +107,8 @@ pub struct AskPrompt {
     /// The numbered passages, then the question.
     pub user: String,
     pub sources: Vec<Source>,
+    /// The worked exchange after the system turn (none for a closed-book prompt).
+    pub example: Option<&'static Example>,
 }
 
 /// What to do with a question after retrieval.
@@ -159,16 +169,50 @@ pub fn system(course_title: &str, rules: &str) -> String {
 /// One worked exchange after the system turn (part of the kept prefix): a 0.5B model cites
 /// passages only when it has seen it done. Its topic is far from any course's so that its words
 /// are not copied into answers, and its answer cites the second passage, not always the first.
-pub const EXAMPLE_QUESTION: &str = "Passages from the course book:\n\n\
+/// A question in Bengali letters gets [`EXAMPLE_BN`]: after the English one, Qwen-0.5B answered
+/// every Bangla question of our tuning half with the example's own answer about even numbers.
+#[derive(Debug, PartialEq)]
+pub struct Example {
+    /// The example's user turn.
+    pub question: &'static str,
+    /// Its answer.
+    pub answer: &'static str,
+    /// The name of the prefix it ends (`Session::keep`).
+    pub prefix: &'static str,
+}
+
+/// The worked example for questions in English (and every script but Bengali).
+pub const EXAMPLE: Example = Example {
+    question: "Passages from the course book:\n\n\
     [1] Numbers > Integer division\n\
     The // operator divides and rounds down to a whole number: 7 // 2 gives 3.\n\n\
     [2] Numbers > Remainders\n\
     The % operator gives the remainder of a division. For example, 7 % 2 gives 1, so a number n is even when n % 2 == 0.\n\n\
-    Question: how do I check if a number is even?";
+    Question: how do I check if a number is even?",
+    answer: "Divide it by 2 and look at the remainder with the % operator [2]. A number n is even when n % 2 == 0 [2]:\n\n\
+    ```python\nn = 10\nprint(n % 2 == 0)  # True\n```",
+    prefix: super::PREFIX,
+};
 
-/// The example's answer.
-pub const EXAMPLE_ANSWER: &str = "Divide it by 2 and look at the remainder with the % operator [2]. A number n is even when n % 2 == 0 [2]:\n\n\
-    ```python\nn = 10\nprint(n % 2 == 0)  # True\n```";
+/// The worked example for questions in Bengali letters: shopping arithmetic, far from the
+/// science and programming courses, no code.
+pub const EXAMPLE_BN: Example = Example {
+    question: "Passages from the course book:\n\n\
+    [1] মুদ্রা > টাকা ও পয়সা\n\
+    এক টাকায় ১০০ পয়সা। পয়সাকে ১০০ দিয়ে ভাগ করলে টাকা পাওয়া যায়।\n\n\
+    [2] বাজার > মোট দাম\n\
+    কোনো জিনিসের মোট দাম হলো একটির দাম আর সংখ্যার গুণফল। যেমন, ৫ টাকা দামের ৩টি কলমের মোট দাম ১৫ টাকা।\n\n\
+    Question: কয়েকটি কলমের মোট দাম কীভাবে বের করব?",
+    answer: "একটি কলমের দামকে কলমের সংখ্যা দিয়ে গুণ করলে মোট দাম পাওয়া যায় [2]। যেমন, ৫ টাকা দামের ৩টি কলমের মোট দাম ১৫ টাকা [2]।",
+    prefix: super::PREFIX_BN,
+};
+
+impl Example {
+    /// The example for `question`: Bangla when it has Bengali letters.
+    pub fn for_question(question: &str) -> &'static Example {
+        if question.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c)) { &EXAMPLE_BN } else { &EXAMPLE }
+    }
+}
 
 /// What [`AskPrompt::in_book_words`] adds after the question.
 pub const IN_BOOK_WORDS: &str =
@@ -196,17 +240,17 @@ pub fn prompt(course_title: &str, question: &str, retrieval: &Retrieval, cfg: &A
         sources.push(Source { n, chunk: e.chunk, section: e.section, heading_path: e.heading_path.clone(), text });
     }
     let user = format!("Passages from the course book:\n\n{}\n\nQuestion: {}", evidence.trim_end(), inert(question.trim()));
-    let p = AskPrompt { system: system(course_title, &cfg.rules), user, sources };
+    let p = AskPrompt { system: system(course_title, &cfg.rules), user, sources, example: Some(Example::for_question(question)) };
     if cfg.book_words { p.in_book_words() } else { p }
 }
 
-/// The turns every prompt of one kind starts with: `system`, then the worked example when the
-/// prompt has passages (`with_example`).
-pub fn fixed_messages(system: &str, with_example: bool) -> Vec<ChatMessage<'_>> {
+/// The turns every prompt of one kind starts with: `system`, then the worked `example` when
+/// the prompt has passages.
+pub fn fixed_messages<'a>(system: &'a str, example: Option<&'a Example>) -> Vec<ChatMessage<'a>> {
     let mut m = vec![ChatMessage { role: "system", content: system }];
-    if with_example {
-        m.push(ChatMessage { role: "user", content: EXAMPLE_QUESTION });
-        m.push(ChatMessage { role: "assistant", content: EXAMPLE_ANSWER });
+    if let Some(e) = example {
+        m.push(ChatMessage { role: "user", content: e.question });
+        m.push(ChatMessage { role: "assistant", content: e.answer });
     }
     m
 }
@@ -215,7 +259,7 @@ impl AskPrompt {
     /// The turns: the system turn and (with passages) the worked example, the same for every
     /// question of a course ([`AskPrompt::fixed`] of them), then the user turn.
     pub fn messages(&self) -> Vec<ChatMessage<'_>> {
-        let mut m = fixed_messages(&self.system, !self.sources.is_empty());
+        let mut m = fixed_messages(&self.system, self.example);
         m.push(ChatMessage { role: "user", content: &self.user });
         m
     }
@@ -223,6 +267,12 @@ impl AskPrompt {
     /// How many of [`AskPrompt::messages`] are the same for every question.
     pub fn fixed(&self) -> usize {
         self.messages().len() - 1
+    }
+
+    /// The name its fixed turns are kept under ([`super::PREFIX`] or, after the Bangla example,
+    /// [`super::PREFIX_BN`]).
+    pub fn prefix(&self) -> &'static str {
+        self.example.map_or(super::PREFIX, |e| e.prefix)
     }
 
     /// The same prompt asking for the passages' own sentences ([`AskConfig::book_words`], and
@@ -354,7 +404,11 @@ mod tests {
         let roles: Vec<&str> = p.messages().iter().map(|m| m.role).collect();
         assert_eq!(roles, ["system", "user", "assistant", "user"]);
         assert_eq!(p.fixed(), 3, "the system turn and the worked example are kept");
-        assert!(citations(EXAMPLE_ANSWER, 2).iter().all(|c| c.n == 2), "the example cites its second passage");
+        for e in [&EXAMPLE, &EXAMPLE_BN] {
+            assert!(!citations(e.answer, 2).is_empty() && citations(e.answer, 2).iter().all(|c| c.n == 2), "the example cites its second passage");
+        }
+        assert_eq!(Example::for_question("সালোকসংশ্লেষণ কী?"), &EXAMPLE_BN);
+        assert_eq!(Example::for_question("photosynthesis er somikoron ki?"), &EXAMPLE);
         let chatml = p.chatml();
         assert!(chatml.starts_with("<|im_start|>system\nYou are Pathshala"));
         assert!(chatml.ends_with("Question: How do defaults work?<|im_end|>\n<|im_start|>assistant\n"));

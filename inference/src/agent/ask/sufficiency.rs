@@ -12,7 +12,7 @@
 //! Measured with the course model it does not help yet (see [`Sufficiency::default`]): it is off
 //! by default, and `index-builder search --model` / `ask --sufficiency` run it for measuring.
 
-use super::{AskError, AskPrompt, PREFIX};
+use super::{AskError, AskPrompt};
 use crate::llm::{ChatMessage, Session};
 
 /// The line added after the question.
@@ -55,8 +55,8 @@ pub fn ids(session: &Session, prompt: &AskPrompt) -> Result<(Vec<u32>, usize), A
 
 /// The check's yes-minus-no log-probability for `prompt`. Reads only what the session's cache
 /// does not hold: after a read of the shared part, the tail of a few tokens.
-pub async fn margin(session: &mut Session, check_ids: &[u32], kept: usize) -> Result<f64, AskError> {
-    session.keep(PREFIX, &check_ids[..kept]).await?;
+pub async fn margin(session: &mut Session, prefix: &str, check_ids: &[u32], kept: usize) -> Result<f64, AskError> {
+    session.keep(prefix, &check_ids[..kept]).await?;
     let yes = session.encode("Yes")?;
     let no = session.encode("No")?;
     let scores = session.score(check_ids, &[yes, no]).await?;
@@ -67,7 +67,7 @@ pub async fn margin(session: &mut Session, check_ids: &[u32], kept: usize) -> Re
 /// session's cache does not hold of the check's prompt, then scores it.
 pub async fn check(session: &mut Session, prompt: &AskPrompt) -> Result<f64, AskError> {
     let (ids, kept) = ids(session, prompt)?;
-    margin(session, &ids, kept).await
+    margin(session, prompt.prefix(), &ids, kept).await
 }
 
 #[cfg(test)]

@@ -358,7 +358,7 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
         text: &'t str,
     }
     let q = terms(question);
-    let overlap = |sentence: &str| -> f32 { terms(sentence).iter().filter(|w| q.contains(*w)).map(|w| idf(w)).sum() };
+    let overlap = |sentence: &str| question_weight(&q, sentence, idf);
     let mut best: Option<(f32, &Source, Vec<Candidate>)> = None;
     for (rank, s) in sources.iter().enumerate() {
         let prose = prose_sentences(&s.text);
@@ -403,6 +403,11 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
         text.push_str(x);
     }
     Some((source, text))
+}
+
+/// The IDF weight of `question`'s terms that `sentence` holds.
+fn question_weight(question: &HashSet<String>, sentence: &str, idf: &dyn Fn(&str) -> f32) -> f32 {
+    terms(sentence).iter().filter(|w| question.contains(*w)).map(|w| idf(w)).sum()
 }
 
 /// The judge's system turn: the same for every check (kept in the session as prefix
