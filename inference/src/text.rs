@@ -104,7 +104,8 @@ pub fn stem(word: &str) -> String {
     }
 }
 
-fn is_bengali(c: char) -> bool {
+/// Whether `c` is in Unicode's Bengali block (letters, signs, digits; the দাঁড়ি '।' is U+0964, outside it).
+pub fn is_bengali(c: char) -> bool {
     ('\u{0980}'..='\u{09FF}').contains(&c)
 }
 

@@ -44,7 +44,7 @@ impl Warmup {
             prefixes.push((route::PREFIX, ids));
         }
         // A course with Bengali text gets Bangla questions: their worked example is kept too.
-        let bangla = bundle.sections.iter().any(|s| s.heading_path.iter().any(|h| h.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c))));
+        let bangla = bundle.sections.iter().any(|s| s.heading_path.iter().any(|h| h.chars().any(crate::text::is_bengali)));
         prefixes.extend(ask::prefixes(session, &bundle.header.title, bangla, settings)?);
         if settings.verify.enabled && !settings.closed_book {
             prefixes.push((ask::verify::JUDGE_PREFIX, ask::judge_prefix(session)?));

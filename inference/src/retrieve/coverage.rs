@@ -162,7 +162,7 @@ fn unknown_api(term: &str, bm25: &Bm25Index) -> bool {
 /// one word ("অম্লবৃষ্টি", acid rain) that a book may write apart ("এসিড বৃষ্টি"), and no stemmer
 /// splits them. `None` for other scripts or when no part covers half the term.
 fn compound_share(term: &str, evidence: &HashSet<String>) -> Option<f32> {
-    let bengali = |s: &str| s.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c));
+    let bengali = |s: &str| s.chars().any(crate::text::is_bengali);
     let n = term.chars().count();
     if n < 4 || !bengali(term) {
         return None;

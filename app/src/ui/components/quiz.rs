@@ -28,7 +28,7 @@ pub struct Props {
 /// The label of an item's option `i`: ক–ঘ for a question in Bengali script, A–D otherwise (as
 /// the Author view labels them).
 fn label(item: &crate::protocol::Item, i: usize) -> &'static str {
-    let bengali = item.question.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c));
+    let bengali = item.question.chars().any(inference::text::is_bengali);
     option_label(i, if bengali { CourseLang::Bn } else { CourseLang::En })
 }
 

@@ -210,7 +210,7 @@ pub const EXAMPLE_BN: Example = Example {
 impl Example {
     /// The example for `question`: Bangla when it has Bengali letters.
     pub fn for_question(question: &str) -> &'static Example {
-        if question.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c)) { &EXAMPLE_BN } else { &EXAMPLE }
+        if question.chars().any(crate::text::is_bengali) { &EXAMPLE_BN } else { &EXAMPLE }
     }
 }
 

@@ -15,6 +15,7 @@
 //! in 3.5, does not end one). The theory-dump detector is [`theory_dump`].
 
 use crate::agent::route::Lang;
+use crate::text::is_bengali;
 use std::collections::BTreeMap;
 
 /// The stimulus marker a creative question's clue starts with.
@@ -35,15 +36,11 @@ pub const CQ_SCRIPT: f64 = 0.85;
 /// Fewest sentences of a CQ's stimulus.
 pub const CQ_SENTENCES: usize = 5;
 
-fn bengali(c: char) -> bool {
-    ('\u{0980}'..='\u{09FF}').contains(&c)
-}
-
 /// Whether a letter belongs to the target script of `lang` (Bengali block for Bangla, Latin
 /// otherwise).
 fn in_script(c: char, lang: Lang) -> bool {
     match lang {
-        Lang::Bn => bengali(c),
+        Lang::Bn => is_bengali(c),
         _ => c.is_ascii_alphabetic() || ('\u{00C0}'..='\u{024F}').contains(&c),
     }
 }
@@ -297,7 +294,7 @@ mod tests {
             let name = name.as_str();
             let (en, bn) = (teacher_note(name, false), teacher_note(name, true));
             assert!(!en.contains('_') && !bn.contains('_'), "{name}: {en} / {bn}");
-            assert!(bn.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c)) && !bn.chars().any(|c| c.is_ascii_digit()), "{name}: {bn}");
+            assert!(bn.chars().any(is_bengali) && !bn.chars().any(|c| c.is_ascii_digit()), "{name}: {bn}");
         }
         assert_eq!(teacher_note("mcq_script", false), "under 55% of its letters are in the requested language");
         assert_eq!(teacher_note("cq_sentences", true), "উদ্দীপকে ৫টির কম ভিন্ন বাক্য");

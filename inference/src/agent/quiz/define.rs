@@ -79,7 +79,7 @@ fn unlisted(s: &str) -> &str {
 
 fn is_bengali_word(w: &str) -> bool {
     let letters: Vec<char> = w.chars().filter(|c| c.is_alphabetic()).collect();
-    !letters.is_empty() && letters.iter().all(|c| ('\u{0980}'..='\u{09FF}').contains(c)) && w.chars().all(|c| c.is_alphabetic() || ('\u{0980}'..='\u{09FF}').contains(&c) || c == '-')
+    !letters.is_empty() && letters.iter().all(|&c| crate::text::is_bengali(c)) && w.chars().all(|c| c.is_alphabetic() || crate::text::is_bengali(c) || c == '-')
 }
 
 /// Whether `text` holds every word of `term` (stemmed): a question that would give its answer

@@ -8,6 +8,7 @@
 //! photo", a bomb in a history sentence), which must not trip the lexicon.
 
 use super::Lang;
+use crate::text::is_bengali;
 
 /// The message as rules see it: lower case, words separated by single spaces, Bengali kept.
 pub fn normalise(text: &str) -> String {
@@ -22,10 +23,6 @@ pub fn normalise(text: &str) -> String {
         }
     }
     out.trim().split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
-}
-
-fn is_bengali(c: char) -> bool {
-    ('\u{0980}'..='\u{09FF}').contains(&c)
 }
 
 /// Romanised Bangla words common in students' messages (and rare in English).
