@@ -170,3 +170,24 @@ fn the_passage_is_the_part_of_its_section_about_the_question() {
     let text = focus(b, long.id, &terms(&format!("example {n}")), &one, 300);
     assert!(text.contains(&format!("example {n}:")) && text.chars().count() <= 300, "{text}");
 }
+
+#[test]
+fn a_lead_sentence_far_from_the_question_does_not_open_the_answer() {
+    use inference::agent::ask::{AskSettings, near_question};
+    let f = fixture();
+    let near = |question: &str, sentence: &str| {
+        inference::llm::now(near_question(&f.bundle, Some(&f.encoder), &AskSettings::default(), question, sentence)).unwrap()
+    };
+    // Leads `verify::quote` picked for questions of our English tuning half: one shares only the
+    // word "old" with an out-of-course question, the other answers a course question.
+    assert!(!near(
+        "What's the difference between `++i` and `i++` in Python, and which one gives back the old value?",
+        "old-string-formatting: The old formatting operations invoked when strings are the left operand of the % operator are described in more detail here."
+    ));
+    assert!(near(
+        "I typed `s = {}` to start an empty set and then `s.add(3)` gave an error. Why?",
+        "Note: to create an empty set you have to use set(), not {}; the latter creates an empty dictionary, a data structure that we discuss in the next section."
+    ));
+    // Without an encoder every lead is near.
+    assert!(inference::llm::now(near_question(&f.bundle, None, &AskSettings::default(), "anything", "old-string-formatting")).unwrap());
+}

@@ -19,7 +19,8 @@
    - citation precision: the share of answered questions whose citations include the gold section
      (the hit rule of tests/eval/data/dev/README.md);
    - false abstentions (in-corpus), correct abstentions (out-of-corpus);
-   - medians of time to sources, to the first token, decode speed.
+   - medians of time to sources, to the answer's first text (its opening from the book, or the
+     model's first token), to the model's first token, decode speed.
 With --labels (JSONL of {"id", "yes"} written by a person for judge pair ids), the judge's agreement
 with those labels is reported; figures count only once it is at least 0.85.
 """
@@ -166,6 +167,9 @@ def figures(qa, ooc, answers, verdicts, tag):
         "errors": sum(1 for q in qa + ooc if not ok(q)),
         "median_sources_ms": median([t.get("sources_ms") for t in times]),
         "median_first_token_ms": median([t.get("first_token_ms") for t in times]),
+        # When the answer's first text is on screen: its opening from the book (`lead_ms`), else
+        # the model's first token.
+        "median_first_text_ms": median([t.get("lead_ms") or t.get("first_token_ms") for t in times]),
         "median_decode_tok_s": median(decode),
         "median_check_ms": median([t.get("check_ms") for t in times]),
     }
@@ -190,6 +194,8 @@ def main():
     ap.add_argument("--in-corpus-only", action="store_true", help="leave out the out-of-corpus questions (for tuning runs)")
     ap.add_argument("--check", action="store_true", help="exit 1 unless every figure was computed (the harness test)")
     ap.add_argument("--answers", default=None, help="judge the answers of an earlier run (its answers-grounded.jsonl) instead of asking again")
+    ap.add_argument("--verdicts", action="append", default=[],
+                    help="an earlier run's judge-pairs.jsonl with the same judge: a pair of the same kind, text and claim takes its verdict instead of being judged again (label scoring is deterministic)")
     args = ap.parse_args()
     for path in (args.bundle, args.model, args.index_builder) + (() if args.judge == "none" else (args.judge,)):
         if not os.path.exists(path):
@@ -218,15 +224,21 @@ def main():
     unique = {}
     for p in pairs:
         unique.setdefault((p["kind"], p["text"], p["claim"]), len(unique))
+    earlier = {}
+    for path in args.verdicts:
+        for p in load_jsonl(path):
+            if p.get("judge_yes") is not None:
+                earlier[(p["kind"], p["text"], p["claim"])] = p["judge_yes"]
     if args.judge == "none":
         judged, verdicts = [], {}
     else:
-        judged = run_jsonl(
-            lambda path: [args.index_builder, "judge", "--model", args.judge, "--pairs", path],
-            [{"id": i, "kind": k, "text": t, "claim": c} for (k, t, c), i in unique.items()],
-        )
+        fresh = [{"id": i, "kind": k, "text": t, "claim": c} for (k, t, c), i in unique.items() if (k, t, c) not in earlier]
+        judged = run_jsonl(lambda path: [args.index_builder, "judge", "--model", args.judge, "--pairs", path], fresh) if fresh else []
         by_key = {j["id"]: j["yes"] for j in judged}
+        by_key.update({i: earlier[key] for key, i in unique.items() if key in earlier})
         verdicts = {p["id"]: by_key[unique[(p["kind"], p["text"], p["claim"])]] for p in pairs}
+        if args.verdicts:
+            print(f"{len(unique) - len(fresh)} of {len(unique)} distinct pairs took an earlier verdict, {len(fresh)} judged", file=sys.stderr)
     result = {"set": args.set, "model": os.path.basename(args.model), "judge": os.path.basename(args.judge)}
     for tag, answers in runs.items():
         result[tag] = figures(qa, ooc if tag == "grounded" else [], answers, verdicts, tag)

@@ -123,6 +123,9 @@ async fn answer(engine: &Engine, id: u32, question: &str, stop: &Cell<bool>, pos
             AskEvent::Reading { done, total } => post(Reply::Reading { id, done, total }),
             // A "no" is followed by the abstention, which says so.
             AskEvent::Sufficiency { .. } => {}
+            // The book's sentence that opens the answer: shown as the answer's text, though
+            // the model has written nothing yet (its first token is what `stats` times).
+            AskEvent::Lead(text) => post(Reply::Token { id, text }),
             AskEvent::Token(text) => {
                 first_token_ms.get_or_insert_with(now_ms);
                 if !text.is_empty() {

@@ -82,6 +82,10 @@ pub struct Args {
     /// default (`AskConfig::lead`; for measuring).
     #[arg(long)]
     no_lead: bool,
+    /// Least calibrated cosine between the question and the lead sentence (default: the app's;
+    /// `AskConfig::min_lead_cosine`; for tuning).
+    #[arg(long)]
+    min_lead_cosine: Option<f32>,
 }
 
 
@@ -140,6 +144,8 @@ struct AnswerLine<'a> {
     nearest: Vec<Place<'a>>,
     prompt_tokens: usize,
     sources_ms: Option<f64>,
+    /// When the answer's opening from the book was shown (`AskConfig::lead`).
+    lead_ms: Option<f64>,
     first_token_ms: Option<f64>,
     new_tokens: usize,
     check_ms: Option<f64>,
@@ -158,6 +164,7 @@ struct Outcome {
     abstained: Option<(AbstainReason, String, Vec<u32>)>,
     sufficiency: Option<(bool, f64)>,
     sources_ms: Option<f64>,
+    lead_ms: Option<f64>,
     first_token_ms: Option<f64>,
     answer_ms: Option<f64>,
     ms: f64,
@@ -192,6 +199,9 @@ pub fn run(a: Args) -> Result<()> {
         settings.ask.draft = d;
     }
     settings.ask.lead = !a.no_lead;
+    if let Some(x) = a.min_lead_cosine {
+        settings.ask.min_lead_cosine = x;
+    }
     if a.min_score.is_some() || a.min_lexical.is_some() {
         let fitted = CheckRule::for_checker(session.parameters());
         let min_score = a.min_score.unwrap_or(fitted.min_score);
@@ -240,6 +250,13 @@ fn answer(env: &mut AskEnv<'_>, question: &str, settings: AskSettings, stream: b
             }
             AskEvent::Reading { .. } => {}
             AskEvent::Sufficiency { margin, sufficient, .. } => o.sufficiency = Some((sufficient, margin)),
+            AskEvent::Lead(text) => {
+                o.lead_ms = Some(ms(t0));
+                if stream {
+                    print!("{text}");
+                    std::io::stdout().flush()?;
+                }
+            }
             AskEvent::Token(text) => {
                 o.first_token_ms.get_or_insert_with(|| ms(t0));
                 if stream {
@@ -314,6 +331,7 @@ fn line<'a>(bundle: &'a Bundle, id: &'a serde_json::Value, o: &'a Outcome) -> An
             .collect(),
         prompt_tokens: o.prompt_tokens,
         sources_ms: o.sources_ms,
+        lead_ms: o.lead_ms,
         first_token_ms: o.first_token_ms,
         new_tokens: o.answer.as_ref().map_or(0, |a| a.tokens),
         check_ms: o.answer_ms.map(|t| o.ms - t),
@@ -341,8 +359,9 @@ fn print_text(out: &mut impl Write, bundle: &Bundle, o: &Outcome) -> Result<()> 
         }
     }
     eprintln!(
-        "sources {:.0} ms, first token {}, {} prompt tokens, total {:.0} ms",
+        "sources {:.0} ms, the book's opening {}, first token {}, {} prompt tokens, total {:.0} ms",
         o.sources_ms.unwrap_or(0.0),
+        o.lead_ms.map_or("-".into(), |t| format!("{t:.0} ms")),
         o.first_token_ms.map_or("-".into(), |t| format!("{t:.0} ms")),
         o.prompt_tokens,
         o.ms

@@ -6,15 +6,17 @@
 //! 1. the question is checked (empty, too long, no words: [`AbstainReason::BadInput`]), the
 //!    course is searched, and the coverage gate decides ([`AbstainReason::Gate`]: no model call,
 //!    the nearest sections instead) → [`AskEvent::Sources`] with the book quote, the
-//!    sentences of the best passage on the question, verbatim ([`verify::quote`]), before
-//!    the model reads anything;
+//!    sentences of the best passage on the question, verbatim ([`verify::quote`]; less the
+//!    one that opens the answer, step 3), before the model reads anything;
 //! 2. the prompt is read ([`AskEvent::Reading`]): the fixed system turn comes from the session's
 //!    kept prefix `"ask"`, so only the passages and the question are new; then the
 //!    evidence-sufficiency check asks the model, in the same conversation, whether the passages
 //!    answer the question ([`sufficiency`], [`AskEvent::Sufficiency`]; a few more tokens): a
 //!    "no" is [`AbstainReason::Sufficiency`]. A question the gate doubted (few of its words in
 //!    the book, [`crate::retrieve::Retrieval::uncertain`]) is answered only on a sure "yes";
-//! 3. the answer streams ([`AskEvent::Token`]);
+//! 3. the answer streams: its opening, the book's sentence that best answers the question
+//!    ([`AskConfig::lead`], [`AskEvent::Lead`]), at once, then the model's text after it
+//!    ([`AskEvent::Token`]);
 //! 4. every sentence (and code block) is checked against the passage it cites, or, uncited,
 //!    against the passage that holds most of its words: the model's yes/no judgement of that
 //!    passage's nearest sentences and lexical support together ([`VerifyConfig::supported`]).
@@ -138,6 +140,9 @@ pub enum AskEvent {
     Sufficiency { margin: f64, uncertain: bool, sufficient: bool },
     /// The model read `done` of the prompt's `total` tokens (kept ones count).
     Reading { done: usize, total: usize },
+    /// The answer's opening, the book's sentence ([`AskConfig::lead`]), before the model reads
+    /// its prompt; the model's text follows it.
+    Lead(String),
     /// Text of the answer as it streams (may be empty).
     Token(String),
     /// `done` of `total` units checked.
@@ -198,8 +203,8 @@ pub struct AskRun {
     bias: Option<f64>,
     /// The answer is the second try ([`AskEvent::Retrying`]).
     retried: bool,
-    /// The answer's opening, written before the model goes on ([`AskConfig::lead`]), and
-    /// whether it was streamed yet.
+    /// The answer's opening, the book's sentence ([`AskConfig::lead`]), and whether it was sent
+    /// yet ([`AskEvent::Lead`]).
     lead: Option<(String, bool)>,
 }
 
@@ -249,6 +254,13 @@ impl AskRun {
                 Ok(Some(AskEvent::Reading { done: n.saturating_sub(1), total: n }))
             }
             State::Answering { prompt, ids, fixed, mut generation, kept } => {
+                // The book's sentence opens the answer before the model has read its prompt.
+                if let Some((lead, shown)) = self.lead.as_mut().filter(|(_, shown)| !*shown) {
+                    *shown = true;
+                    let lead = lead.clone();
+                    self.state = State::Answering { prompt, ids, fixed, generation, kept };
+                    return Ok(Some(AskEvent::Lead(lead)));
+                }
                 if !kept {
                     env.session.keep(prompt.prefix(), &ids[..fixed]).await?;
                     let total = ids.len();
@@ -261,9 +273,7 @@ impl AskRun {
                 let event = generation.step(env.session).await?;
                 let out = match event {
                     Event::Reading { done, total } => Some(AskEvent::Reading { done, total }),
-                    Event::Token { text, .. } | Event::Text(text) => Some(AskEvent::Token(self.led(text))),
-                    // The model wrote nothing after the lead: the lead is still the answer's start.
-                    Event::Done if self.lead.as_ref().is_some_and(|(_, shown)| !shown) => Some(AskEvent::Token(self.led(String::new()))),
+                    Event::Token { text, .. } | Event::Text(text) => Some(AskEvent::Token(text)),
                     Event::Done => None,
                 };
                 match out {
@@ -357,17 +367,24 @@ impl AskRun {
             Plan::Answer(p) => p,
         };
         let idf = |t: &str| env.bundle.bm25.idf(t);
-        let quote = verify::quote(&self.question, &prompt.sources, &idf, self.settings.ask.quote_chars)
-            .map(|(s, text)| Quote { n: s.n, section: s.section, heading_path: s.heading_path.clone(), text });
-        if self.settings.ask.lead {
-            // Cited as the model cites (the worked example's "… [2]. "), so it goes on writing; a
-            // question the book asks (an exercise) answers nothing.
-            self.lead = verify::quote(&self.question, &prompt.sources, &idf, 0).filter(|(_, text)| !text.trim_end().ends_with('?')).map(|(s, text)| {
-                let body = text.trim_end().trim_end_matches(['.', ':', '।']);
-                let stop = if text.trim_end().ends_with('।') { '।' } else { '.' };
-                (format!("{body} [{}]{stop}", s.n), false)
-            });
+        let quoted = verify::quote(&self.question, &prompt.sources, &idf, self.settings.ask.quote_chars);
+        // The quote's lead opens the answer, cited as the model cites (the worked example's
+        // "… [2]. "), so it goes on writing; not a question the book asks (an exercise answers
+        // nothing), nor a sentence far from the question.
+        let mut lead = None;
+        if let Some(q) = quoted.as_ref().filter(|q| self.settings.ask.lead && !q.lead().trim_end().ends_with('?')) {
+            if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead()).await? {
+                let text = q.lead().trim_end();
+                let stop = if text.ends_with('।') { '।' } else { '.' };
+                lead = Some(format!("{} [{}]{stop}", text.trim_end_matches(['.', ':', '।']), q.source.n));
+            }
         }
+        // Above an answer its lead opens, the quote shows the book's other sentences.
+        let quote = quoted.and_then(|q| {
+            let text = q.text(lead.is_some())?;
+            Some(Quote { n: q.source.n, section: q.source.section, heading_path: q.source.heading_path.clone(), text })
+        });
+        self.lead = lead.map(|lead| (lead, false));
         let uncertain = retrieval.abstained && retrieval.uncertain;
         self.answering(env, prompt, quote, check.then_some(uncertain))
     }
@@ -408,17 +425,6 @@ impl AskRun {
             ids.extend(env.session.encode(lead)?);
         }
         Ok(self.chunked(env.session.generator(&ids, opts)))
-    }
-
-    /// `text` of the answer, after the lead if that was not streamed yet.
-    fn led(&mut self, text: String) -> String {
-        match &mut self.lead {
-            Some((lead, shown)) if !*shown => {
-                *shown = true;
-                format!("{lead}{text}")
-            }
-            _ => text,
-        }
     }
 
     fn chunked(&self, g: Generator<'static>) -> Generator<'static> {
@@ -584,6 +590,18 @@ pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question
     let query = Query { text: question, vector: vector.as_deref(), is_common_word: encoder.map(|_| &common as &dyn Fn(&str) -> bool) };
     let reranker = FeatureReranker::default();
     Ok(retrieve(bundle, cfg, &query, Some(&reranker as &dyn Reranker)))
+}
+
+/// Whether `sentence` is near enough `question` to open its answer ([`AskConfig::lead`]): the
+/// calibrated cosine of their vectors reaches [`AskConfig::min_lead_cosine`]. Without an encoder
+/// that reads both, or with one whose cosines do not tell near from far
+/// ([`crate::embed::Calibration::gates`], e5), every sentence is near.
+pub async fn near_question(bundle: &Bundle, encoder: Option<&SentenceEncoder>, settings: &AskSettings, question: &str, sentence: &str) -> Result<bool, AskError> {
+    let calibration = settings.retrieval.calibration(bundle);
+    let Some(encoder) = encoder.filter(|e| calibration.gates && e.can_read(sentence)) else { return Ok(true) };
+    let Some(asked) = query_vector(Some(encoder), question).await? else { return Ok(true) };
+    let vector = encoder.embed(&[sentence], Role::Passage)?;
+    Ok(vector.first().is_none_or(|v| calibration.apply(crate::embed::dot(&asked, v)) >= settings.ask.min_lead_cosine))
 }
 
 /// Ask's kept prefixes for a course, by name: its rules and worked example ([`PREFIX`], and

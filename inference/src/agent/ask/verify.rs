@@ -345,10 +345,9 @@ const FOLLOW_WEIGHT: f32 = 0.5;
 /// divided by the passage's rank picks the passage (retrieval's order is the stronger signal: a
 /// lower passage needs twice, three times the overlap). From that passage, its sentences on the
 /// question (their own weight plus [`FOLLOW_WEIGHT`] of the sentence before), best first, while
-/// the quote stays within `max_chars` (0: the best sentence alone), shown in the passage's order,
-/// " … " marking where text was skipped. None when no sentence shares a content term with the
-/// question.
-pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<(&'a Source, String)> {
+/// the quote stays within `max_chars` (0: the best sentence alone), in the passage's order
+/// ([`Quoted::text`]). None when no sentence shares a content term with the question.
+pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<Quoted<'a>> {
     /// A quotable whole sentence on the question: its place in the passage, its own weight, and
     /// that weight with the sentence before weighed in.
     struct Candidate<'t> {
@@ -394,15 +393,42 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
         picked.push((place, text));
         used += n;
     }
+    let lead = picked.first()?.0;
     picked.sort();
-    let mut text = String::new();
-    for (k, (i, x)) in picked.iter().enumerate() {
-        if k > 0 {
-            text.push_str(if picked[k - 1].0 + 1 == *i { " " } else { " … " });
-        }
-        text.push_str(x);
+    Some(Quoted { source, sentences: picked, lead })
+}
+
+/// The book's sentences on a question ([`quote`]), from one passage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quoted<'a> {
+    pub source: &'a Source,
+    /// The sentences in the passage's order, each with its place among the passage's prose.
+    sentences: Vec<(usize, &'a str)>,
+    /// The place of the sentence holding most of the question's own weight.
+    lead: usize,
+}
+
+impl<'a> Quoted<'a> {
+    /// The sentence holding most of the question's own weight.
+    pub fn lead(&self) -> &'a str {
+        self.sentences.iter().find(|(place, _)| *place == self.lead).map_or("", |(_, text)| text)
     }
-    Some((source, text))
+
+    /// The sentences, " " between neighbours and " … " where text was skipped; without the lead
+    /// when `without_lead` (it opens the answer, [`super::AskConfig::lead`]). None when no sentence
+    /// is left.
+    pub fn text(&self, without_lead: bool) -> Option<String> {
+        let mut text = String::new();
+        let mut last = None;
+        for &(place, sentence) in self.sentences.iter().filter(|(place, _)| !without_lead || *place != self.lead) {
+            if let Some(last) = last {
+                text.push_str(if last + 1 == place { " " } else { " … " });
+            }
+            text.push_str(sentence);
+            last = Some(place);
+        }
+        (!text.is_empty()).then_some(text)
+    }
 }
 
 /// The IDF weight of `question`'s terms that `sentence` holds.
@@ -564,18 +590,19 @@ mod tests {
             source(2, "Tuples are immutable sequences of items, unlike lists."),
         ];
         let idf = |_: &str| 1.0;
-        let (s, q) = quote("How do I add an item to the end of a list?", &sources, &idf, 0).unwrap();
-        assert_eq!((s.n, q.as_str()), (1, "The append method adds an item to the end of the list."));
+        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 0).unwrap();
+        assert_eq!((q.source.n, q.lead()), (1, "The append method adds an item to the end of the list."));
+        assert_eq!(q.text(false).as_deref(), Some(q.lead()));
+        assert_eq!(q.text(true), None, "the lead alone opens the answer");
         assert!(quote("zebra", &sources, &idf, 0).is_none());
         // The first passage's sentence wins unless a later one shares twice the question's words.
-        let (s, _) = quote("Are tuples immutable sequences?", &sources, &idf, 0).unwrap();
-        assert_eq!(s.n, 2);
-        let (s, _) = quote("What are sequences of items?", &sources, &idf, 0).unwrap();
-        assert_eq!(s.n, 1, "one shared word more does not outrank the first passage");
+        assert_eq!(quote("Are tuples immutable sequences?", &sources, &idf, 0).unwrap().source.n, 2);
+        let q = quote("What are sequences of items?", &sources, &idf, 0).unwrap();
+        assert_eq!(q.source.n, 1, "one shared word more does not outrank the first passage");
         // A line of code shown unindented is not quoted, however many of the question's words it holds.
         let sources = [source(1, "if __name__ == '__main__':\nA module's __name__ is set to '__main__' when it is run as a script.")];
-        let (_, q) = quote("What does if __name__ == '__main__': do?", &sources, &idf, 0).unwrap();
-        assert_eq!(q, "A module's __name__ is set to '__main__' when it is run as a script.");
+        let q = quote("What does if __name__ == '__main__': do?", &sources, &idf, 0).unwrap();
+        assert_eq!(q.lead(), "A module's __name__ is set to '__main__' when it is run as a script.");
     }
 
     #[test]
@@ -585,7 +612,7 @@ mod tests {
                     You add an item at the end of a list again and again. And a cut-off sentence about adding items to the end of a";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = |max| quote("How do I add an item to the end of a list?", &sources, &idf, max).unwrap().1;
+        let q = |max| quote("How do I add an item to the end of a list?", &sources, &idf, max).unwrap().text(false).unwrap();
         // The lead is the sentence holding most of the question's words (the first of equals).
         assert_eq!(q(0), "The append method adds an item to the end of the list.");
         // The next best (four of the question's terms, and two in the sentence before) fits.
@@ -598,9 +625,12 @@ mod tests {
              Use extend to add several items at once, from any iterable. You add an item at the end of a list again and again."
         );
         assert!(q(300).starts_with("Lists hold objects of any type you like. The append method"), "then the rest, as they fit");
+        // Without the lead, which opens the answer, its neighbours are no longer neighbours.
+        let folded = quote("How do I add an item to the end of a list?", &sources, &idf, 300).unwrap().text(true).unwrap();
+        assert!(folded.starts_with("Lists hold objects of any type you like. … Sets have no order"), "{folded}");
         // An indented example between two quoted sentences is skipped text too; a blank line is not.
         let sources = [source(1, "The append method adds an item to the end of the list.\n\n    x.append(3)\n\nYou add an item at the end of a list again and again.\n\nItems go on the end of a list with append as well.")];
-        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 400).unwrap().1;
+        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 400).unwrap().text(false).unwrap();
         assert_eq!(q, "The append method adds an item to the end of the list. … You add an item at the end of a list again and again. Items go on the end of a list with append as well.");
     }
 
@@ -614,7 +644,7 @@ mod tests {
                     Other sequence types such as tuples support the same operations as well.";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = quote("Why does changing one row of my grid change every row?", &sources, &idf, 800).unwrap().1;
+        let q = quote("Why does changing one row of my grid change every row?", &sources, &idf, 800).unwrap().text(false).unwrap();
         assert_eq!(
             q,
             "Changes to one row of a grid made with * show in every row of the grid. … \
@@ -631,7 +661,7 @@ mod tests {
                     A loop's else clause runs when no break occurs, like a try statement's else clause.";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = quote("When does the else clause of a loop run?", &sources, &idf, 400).unwrap().1;
+        let q = quote("When does the else clause of a loop run?", &sources, &idf, 400).unwrap().text(false).unwrap();
         assert_eq!(
             q,
             "The else clause of a loop runs when the loop ends without a break statement. … \
