@@ -140,14 +140,15 @@ fn an_answer_the_check_leaves_empty_is_written_once_more_then_withheld() {
 }
 
 fn run_events_note() -> &'static str {
-    "the run ended before a token"
+    "the run ended before the answer"
 }
 
 #[test]
 fn the_fixed_prefix_is_kept_and_later_questions_read_only_their_own_part() {
     let Some(f) = fixture() else { return };
     let f = &f;
-    // Tokens the model evaluates while reading each prompt (from Sources to the first token).
+    // Tokens the model evaluates while reading each prompt (from Sources to the first token) and
+    // the lead after it.
     let read = |question: &str| {
         let mut session = f.session.borrow_mut();
         let mut env = AskEnv { bundle: &f.bundle, encoder: None, session: &mut session };
@@ -163,7 +164,8 @@ fn the_fixed_prefix_is_kept_and_later_questions_read_only_their_own_part() {
                     assert!(sufficient, "no threshold");
                     margin = Some(m);
                 }
-                AskEvent::Token(_) => {
+                // The model's first token, or the answer's end when it adds nothing to the lead.
+                AskEvent::Token(_) | AskEvent::Checking { .. } => {
                     assert!(margin.is_some_and(f64::is_finite), "the check ran before the first token");
                     return (env.session.evaluated() - start, total);
                 }
