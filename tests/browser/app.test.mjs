@@ -142,6 +142,13 @@ test('asks a dev-set question: the book quote first, a streamed answer, then onl
     window.__checking = false;
     new MutationObserver(() => { window.__checking ||= document.querySelector('[data-testid=checking]') !== null; })
       .observe(document.body, { childList: true, subtree: true });
+    // When the answer's first text shows (the book's sentence that opens it, when it has one).
+    window.__firstText = null;
+    new MutationObserver(() => {
+      const streaming = document.querySelector('[data-testid=answer][data-state=streaming] [data-testid=answer-body]');
+      if (window.__firstText === null && streaming?.textContent.length > 0) window.__firstText = performance.now();
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
+    window.__asked = performance.now();
   });
   await ask(dev.question);
   // The book's own sentence comes with the sources, before the model's first token.
@@ -161,7 +168,8 @@ test('asks a dev-set question: the book quote first, a streamed answer, then onl
   const state = await page.getAttribute('[data-testid=answer]', 'data-state');
   const stats = await page.$eval('[data-testid=answer-stats]', (e) => ({ ...e.dataset }));
   const longest = await page.evaluate(() => window.__longest);
-  console.log(`# ask: ${state}, ${JSON.stringify(stats)}, main-thread longest task ${longest} ms`);
+  const firstText = await page.evaluate(() => window.__firstText && Math.round(window.__firstText - window.__asked));
+  console.log(`# ask: ${state}, ${JSON.stringify(stats)}, first text after ${firstText} ms, main-thread longest task ${longest} ms`);
   if (state === 'abstained') {
     assert.equal(await page.getAttribute('[data-testid=abstain-message]', 'data-reason'), 'model');
     assert.equal(await page.textContent('[data-testid=answer-body]'), '', 'no unchecked text stays on screen');
