@@ -203,9 +203,17 @@ pub struct AskRun {
     bias: Option<f64>,
     /// The answer is the second try ([`AskEvent::Retrying`]).
     retried: bool,
-    /// The answer's opening, the book's sentence ([`AskConfig::lead`]), and whether it was sent
-    /// yet ([`AskEvent::Lead`]).
-    lead: Option<(String, bool)>,
+    /// The answer's opening, the book's sentence ([`AskConfig::lead`]).
+    lead: Option<Lead>,
+}
+
+/// The answer's opening from the book ([`AskConfig::lead`]): read by the model as the start of
+/// its own turn.
+struct Lead {
+    text: String,
+    ids: Vec<u32>,
+    /// Sent to the host yet ([`AskEvent::Lead`]).
+    sent: bool,
 }
 
 impl AskRun {
@@ -255,11 +263,11 @@ impl AskRun {
             }
             State::Answering { prompt, ids, fixed, mut generation, kept } => {
                 // The book's sentence opens the answer before the model has read its prompt.
-                if let Some((lead, shown)) = self.lead.as_mut().filter(|(_, shown)| !*shown) {
-                    *shown = true;
-                    let lead = lead.clone();
+                if let Some(lead) = self.lead.as_mut().filter(|lead| !lead.sent) {
+                    lead.sent = true;
+                    let text = lead.text.clone();
                     self.state = State::Answering { prompt, ids, fixed, generation, kept };
-                    return Ok(Some(AskEvent::Lead(lead)));
+                    return Ok(Some(AskEvent::Lead(text)));
                 }
                 if !kept {
                     env.session.keep(prompt.prefix(), &ids[..fixed]).await?;
@@ -286,7 +294,7 @@ impl AskRun {
                         Ok(Some(e))
                     }
                     None => {
-                        let lead = self.lead.as_ref().map_or("", |(lead, _)| lead.as_str());
+                        let lead = self.lead.as_ref().map_or("", |lead| lead.text.as_str());
                         let raw = format!("{lead}{}", generation.text()).trim().to_string();
                         let truncated = matches!(generation.finish(), Some(crate::llm::Finish::Length));
                         let units = verify::units(&raw, prompt.sources.len());
@@ -384,7 +392,10 @@ impl AskRun {
             let text = q.text(lead.is_some())?;
             Some(Quote { n: q.source.n, section: q.source.section, heading_path: q.source.heading_path.clone(), text })
         });
-        self.lead = lead.map(|lead| (lead, false));
+        self.lead = match lead {
+            Some(text) => Some(Lead { ids: env.session.encode(&text)?, text, sent: false }),
+            None => None,
+        };
         let uncertain = retrieval.abstained && retrieval.uncertain;
         self.answering(env, prompt, quote, check.then_some(uncertain))
     }
@@ -395,10 +406,7 @@ impl AskRun {
         let messages = prompt.messages();
         let (ids, fixed) = env.session.chat_ids(&messages[..prompt.fixed()], &messages[prompt.fixed()..])?;
         // The answer's lead is read as prompt too.
-        let lead = match &self.lead {
-            Some((text, _)) => env.session.encode(text)?.len(),
-            None => 0,
-        };
+        let lead = self.lead.as_ref().map_or(0, |lead| lead.ids.len());
         let event = AskEvent::Sources { sources: prompt.sources.clone(), quote, prompt_tokens: ids.len() + lead };
         self.state = match check {
             Some(uncertain) => {
@@ -421,8 +429,8 @@ impl AskRun {
     fn generator(&self, env: &AskEnv<'_>, ids: &[u32]) -> Result<Generator<'static>, AskError> {
         let opts = GenerateOptions { max_new_tokens: self.settings.ask.max_new_tokens, draft: self.settings.ask.draft, ..Default::default() };
         let mut ids = ids.to_vec();
-        if let Some((lead, _)) = &self.lead {
-            ids.extend(env.session.encode(lead)?);
+        if let Some(lead) = &self.lead {
+            ids.extend_from_slice(&lead.ids);
         }
         Ok(self.chunked(env.session.generator(&ids, opts)))
     }
