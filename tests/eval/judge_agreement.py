@@ -8,7 +8,7 @@ Each line of the labels file is one judgement a person made by reading, with the
 inputs: `{"id", "kind": "fact"|"support", "text", "claim", "yes": bool, "note"}` (`fact`: does the
 answer `text` state the fact `claim`; `support`: does the passage `text` support the sentence
 `claim`). The pairs come from answers on the tuning half of our own set (never the reported sets);
-by default all three files of `tests/eval/data/judge_labels*.jsonl` (277 labels).
+by default all four files of `tests/eval/data/judge_labels*.jsonl` (333 labels).
 `index-builder judge` (the prompts answer_eval.py uses) decides each; the script prints the share
 on which judge and person agree, overall, per kind and per label. answer_eval.py's figures count
 only while this is at least 0.85.
@@ -32,7 +32,7 @@ def main():
     target = os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/pathshala/target"))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--judge", required=True)
-    ap.add_argument("--labels", nargs="+", default=[os.path.join(here, "data", f) for f in ("judge_labels.jsonl", "judge_labels2.jsonl", "judge_labels3.jsonl")])
+    ap.add_argument("--labels", nargs="+", default=[os.path.join(here, "data", f) for f in ("judge_labels.jsonl", "judge_labels2.jsonl", "judge_labels3.jsonl", "judge_labels4.jsonl")])
     ap.add_argument("--judge-arg", action="append", default=[], help="passed on to `index-builder judge` (e.g. --judge-arg=--excerpt=400)")
     ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
     ap.add_argument("--out", default=None, help="JSONL: each label with the judge's verdict and margin")
