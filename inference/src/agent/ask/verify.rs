@@ -393,7 +393,7 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
         picked.push((place, text));
         used += n;
     }
-    let lead = picked.first()?.0;
+    let lead = *picked.first()?;
     picked.sort();
     Some(Quoted { source, sentences: picked, lead })
 }
@@ -404,14 +404,14 @@ pub struct Quoted<'a> {
     pub source: &'a Source,
     /// The sentences in the passage's order, each with its place among the passage's prose.
     sentences: Vec<(usize, &'a str)>,
-    /// The place of the sentence holding most of the question's own weight.
-    lead: usize,
+    /// The sentence holding most of the question's own weight, with its place.
+    lead: (usize, &'a str),
 }
 
 impl<'a> Quoted<'a> {
     /// The sentence holding most of the question's own weight.
     pub fn lead(&self) -> &'a str {
-        self.sentences.iter().find(|(place, _)| *place == self.lead).map_or("", |(_, text)| text)
+        self.lead.1
     }
 
     /// The sentences, " " between neighbours and " … " where text was skipped; without the lead
@@ -420,7 +420,7 @@ impl<'a> Quoted<'a> {
     pub fn text(&self, without_lead: bool) -> Option<String> {
         let mut text = String::new();
         let mut last = None;
-        for &(place, sentence) in self.sentences.iter().filter(|(place, _)| !without_lead || *place != self.lead) {
+        for &(place, sentence) in self.sentences.iter().filter(|(place, _)| !without_lead || *place != self.lead.0) {
             if let Some(last) = last {
                 text.push_str(if last + 1 == place { " " } else { " … " });
             }
