@@ -8,7 +8,8 @@ verification accept rate, time per item.
         --ids a2,a4 --out docs/results/author/qwen0.5b.jsonl
 
 Requests: tests/eval/data/own/author_requests.jsonl (fixed before any item was generated; odd ids
-are for tuning, even ids held out). Every item and every report is written to --out (one JSON line
+are for tuning, even ids held out), or another file with --requests (author_cq_requests.jsonl:
+creative questions on Python courses; its bundles "py2", "py4", "py5" given as --bundle NAME=PATH). Every item and every report is written to --out (one JSON line
 per item with the request's id, then one `{"report": ...}` line per request) for hand audits.
 Missing inputs fail loudly.
 """
@@ -27,22 +28,29 @@ REQUESTS = os.path.join(HERE, "data", "own", "author_requests.jsonl")
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True)
-    ap.add_argument("--demo-bundle", required=True)
-    ap.add_argument("--docs-bundle", required=True)
+    ap.add_argument("--demo-bundle")
+    ap.add_argument("--docs-bundle")
+    ap.add_argument("--bundle", action="append", default=[], metavar="NAME=PATH", help="a request file's bundle by name (repeatable)")
+    ap.add_argument("--requests", default=REQUESTS)
     ap.add_argument("--ids", help="comma-separated request ids, in the order to run (default: all)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--exe", default=os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/pathshala/target")), "release", "index-builder"))
     a = ap.parse_args()
-    for p in [a.model, a.demo_bundle, a.docs_bundle, a.exe, REQUESTS]:
+    bundles = {"demo": a.demo_bundle, "python-docs": a.docs_bundle}
+    bundles.update(b.split("=", 1) for b in a.bundle)
+    for p in [a.model, a.exe, a.requests]:
         if not os.path.exists(p):
             sys.exit(f"error: {p} is missing")
-    reqs = [json.loads(l) for l in open(REQUESTS, encoding="utf-8") if l.strip()]
+    reqs = [json.loads(l) for l in open(a.requests, encoding="utf-8") if l.strip()]
     if a.ids:
         by_id = {r["id"]: r for r in reqs}
         reqs = [by_id[i] for i in a.ids.split(",")]
+    for r in reqs:
+        if not bundles.get(r["bundle"]) or not os.path.exists(bundles[r["bundle"]]):
+            sys.exit(f"error: request {r['id']} needs bundle {r['bundle']!r}: {bundles.get(r['bundle'])} is missing")
     out = open(a.out, "a", encoding="utf-8")
     for r in reqs:
-        bundle = a.demo_bundle if r["bundle"] == "demo" else a.docs_bundle
+        bundle = bundles[r["bundle"]]
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
             report_path = f.name
         cmd = [a.exe, "author", "--bundle", bundle, "--model", a.model, "--request", r["request"], "--lang", r["lang"], "--report", report_path]
@@ -86,6 +94,8 @@ def summarise(path):
         print(f"first attempt of the {sum(first.values())} written items:")
         for why, n in first.most_common():
             print(f"  {n} × {why}")
+    book = Counter("from the book's code" if i.get("from_running") else "from a definition" if i.get("from_definition") else "by the model" for i in items)
+    print("written " + ", ".join(f"{n} {k}" for k, n in book.most_common()))
     acc = sum(1 for i in items if (i.get("verification") or {}).get("accepted"))
     print(f"verification: {acc}/{len(items)} accepted")
     times = [t["ms"] / 1000 for r in reports for t in r.get("times", [])]

@@ -225,7 +225,7 @@ fn verify_items(bundle: &inference::bundle::Bundle, encoder: Option<&inference::
         let body = if l.kind == "cq" {
             let parts = l.parts.iter().enumerate().map(|(i, q)| {
                 let (label, skill, marks) = author::part_meta(i, lang);
-                Part { label: label.into(), skill: skill.into(), question: q.clone(), marks }
+                Part { label: label.into(), skill: skill.into(), question: q.clone(), marks, answer: String::new() }
             });
             Body::Cq(Creative { headline: l.headline.clone(), clue: l.clue.clone(), parts: parts.collect() })
         } else {

@@ -277,7 +277,13 @@ fn written(rule: &str, name: &str) -> String {
 /// What the method or built-in `name` does, said of a call written `call`: "`.count(x)` gives
 /// how many times x occurs." (the methods and built-ins `predict.py` swaps).
 fn does(name: &str, call: &str) -> Option<String> {
-    let (args, what) = match name {
+    let (args, what) = doing(name)?;
+    Some(format!("`{call}({args})` {what}."))
+}
+
+/// The arguments a call to `name` is written with and what it does ([`does`]).
+fn doing(name: &str) -> Option<(&'static str, &'static str)> {
+    Some(match name {
         "append" => ("x", "adds x to the end of the list as one item"),
         "extend" => ("x", "adds each item of x to the end of the list"),
         "lower" => ("", "gives a copy of the string in lower case"),
@@ -311,8 +317,76 @@ fn does(name: &str, call: &str) -> Option<String> {
         "any" => ("items", "is True when at least one of the items is true"),
         "all" => ("items", "is True only when every one of the items is true"),
         _ => return None,
-    };
-    Some(format!("`{call}({args})` {what}."))
+    })
+}
+
+/// A question that asks for the rule `rule`'s misreading breaks, as a learner states it from
+/// memory (the knowledge part of a creative question; its answer is [`principle`]); `None`
+/// where there is no such rule.
+pub fn recall(rule: &str) -> Option<String> {
+    principle(rule)?;
+    if let Some((called, _)) = swapped(rule) {
+        let (args, _) = doing(called)?;
+        return Some(format!("What does `{}({args})` do?", written(rule, called)));
+    }
+    Some(
+        match rule {
+            "slice_end" => "Which item does a slice `s[i:j]` stop just before?",
+            "slice_from_one" | "index_from_one" => "At which index does Python count the first item of a sequence?",
+            "slice_start" => "Does a slice `s[i:j]` include the item at its start index?",
+            "negative_index" => "Which item does the index -1 give?",
+            "range_end" => "Does range() produce its end value?",
+            "range_start" => "At which number does range(n) start?",
+            "alias" => "What does `b = a` do when `a` names a list?",
+            "true_division" => "What does the `/` operator give?",
+            "floor_division" => "What does the `//` operator give?",
+            "modulo" => "What does the `%` operator give?",
+            "power" => "What does the `**` operator do?",
+            "print_sep" => "What does print() put between its arguments?",
+            "display" => "How does the interactive prompt show a string value?",
+            "compare_equal" => "Which of `<` and `<=` includes equality?",
+            "and_or" => "Which operand does `and` give, and which does `or` give?",
+            "pop_front" => "Which item does pop() remove when it is given no argument?",
+            "slice_step" => "Which items does a slice's step take?",
+            "len_index" => "What does len() give?",
+            "float_result" => "What type of number does `/` give?",
+            "int_result" => "What type of number does `//` give between whole numbers?",
+            "precedence" => "In which order does Python work out `+` and `*` in one expression?",
+            "brackets" => "Which part of an expression does Python work out first?",
+            "concat_space" => "Does `+` put a space between the strings it joins?",
+            "augassign" => "What does `+=` do to a variable?",
+            "break_continue" => "What do `break` and `continue` do in a loop?",
+            "print_end" => "What does print() write after its arguments?",
+            "enumerate_start" => "From which number does enumerate() count?",
+            "keyword_order" => "How are keyword arguments matched to a function's parameters?",
+            "round_digits" => "What does round()'s second argument say?",
+            "fstring_f" => "What does Python do with each `{…}` in an f-string?",
+            "format_spec" => "What does the part after the colon in an f-string's `{…}` do?",
+            "print_in_loop" => "How many times does a print() after a loop, not indented under it, run?",
+            "print_after_loop" => "How many times does a print() indented under a loop run?",
+            "str_immutable" => "Do string methods such as upper() change the string itself?",
+            "inplace_ignored" => "What do sort() and append() change?",
+            "print_return" => "What does a function without a return statement give back?",
+            "return_print" => "What does return do with a value?",
+            "sort_reverse" => "What does `reverse=True` do to a sort?",
+            "left_to_right" => "In which order does Python work out operators of the same precedence?",
+            "power_right" => "In which order does Python work out `2 ** 3 ** 2`?",
+            "unary_power" => "Which binds more tightly in `-2 ** 2`: the minus sign or `**`?",
+            "round_half" => "What does round() do with a number exactly halfway between two whole numbers?",
+            "float_floor" => "What type of number does `//` give when one of the numbers is a float?",
+            "float_exact" => "Why is 0.1 + 0.2 not exactly 0.3 in Python?",
+            "set_union" => "What does `|` give for two sets?",
+            "set_intersection" => "What does `&` give for two sets?",
+            "sorted_inplace" => "What does sorted() do to the list it is given?",
+            "returns_none" => "What do sort() and append() return?",
+            "str_concat" => "What does `+` do with two numbers that str() has turned into text?",
+            "int_add" => "What does `+` do with two texts that int() has turned into numbers?",
+            "local_scope" => "Where does a variable assigned inside a function belong?",
+            "arg_copy" => "Does a function get a copy of a list passed to it?",
+            _ => return None,
+        }
+        .to_string(),
+    )
 }
 
 /// The rule of the language a misreading breaks, stated plainly: the right option of a "why"

@@ -8,7 +8,7 @@ use crate::i18n::{Lang, Texts};
 use crate::protocol::{AuthorOutcome, AuthorRequest, Authored, OutlineItem, Task};
 use crate::ui::author::AuthorUi;
 use inference::agent::author::gates::teacher_note;
-use inference::agent::author::{Body, Decision, Difficulty, export, option_label};
+use inference::agent::author::{Body, Decision, Difficulty, code_cq, export, option_label};
 use inference::agent::route::Lang as CourseLang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -298,11 +298,25 @@ fn content(item: &Authored, t: Texts) -> Html {
         Body::Cq(c) => html! {
             <>
                 if !c.headline.is_empty() { <p class="stem"><b>{ c.headline.clone() }</b></p> }
-                <p class="stimulus" data-testid="author-question">{ c.clue.clone() }</p>
-                <ol class="parts">{ for c.parts.iter().map(|p| html! { <li>{ format!("{}) {} ({} {})", p.label, p.question, p.marks, t.author_marks()) }<small>{ format!(" {}", p.skill) }</small></li> }) }</ol>
+                <div class="stimulus" data-testid="author-question">{ stimulus(&c.clue) }</div>
+                <ol class="parts">{ for c.parts.iter().map(|p| html! {
+                    <li>
+                        { format!("{}) {} ({} {})", p.label, p.question, p.marks, t.author_marks()) }<small>{ format!(" {}", p.skill) }</small>
+                        if !p.answer.is_empty() { <p class="part-answer">{ format!("{} {}", t.author_answer(), p.answer) }</p> }
+                    </li>
+                }) }</ol>
             </>
         },
     }
+}
+
+/// A stimulus's paragraphs; those that are code (the book's lines, [`code_cq::is_code`]) as code blocks.
+fn stimulus(clue: &str) -> Html {
+    html! { for clue.split("\n\n").map(|para| if code_cq::is_code(para) {
+        html! { <pre class="stem-code">{ code_cq::unindent(para) }</pre> }
+    } else {
+        html! { <p>{ para.to_string() }</p> }
+    }) }
 }
 
 /// The inline editor: every text field of the item; Save sends it to be checked again.
@@ -403,6 +417,13 @@ fn paper(t: Texts, items: &[Authored]) -> Html {
                 { for mcqs.iter().enumerate().map(|(n, i)| match &i.body {
                     Body::Mcq(m) => html! { <p>{ format!("{}. {}) {}", number(n + 1), option_label(m.answer_index, i.language), m.options.get(m.answer_index).cloned().unwrap_or_default()) }</p> },
                     Body::Cq(_) => html! {},
+                }) }
+                // A CQ made from the book carries each part's answer (the marking guide).
+                { for cqs.iter().enumerate().map(|(n, i)| match &i.body {
+                    Body::Cq(c) => html! { for c.parts.iter().filter(|p| !p.answer.is_empty()).map(|p| html! {
+                        <p class="paper-answer">{ format!("{}. {}) {}", number(mcqs.len() + n + 1), p.label, p.answer) }</p>
+                    }) },
+                    Body::Mcq(_) => html! {},
                 }) }
             </div>
         </div>

@@ -73,7 +73,7 @@ pub fn record(item: &Authored) -> Value {
     })
 }
 
-/// How an MCQ was made, as the exports tag it.
+/// How an item was made, as the exports tag it.
 fn origin(item: &Authored) -> &'static str {
     if item.by_definition {
         "from the book's definition"
@@ -123,9 +123,20 @@ fn answer_key(m: &Mcq, lang: Lang) -> String {
     format!("{}) {}", option_label(m.answer_index, lang), m.options.get(m.answer_index).map_or("", |s| s))
 }
 
-/// One part of a creative question as its own essay: headline, stimulus, the part and its marks.
-fn cq_part_text(c: &Creative, p: &Part, lang: Lang) -> String {
-    format!("{}\n{}\n{}) {} ({} {})", c.headline, c.clue, p.label, p.question, p.marks, if lang == Lang::Bn { "নম্বর" } else { "marks" })
+/// One part of a creative question as its own essay: headline, stimulus (its code as code
+/// blocks, [`super::code_cq::is_code`]), the part and its marks.
+fn cq_part_html(c: &Creative, p: &Part, lang: Lang) -> String {
+    let clue: String = c.clue.split("\n\n").map(|para| if super::code_cq::is_code(para) { html_code(&super::code_cq::unindent(para)) } else { html(para) }).collect();
+    let part = format!("{}) {} ({} {})", p.label, p.question, p.marks, if lang == Lang::Bn { "নম্বর" } else { "marks" });
+    format!("{}{clue}{}", html(&c.headline), html(&part))
+}
+
+/// What the marker reads beside a CQ part: its skill, and its answer where the item has one.
+fn grader_info(p: &Part, lang: Lang) -> String {
+    if p.answer.is_empty() {
+        return html(&p.skill);
+    }
+    format!("{}{}", html(&p.skill), html(&format!("{} {}", if lang == Lang::Bn { "উত্তর:" } else { "Answer:" }, p.answer)))
 }
 
 fn text_el(tag: &str, format: Option<&str>, body: &str) -> String {
@@ -170,13 +181,13 @@ pub fn moodle_xml(items: &[Authored]) -> String {
                 for p in &c.parts {
                     out.push_str("  <question type=\"essay\">\n");
                     out.push_str(&format!("    {}\n", text_el("name", None, &format!("{name} {}", p.label))));
-                    out.push_str(&format!("    {}\n", text_el("questiontext", Some("html"), &html(&cq_part_text(c, p, item.language)))));
+                    out.push_str(&format!("    {}\n", text_el("questiontext", Some("html"), &cq_part_html(c, p, item.language))));
                     out.push_str(&format!("    {}\n", text_el("generalfeedback", Some("html"), "")));
                     out.push_str(&format!("    <defaultgrade>{}</defaultgrade>\n    <penalty>0</penalty>\n    <hidden>0</hidden>\n", p.marks));
                     out.push_str("    <responseformat>editor</responseformat>\n    <responserequired>1</responserequired>\n    <responsefieldlines>10</responsefieldlines>\n    <attachments>0</attachments>\n");
-                    out.push_str(&format!("    {}\n", text_el("graderinfo", Some("html"), &html(&p.skill))));
+                    out.push_str(&format!("    {}\n", text_el("graderinfo", Some("html"), &grader_info(p, item.language))));
                     out.push_str(&format!("    {}\n", text_el("responsetemplate", Some("html"), "")));
-                    out.push_str(&format!("    <tags><tag><text>{}</text></tag><tag><text>AI-assisted</text></tag></tags>\n", xml_escape(&p.skill)));
+                    out.push_str(&format!("    <tags><tag><text>{}</text></tag><tag><text>{}</text></tag></tags>\n", xml_escape(&p.skill), origin(item)));
                     out.push_str("  </question>\n");
                 }
             }
@@ -232,7 +243,7 @@ pub fn gift(items: &[Authored]) -> String {
             }
             Body::Cq(c) => {
                 for p in &c.parts {
-                    out.push_str(&format!("::{} {}::[html]{} {{}}\n\n", gift_escape(&name), gift_escape(&p.label), text(&cq_part_text(c, p, item.language))));
+                    out.push_str(&format!("::{} {}::[html]{} {{}}\n\n", gift_escape(&name), gift_escape(&p.label), gift_escape(&cq_part_html(c, p, item.language))));
                 }
             }
         }
@@ -256,7 +267,7 @@ mod tests {
             answer_index: 2,
             rationales: vec!["r0".into(), "r1 = ok".into(), "r2".into(), "r3".into()],
         };
-        let parts = (0..4).map(|i| Part { label: ["a", "b", "c", "d"][i].into(), skill: "knowledge".into(), question: format!("Q{i}: why?"), marks: i as u32 + 1 }).collect();
+        let parts = (0..4).map(|i| Part { label: ["a", "b", "c", "d"][i].into(), skill: "knowledge".into(), question: format!("Q{i}: why?"), marks: i as u32 + 1, answer: String::new() }).collect();
         let cq = Creative { headline: "H".into(), clue: "Stimulus: one. two.".into(), parts };
         let mut items = vec![base(Body::Mcq(mcq)), base(Body::Cq(cq))];
         items[0].question_id = "x-Mcq".into();
@@ -436,8 +447,19 @@ mod tests {
         let Body::Cq(c) = &all[1].body else { unreachable!() };
         for (q, p) in read[2..6].iter().zip(&c.parts) {
             assert_eq!((q.name.clone(), q.format.as_str()), (format!("x-Cq (Light) {}", p.label), "html"));
-            assert_eq!(shown(&q.text), cq_part_text(c, p, Lang::En));
+            assert_eq!(shown(&q.text), format!("{}\n{}\n{}) {} ({} marks)", c.headline, c.clue, p.label, p.question, p.marks));
         }
+    }
+
+    #[test]
+    fn a_stimulus_shows_its_code_as_code_and_the_marker_reads_each_answer() {
+        let parts = (0..4).map(|i| Part { label: ["a", "b", "c", "d"][i].into(), skill: "knowledge".into(), question: format!("Q{i}?"), marks: i as u32 + 1, answer: format!("A{i} <ok>") }).collect();
+        let c = Creative { headline: "H".into(), clue: "Stimulus: Rina typed:\n\n    >>> if x < 2:\n    ...     print(x)\n\nThen she ran it.".into(), parts };
+        let html = cq_part_html(&c, &c.parts[0], Lang::En);
+        assert_eq!(html, "<p>H</p><p>Stimulus: Rina typed:</p><pre>&gt;&gt;&gt; if x &lt; 2:\n...     print(x)</pre><p>Then she ran it.</p><p>a) Q0? (1 marks)</p>");
+        assert_eq!(grader_info(&c.parts[3], Lang::En), "<p>knowledge</p><p>Answer: A3 &lt;ok&gt;</p>");
+        let xml = moodle_xml(&[Authored { by_running: true, ..Authored::new("x".into(), Body::Cq(c), "Ch".into(), "Co".into(), vec![], Difficulty::Beginner, Lang::En) }]);
+        assert!(xml.contains("&lt;p&gt;Answer: A0 &amp;lt;ok&amp;gt;&lt;/p&gt;") && xml.contains("<tag><text>from the book's code, run</text></tag>"), "{xml}");
     }
 
     #[test]

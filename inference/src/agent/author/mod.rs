@@ -26,6 +26,7 @@
 //!
 //! The app's worker and `index-builder author` drive the same calls with [`AuthorConfig::default`].
 
+pub mod code_cq;
 pub mod export;
 pub mod gates;
 pub mod prompt;
@@ -279,6 +280,10 @@ pub struct Part {
     pub skill: String,
     pub question: String,
     pub marks: u32,
+    /// What a full answer says (the marking guide), where the item was made from the book
+    /// ([`code_cq`]); empty where the model wrote the part.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub answer: String,
 }
 
 /// A creative question: the stimulus (the clue) and four parts.
@@ -832,6 +837,13 @@ impl Job {
     async fn make_cq(&mut self, env: &mut AuthorEnv<'_>, cfg: &AuthorConfig) -> Result<Made, AuthorError> {
         let bundle = env.bundle;
         let lang = self.language;
+        // On a Python course, where the evidence or its chapter has a line the build ran and a
+        // term the book defines: the book's own situation around that line ([`code_cq`]).
+        if lang == Lang::En {
+            if let Some(made) = self.code_cq(bundle) {
+                return Ok(made);
+            }
+        }
         // The CQ after the first rests on the next passages, so two CQs tell different stories.
         let start = (self.cqs * 2) % self.passages.len();
         let chunks: Vec<u32> = self.passages.iter().cycle().skip(start).take(2.min(self.passages.len())).map(|p| p.0).collect();
@@ -900,6 +912,80 @@ impl Job {
             }
             None => Ok(Made::Missing { task: Task::Cq, reason: rejected.last().cloned().unwrap_or_default(), attempts }),
         }
+    }
+
+    /// A creative question ([`code_cq`]) on a line or program of the next passage (in turn)
+    /// that no item rests on, then of the rest of those passages' chapters: lines a learner
+    /// traces through rules first (loops and branches first for an advanced request,
+    /// [`quiz::predict::level`]), its knowledge part a term the book defines in the line's
+    /// section where there is one; on the request's topic ([`on_topic`]); not on lines an earlier
+    /// CQ of the request showed. `None` when none is left.
+    fn code_cq(&mut self, bundle: &Bundle) -> Option<Made> {
+        use quiz::predict;
+        let order = self.passages_then_chapters(bundle);
+        let n = self.passages.len();
+        let levels = if self.request.difficulty == Difficulty::Advanced { [Bloom::Analyse, Bloom::Apply] } else { [Bloom::Apply, Bloom::Analyse] };
+        let mut pools = quiz::define::Pools::new(bundle);
+        let mut defs: Vec<(u32, quiz::define::Definition)> = Vec::new();
+        for &(chunk, _) in &order {
+            defs.extend(pools.askable(chunk).into_iter().filter(|d| d.lang == Lang::En && !self.used.contains(&d.sentence)).map(|d| (chunk, d)));
+        }
+        let turns = [true, false].into_iter().flat_map(|in_passages| levels.into_iter().map(move |level| (in_passages, level)));
+        for (in_passages, level) in turns {
+            for (k, &(chunk, section)) in order.iter().enumerate().filter(|(k, _)| (*k < n) == in_passages) {
+                for p in predict::within(bundle, chunk) {
+                    let quote = p.quote();
+                    if self.used.contains(&quote) || predict::level(p) != level {
+                        continue;
+                    }
+                    // Two CQs of a request show different lines (not one session twice, each
+                    // asked at another of its lines).
+                    let shown = format!("cq lines: {}", p.setup.first().unwrap_or(&p.code));
+                    if self.used.contains(&shown) {
+                        continue;
+                    }
+                    // A term defined in the line's own section (a term from elsewhere in the
+                    // chapter was about something else in two of three tries).
+                    let def = defs.iter().find(|(_, d)| d.section == section);
+                    let heading = bundle.sections[section as usize].heading().to_string();
+                    let concepts = vec![heading.clone(), self.concept.clone()];
+                    let Some(cq) = code_cq::creative(p, def.map(|(_, d)| d), &heading, &concepts, fnv(&quote)) else { continue };
+                    let parts: Vec<String> = cq.parts.iter().map(|p| p.question.clone()).collect();
+                    // On the request's topic: its concept or the teacher's words (the line's own
+                    // heading would let any line through), named by the item or its answers (the
+                    // code of a CQ on lists need not say "list").
+                    let said: Vec<String> = parts.iter().cloned().chain(cq.parts.iter().map(|p| p.answer.clone())).collect();
+                    if !on_topic(&cq.clue, &said, &[self.concept.clone(), self.request.query.clone()]) {
+                        continue;
+                    }
+                    // The gates as written (every one passes, `code_cq::creative`); the story is a
+                    // fixed frame around the book's code and a misreading's reason, so the
+                    // model's copy check does not apply.
+                    let mut g = gates::cq(&cq.clue, &parts, &concepts, Lang::En);
+                    g.insert("cq_on_topic".into(), true);
+                    if k < n {
+                        self.next_passage = (self.next_passage + k + 1) % n;
+                    }
+                    self.used.push(quote.clone());
+                    self.used.push(shown);
+                    let mut sources = vec![self.source(bundle, chunk, quote)];
+                    if let Some((def_chunk, d)) = def {
+                        self.used.push(d.sentence.clone());
+                        sources.push(self.source(bundle, *def_chunk, d.sentence.clone()));
+                    }
+                    self.cqs += 1;
+                    let id = self.next_id(Task::Cq);
+                    return Some(Made::Item(Box::new(Authored {
+                        gates: g,
+                        query: self.request.words().to_string(),
+                        selected_tasks: self.request.selected_tasks(),
+                        by_running: true,
+                        ..Authored::new(id, Body::Cq(cq), self.chapter.clone(), heading, sources, self.request.difficulty, Lang::En)
+                    })));
+                }
+            }
+        }
+        None
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1017,7 +1103,7 @@ fn creative_from(v: &serde_json::Value, lang: Lang) -> Creative {
         .enumerate()
         .map(|(i, k)| {
             let (label, skill, marks) = part_meta(i, lang);
-            Part { label: label.into(), skill: skill.into(), question: s(&v[*k]), marks }
+            Part { label: label.into(), skill: skill.into(), question: s(&v[*k]), marks, answer: String::new() }
         })
         .collect();
     Creative { headline: s(&v["headline"]), clue, parts }

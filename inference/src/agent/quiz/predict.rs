@@ -297,6 +297,8 @@ mod tests {
             if let Some(b) = belief(rule) {
                 let p = principle(rule).unwrap();
                 assert!(!p.starts_with("That") && p != b, "{rule}: {p}");
+                // A creative question's knowledge part can ask for it.
+                assert!(crate::index::predict::recall(rule).is_some_and(|q| q.ends_with('?')), "{rule}");
             }
         }
         assert!(swaps.iter().all(|r| belief(r).is_some()));

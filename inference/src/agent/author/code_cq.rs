@@ -1,0 +1,275 @@
+//! A creative question on a line or program of the book that was run when the bundle was built
+//! ([`crate::index::predict`]), for a Python course: no model writes it.
+//!
+//! Bangladesh's ICT creative questions open with a program as their stimulus. This one tells a
+//! learner's situation around the book's own lines: a learner types them, and a friend says what
+//! the last line shows for a reason that is one of the misreadings run at build time (so the
+//! friend is wrong, and what their answer would take is known). The four parts:
+//! - a, knowledge (1 mark): a term the book defines in the same section or chapter
+//!   ([`crate::agent::quiz::define`]), asked back, else a rule of the language the lines rest
+//!   on ([`recall`]);
+//! - b, comprehension (2): explain, with an example, a rule of the language the lines rest on
+//!   ([`principle`]); it stands without the stimulus;
+//! - c, application (3): what Python shows for the last line, worked out line by line (the
+//!   book's output);
+//! - d, higher order (4): whether the friend is right, by the rule their reason breaks, and the
+//!   change to the code that would make their answer true (the misreading's own code).
+//!
+//! Each part carries its answer, the marking guide a teacher checks scripts against.
+
+use super::{Creative, Part, gates, part_meta};
+use crate::agent::quiz::define::Definition;
+use crate::agent::route::Lang;
+use crate::index::predict::{NO_ERROR, Prediction, WrongOutput, belief, principle, recall};
+
+/// The learner and the friend of a stimulus, chosen by the lines' hash.
+const NAMES: [(&str, &str); 6] = [("Rina", "Tanvir"), ("Nadia", "Arif"), ("Mitu", "Sami"), ("Anika", "Rafi"), ("Sadia", "Fahim"), ("Tumpa", "Imran")];
+
+/// Misreadings that most lines can be misread by, whatever they teach: asked about last.
+const INCIDENTAL: &[&str] = &["display"];
+
+/// The longest line of an answer the friend gives, in characters.
+const SHORT: usize = 40;
+
+/// Most lines of a friend's answer to a program.
+const LINES: usize = 5;
+
+/// Whether the friend can give `o` as their answer: one short line, or for a program a few.
+fn answerable(o: &str, program: bool) -> bool {
+    let lines = o.lines().count();
+    o != NO_ERROR && !o.trim().is_empty() && lines <= if program { LINES } else { 1 } && o.lines().all(|l| l.chars().count() <= SHORT)
+}
+
+/// A paragraph of a stimulus that is code or a program's output: every line indented by four
+/// spaces (as Markdown writes a code block); the app and the exports show it as code.
+pub fn is_code(paragraph: &str) -> bool {
+    let mut lines = paragraph.lines().filter(|l| !l.trim().is_empty()).peekable();
+    lines.peek().is_some() && lines.all(|l| l.starts_with(INDENT))
+}
+
+/// A code paragraph's lines without their four spaces.
+pub fn unindent(paragraph: &str) -> String {
+    paragraph.lines().map(|l| l.strip_prefix(INDENT).unwrap_or(l)).collect::<Vec<_>>().join("\n")
+}
+
+const INDENT: &str = "    ";
+
+fn indent(code: &str) -> String {
+    code.lines().map(|l| format!("{INDENT}{l}")).collect::<Vec<_>>().join("\n")
+}
+
+/// The change that makes the book's code show `w`'s output, as (the book's line, the line as
+/// changed): the asked line of a session, or a program's one changed line. `None` when the
+/// misreading changes an earlier line of a session or more than one line of a program.
+fn change<'a>(p: &'a Prediction, w: &'a WrongOutput) -> Option<(&'a str, &'a str)> {
+    if !p.program {
+        let new = w.code.trim();
+        return (!w.earlier && !new.contains('\n') && !new.is_empty() && new.chars().count() <= 60).then(|| (p.code.trim(), new));
+    }
+    let (old, new): (Vec<&str>, Vec<&str>) = (p.code.trim_end().lines().collect(), w.code.trim_end().lines().collect());
+    if old.len() != new.len() {
+        return None;
+    }
+    let mut diff = old.iter().zip(&new).filter(|(a, b)| a != b);
+    let (a, b) = diff.next()?;
+    (diff.next().is_none() && b.trim().chars().count() <= 60).then(|| (a.trim(), b.trim()))
+}
+
+/// The creative question on `p` headed `headline`, its knowledge part `def` where the book
+/// defines a term near it, else a rule of the language its lines rest on asked back
+/// ([`recall`]); `seed` picks the names. `None` when no misreading of `p` gives the friend a
+/// short answer with a stated reason and a one-line change, or when the result fails a gate
+/// (`concepts`: the theory-dump detector's).
+pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concepts: &[String], seed: u64) -> Option<Creative> {
+    let single = |w: &&WrongOutput| !w.rule.contains('+');
+    let incidental = |r: &str| INCIDENTAL.contains(&r);
+    // The friend's answer: the commonest misreading that states a rule and that one changed
+    // line turns into the truth; not one most lines share (a string's quotes), which would make
+    // the question about the prompt, not about what the lines teach.
+    let (w, reason, rule, (old, new)) = p
+        .wrong
+        .iter()
+        .filter(single)
+        .filter(|w| !incidental(&w.rule) && answerable(&w.output, p.program))
+        .find_map(|w| Some((w, belief(&w.rule)?, principle(&w.rule)?, change(p, w)?)))?;
+    // The other rules the lines rest on (each misread by one of `p`'s wrong outputs): part a
+    // asks one back where the book defines no term, part b explains one; the friend's own
+    // (part d's) where none is left. Incidental ones only for part a, and only where nothing
+    // else has a question.
+    let mut others: Vec<&str> = Vec::new();
+    for x in p.wrong.iter().filter(single) {
+        if x.rule != w.rule && !others.contains(&x.rule.as_str()) && principle(&x.rule).is_some_and(|r| r != rule) {
+            others.push(&x.rule);
+        }
+    }
+    let knowledge = match def {
+        Some(d) => {
+            let mut term = d.term.clone();
+            if let Some(c) = term.get(..1) {
+                term.replace_range(..1, &c.to_uppercase());
+            }
+            (d.question.clone()?, format!("{term}. The book says: “{}”", d.sentence))
+        }
+        None => {
+            let asked = |r: &&str| recall(r).is_some();
+            let r = match others.iter().position(|r| !incidental(r) && asked(r)) {
+                Some(i) => others.remove(i),
+                None => [w.rule.as_str()].into_iter().chain(others.iter().copied()).find(asked)?,
+            };
+            (recall(r)?, principle(r)?)
+        }
+    };
+    let other = others.iter().find(|r| !incidental(r)).and_then(|r| principle(r)).unwrap_or_else(|| rule.clone());
+    let (a, b) = NAMES[(seed % NAMES.len() as u64) as usize];
+    let lang = Lang::En;
+    let marker = gates::marker(lang);
+    let shown = &w.output;
+    let clue = if p.program {
+        format!(
+            "{marker} {a} is practising Python at home after class. {a} wrote this program for an exercise:\n\n{}\n\nBefore running it, {a} asked {b} what it would print. {b} said at once that it would print the lines below, because “{reason}”\n\n{}\n\n{a} was not sure, so the two friends decided to trace it line by line before running it. Whoever turned out to be wrong would explain the rule to the other.",
+            indent(p.code.trim_end()),
+            indent(shown)
+        )
+    } else {
+        format!(
+            "{marker} {a} is practising Python at home after class. {a} typed these lines into the Python shell, one after another:\n\n{}\n\nBefore pressing Enter on the last line, {a} asked {b} what Python would show. {b} answered at once: `{shown}`, because “{reason}” {a} was not sure, so the two friends decided to work it out line by line before pressing Enter. Whoever turned out to be wrong would explain the rule to the other.",
+            indent(&p.transcript())
+        )
+    };
+    let output = p.output.trim_end();
+    let shows = if output.contains('\n') { format!(":\n{output}") } else { format!(" {output}.") };
+    let example = if !p.program && !output.contains('\n') && output.chars().count() <= SHORT && !p.code.trim().contains('\n') {
+        format!(" The book's example: `{}` shows {output}.", p.code.trim())
+    } else {
+        String::new()
+    };
+    let (c_question, c_answer, d_question, d_answer) = if p.program {
+        (
+            format!("What does {a}'s program print? Trace it line by line."),
+            format!("It prints{shows}"),
+            format!("Is {b} right? Explain with the rule that decides it, then change one line of the program so that it really prints what {b} said."),
+            format!("No: {rule} The program prints{shows} With `{old}` written `{new}`, it prints what {b} said."),
+        )
+    } else {
+        (
+            format!("What does Python show for the last line {a} typed? Work it out line by line."),
+            format!("Python shows{shows}"),
+            format!("Is {b} right? Explain with the rule that decides it, then change the last line so that it really shows `{shown}`."),
+            format!("No: {rule} The last line shows{shows} Written `{new}`, it shows `{shown}`."),
+        )
+    };
+    let texts = [
+        knowledge,
+        (format!("Explain with an example: “{other}”"), format!("{other}{example}")),
+        (c_question, c_answer),
+        (d_question, d_answer),
+    ];
+    let parts = texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, (question, answer))| {
+            let (label, skill, marks) = part_meta(i, lang);
+            Part { label: label.into(), skill: skill.into(), question, marks, answer }
+        })
+        .collect::<Vec<_>>();
+    let questions: Vec<String> = parts.iter().map(|p| p.question.clone()).collect();
+    let g = gates::cq(&clue, &questions, concepts, lang);
+    g.values().all(|&ok| ok).then(|| Creative { headline: headline.to_string(), clue, parts })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wrong(output: &str, rule: &str, code: &str) -> WrongOutput {
+        WrongOutput { output: output.into(), rule: rule.into(), code: code.into(), earlier: false }
+    }
+
+    fn sliced() -> Prediction {
+        Prediction {
+            section: 0,
+            offset: 0,
+            setup: vec!["word = 'Python'\n".into()],
+            setup_output: vec![String::new()],
+            code: "word[2:5]\n".into(),
+            output: "'tho'".into(),
+            wrong: vec![wrong("'thon'", "slice_end", "word[2:6]"), wrong("'yth'", "slice_from_one", "word[1:4]"), wrong("tho", "display", "print(word[2:5])")],
+            program: false,
+        }
+    }
+
+    fn definition() -> Definition {
+        Definition {
+            term: "slice".into(),
+            question: Some("What is a part of a string taken out with two indexes called?".into()),
+            sentence: "A part of a string taken out with two indexes is called a slice.".into(),
+            section: 0,
+            lang: Lang::En,
+            heading: "Strings".into(),
+            naming: true,
+        }
+    }
+
+    #[test]
+    fn the_friend_is_wrong_by_a_misreading_and_every_part_has_its_answer() {
+        let c = creative(&sliced(), Some(&definition()), "Strings", &["Strings".into()], 0).unwrap();
+        assert!(c.clue.starts_with("Stimulus: Rina is practising Python"), "{}", c.clue);
+        assert!(c.clue.contains("\n\n    >>> word = 'Python'\n    >>> word[2:5]\n\n"), "the book's lines as code: {}", c.clue);
+        let code: Vec<&str> = c.clue.split("\n\n").filter(|p| is_code(p)).collect();
+        assert_eq!(code.iter().map(|p| unindent(p)).collect::<Vec<_>>(), [">>> word = 'Python'\n>>> word[2:5]"]);
+        assert!(c.clue.contains("Tanvir answered at once: `'thon'`, because “A slice includes the item at its end index.”"), "{}", c.clue);
+        assert!(!c.clue.contains("'tho'`") && !c.clue.contains(" 'tho'"), "the stimulus does not give the answer away");
+        let labels: Vec<(&str, u32)> = c.parts.iter().map(|p| (p.label.as_str(), p.marks)).collect();
+        assert_eq!(labels, [("a", 1), ("b", 2), ("c", 3), ("d", 4)]);
+        assert_eq!(c.parts[0].question, "What is a part of a string taken out with two indexes called?");
+        assert!(c.parts[0].answer.starts_with("Slice. The book says:"), "{}", c.parts[0].answer);
+        // b explains another rule of the same lines; c is the book's output; d rejects the
+        // friend by the rule their reason breaks and gives the change that makes them right.
+        assert_eq!(c.parts[1].question, format!("Explain with an example: “{}”", principle("slice_from_one").unwrap()));
+        assert!(c.parts[1].answer.ends_with("The book's example: `word[2:5]` shows 'tho'."), "{}", c.parts[1].answer);
+        assert_eq!(c.parts[2].answer, "Python shows 'tho'.");
+        assert_eq!(c.parts[3].answer, format!("No: {} The last line shows 'tho'. Written `word[2:6]`, it shows `'thon'`.", principle("slice_end").unwrap()));
+        assert!(gates::cq(&c.clue, &c.parts.iter().map(|p| p.question.clone()).collect::<Vec<_>>(), &["Strings".into()], Lang::En).values().all(|&ok| ok));
+        // Another seed, other names.
+        let other = creative(&sliced(), Some(&definition()), "Strings", &[], 1).unwrap();
+        assert!(other.clue.contains("Nadia") && other.parts[3].question.starts_with("Is Arif right?"));
+        // Without a definition, a asks back a rule the friend did not misread; b explains the
+        // friend's, not how the prompt shows a string (incidental to most lines).
+        let c = creative(&sliced(), None, "Strings", &[], 0).unwrap();
+        assert_eq!(c.parts[0].question, recall("slice_from_one").unwrap());
+        assert_eq!(c.parts[1].question, format!("Explain with an example: “{}”", principle("slice_end").unwrap()));
+        // The friend never misreads only the quotes: the next misreading, else none.
+        let mut quotes = sliced();
+        quotes.wrong.rotate_right(1);
+        assert_eq!(quotes.wrong[0].rule, "display");
+        assert!(creative(&quotes, None, "Strings", &[], 0).unwrap().parts[3].answer.contains("`word[2:6]`"));
+        quotes.wrong.truncate(1);
+        assert!(creative(&quotes, None, "Strings", &[], 0).is_none());
+    }
+
+    #[test]
+    fn a_program_changes_one_line_and_an_earlier_line_gives_no_change() {
+        let program = Prediction {
+            code: "total = 0\nfor n in range(1, 4):\n    total = total + n\nprint(total)\n".into(),
+            output: "6".into(),
+            wrong: vec![wrong("10", "range_end", "total = 0\nfor n in range(1, 5):\n    total = total + n\nprint(total)\n"), wrong("x", "no_error", "")],
+            setup: vec![],
+            setup_output: vec![],
+            program: true,
+            ..sliced()
+        };
+        let c = creative(&program, None, "Loops", &[], 2).unwrap();
+        assert!(c.clue.contains("wrote this program"), "{}", c.clue);
+        assert!(c.clue.contains("because “range() includes its end value.”\n\n    10\n\n"), "the friend's lines as a block: {}", c.clue);
+        assert!(c.clue.contains("\n    for n in range(1, 4):\n        total = total + n\n"), "{}", c.clue);
+        assert_eq!(c.parts[3].answer, format!("No: {} The program prints 6. With `for n in range(1, 4):` written `for n in range(1, 5):`, it prints what Sami said.", principle("range_end").unwrap()));
+        // No term defined near it: a asks the rule back; b falls back on the same rule where
+        // no other is stated.
+        assert_eq!((c.parts[0].question.as_str(), c.parts[0].answer.clone()), ("Does range() produce its end value?", principle("range_end").unwrap()));
+        assert_eq!(c.parts[1].question, format!("Explain with an example: “{}”", principle("range_end").unwrap()));
+        // A misreading of an earlier line of a session has no one-line change of the last line.
+        let mut earlier = sliced();
+        earlier.wrong.iter_mut().for_each(|w| w.earlier = true);
+        assert!(creative(&earlier, None, "Strings", &[], 0).is_none());
+    }
+}
