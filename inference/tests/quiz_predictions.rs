@@ -174,6 +174,7 @@ fn a_teachers_mcqs_from_the_books_code_why_it_shows_what_it_shows_and_loops_trac
         }
         items.push(*item);
     }
+    assert_eq!(env.session.evaluated(), evaluated, "the model wrote nothing");
     // An advanced one traces a loop: what a program with one prints.
     let request = AuthorRequest { text: String::new(), query: "loops".into(), sections: vec![], mcq: 1, cq: 0, difficulty: Difficulty::Advanced, lang: None };
     let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
@@ -187,4 +188,34 @@ fn a_teachers_mcqs_from_the_books_code_why_it_shows_what_it_shows_and_loops_trac
     let xml = export::moodle_xml(&items);
     assert!(xml.contains("&lt;pre&gt;") && xml.contains("from the book's code, run"), "code is exported as code");
     assert!(export::moodle_xml(&items[1..]).contains("&lt;pre&gt;"), "a \"why\" stem's code too");
+}
+
+#[test]
+fn a_teachers_creative_question_on_the_books_code_with_its_marking_guide() {
+    use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Body, Difficulty, Made as Authored, Prepared, Task, code_cq, export};
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    let mut b = course();
+    b.predictions = mine(&b.sections).0;
+    let cfg = AuthorConfig::default();
+    let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
+    let request = AuthorRequest { text: String::new(), query: "string slicing and negative indexes".into(), sections: vec![], mcq: 0, cq: 1, difficulty: Difficulty::Intermediate, lang: None };
+    let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
+    let evaluated = env.session.evaluated();
+    let Authored::Item(item) = now(job.make(&mut env, Task::Cq, &cfg)).unwrap() else { panic!("the section has lines to run") };
+    assert_eq!(env.session.evaluated(), evaluated, "the model wrote nothing");
+    assert!(item.by_running && item.gates.values().all(|&ok| ok), "{:?}", item.gates);
+    let Body::Cq(cq) = &item.body else { panic!("a CQ") };
+    // The stimulus shows the book's lines as code; the friend's answer is one of the misreadings
+    // the build ran, and part d's answer gives the book's output and the change that makes it.
+    let code: Vec<String> = cq.clue.split("\n\n").filter(|p| code_cq::is_code(p)).map(code_cq::unindent).collect();
+    assert!(code.first().is_some_and(|c| c.starts_with(">>> word = 'Python'")), "{}", cq.clue);
+    let p = b.predictions.iter().find(|p| item.sources[0].quote == p.quote()).expect("the item rests on a line the build ran");
+    assert!(p.wrong.iter().any(|w| cq.clue.contains(&format!("answered at once: `{}`", w.output))), "{}", cq.clue);
+    assert_eq!(cq.parts.iter().map(|p| p.marks).collect::<Vec<_>>(), [1, 2, 3, 4]);
+    assert!(cq.parts.iter().all(|p| !p.answer.is_empty()), "every part has its answer");
+    assert_eq!(cq.parts[2].answer, format!("Python shows {}.", p.output));
+    assert!(cq.parts[3].answer.starts_with("No: ") && cq.parts[3].answer.contains(&p.output), "{}", cq.parts[3].answer);
+    let xml = export::moodle_xml(std::slice::from_ref(&*item));
+    assert!(xml.contains("&lt;pre&gt;&amp;gt;&amp;gt;&amp;gt; word = ") && xml.contains("Answer: Python shows"), "code as code, answers for the marker: {xml}");
 }

@@ -918,8 +918,8 @@ impl Job {
     /// that no item rests on, then of the rest of the request's sections: lines a learner
     /// traces through rules first (loops and branches first for an advanced request,
     /// [`quiz::predict::level`]), its knowledge part a term the book defines in the line's
-    /// section where there is one; on the request's topic ([`names_topic`]); not on lines an
-    /// earlier CQ of the request showed. `None` when none is left.
+    /// section where there is one; on the request's topic ([`names_topic`]); on lines no earlier
+    /// CQ of the request showed before lines of a session one did. `None` when none is left.
     fn code_cq(&mut self, bundle: &Bundle) -> Option<Made> {
         use quiz::predict;
         let order = self.passages_then_chapters(bundle);
@@ -934,8 +934,9 @@ impl Job {
         // sections the teacher chose are the topic themselves.
         let sections_chosen = !self.request.sections.is_empty();
         let topic = ask::verify::terms(if self.request.query.trim().is_empty() { &self.concept } else { &self.request.query });
-        let turns = [true, false].into_iter().flat_map(|in_passages| levels.into_iter().map(move |level| (in_passages, level)));
-        for (in_passages, level) in turns {
+        // Lines an earlier CQ did not show first, then another line of a session it showed.
+        let turns = [true, false].into_iter().flat_map(|fresh| [true, false].into_iter().flat_map(move |in_passages| levels.into_iter().map(move |level| (fresh, in_passages, level))));
+        for (fresh, in_passages, level) in turns {
             // Only the request's own sections: a line from elsewhere in the chapter was off the
             // topic in four of fifteen held-out CQs (docs/results/author/audit-cq-code-py5-s42.md).
             let within_scope = |(k, (_, section)): &(usize, &(u32, u32))| (*k < n) == in_passages && self.scope.contains(section);
@@ -948,10 +949,10 @@ impl Job {
                     if !sections_chosen && !names_topic(bundle, p, &topic) {
                         continue;
                     }
-                    // Two CQs of a request show different lines (not one session twice, each
-                    // asked at another of its lines).
+                    // Two CQs of a request show different lines where the sections have them
+                    // (not one session twice, each asked at another of its lines).
                     let shown = format!("cq lines: {}", p.setup.first().unwrap_or(&p.code));
-                    if self.used.contains(&shown) {
+                    if fresh && self.used.contains(&shown) {
                         continue;
                     }
                     // A term defined in the line's own section (a term from elsewhere in the
