@@ -13,7 +13,8 @@
 //! - c, application (3): what Python shows for the last line, worked out line by line (the
 //!   book's output);
 //! - d, higher order (4): whether the friend is right, by the rule their reason breaks, and the
-//!   change to the code that would make their answer true (the misreading's own code).
+//!   change to the code that would make their answer true (the misreading's own code, where it
+//!   is one line of what is asked about).
 //!
 //! Each part carries its answer, the marking guide a teacher checks scripts against.
 
@@ -27,6 +28,11 @@ const NAMES: [(&str, &str); 6] = [("Rina", "Tanvir"), ("Nadia", "Arif"), ("Mitu"
 
 /// Misreadings that most lines can be misread by, whatever they teach: asked about last.
 const INCIDENTAL: &[&str] = &["display"];
+
+/// Misreadings of what every call of a kind does, which the build applies at one spot: a
+/// friend who states one as a rule would apply it to every `print()` or f-string of a program,
+/// not to one ("Words:8" above "Start with a capital: 3"), so a program's friend has another.
+const EVERY_CALL: &[&str] = &["print_sep", "print_end", "fstring_f", "format_spec"];
 
 /// The longest line of an answer the friend gives, in characters.
 const SHORT: usize = 40;
@@ -59,39 +65,68 @@ fn indent(code: &str) -> String {
 }
 
 /// The change that makes the book's code show `w`'s output, as (the book's line, the line as
-/// changed): the asked line of a session, or a program's one changed line. `None` when the
-/// misreading changes an earlier line of a session or more than one line of a program.
+/// changed): the asked line of a session, or the one line of a program the changed statement
+/// differs in (`w.code` is that statement, written back from its syntax tree, so lines are
+/// compared without their spaces and with one kind of quote; a changed line must keep at least
+/// half of the book's). `None` when the misreading changes an earlier line of a session or
+/// more than one line of a program.
 fn change<'a>(p: &'a Prediction, w: &'a WrongOutput) -> Option<(&'a str, &'a str)> {
     if !p.program {
         let new = w.code.trim();
         return (!w.earlier && !new.contains('\n') && !new.is_empty() && new.chars().count() <= 60).then(|| (p.code.trim(), new));
     }
-    let (old, new): (Vec<&str>, Vec<&str>) = (p.code.trim_end().lines().collect(), w.code.trim_end().lines().collect());
-    if old.len() != new.len() {
-        return None;
+    let lines = |code: &'a str| code.trim_end().lines().filter(|l| !l.trim().is_empty()).collect::<Vec<_>>();
+    let (old, new) = (lines(&p.code), lines(&w.code));
+    let plain = |l: &str| l.chars().filter(|c| !c.is_whitespace()).map(|c| if c == '"' { '\'' } else { c }).collect::<Vec<char>>();
+    // How much of two lines is the same: the common start and end.
+    let kept = |a: &[char], b: &[char]| {
+        let start = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let end = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+        (start + end).min(a.len().min(b.len()))
+    };
+    let mut best: Option<(usize, &str, &str)> = None;
+    for window in (0..=old.len().saturating_sub(new.len())).map(|i| &old[i..i + new.len()]).filter(|w| w.len() == new.len() && !new.is_empty()) {
+        let mut diff = window.iter().zip(&new).filter(|(a, b)| plain(a) != plain(b));
+        let (Some((a, b)), None) = (diff.next(), diff.next()) else { continue };
+        let (pa, pb) = (plain(a), plain(b));
+        let same = kept(&pa, &pb);
+        if 2 * same >= pa.len().max(pb.len()) && best.is_none_or(|(s, ..)| same > s) {
+            best = Some((same, a.trim(), b.trim()));
+        }
     }
-    let mut diff = old.iter().zip(&new).filter(|(a, b)| a != b);
-    let (a, b) = diff.next()?;
-    (diff.next().is_none() && b.trim().chars().count() <= 60).then(|| (a.trim(), b.trim()))
+    best.filter(|(_, _, b)| b.chars().count() <= 60).map(|(_, a, b)| (a, b))
 }
 
 /// The creative question on `p` headed `headline`, its knowledge part `def` where the book
 /// defines a term near it, else a rule of the language its lines rest on asked back
 /// ([`recall`]); `seed` picks the names. `None` when no misreading of `p` gives the friend a
-/// short answer with a stated reason and a one-line change, or when the result fails a gate
-/// (`concepts`: the theory-dump detector's).
+/// short answer with a stated reason, or when the result fails a gate (`concepts`: the
+/// theory-dump detector's). Part d asks for the change that makes the friend right where it is
+/// one line of what is asked about.
 pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concepts: &[String], seed: u64) -> Option<Creative> {
     let single = |w: &&WrongOutput| !w.rule.contains('+');
     let incidental = |r: &str| INCIDENTAL.contains(&r);
     // The friend's answer: the commonest misreading that states a rule and that one changed
     // line turns into the truth; not one most lines share (a string's quotes), which would make
     // the question about the prompt, not about what the lines teach.
-    let (w, reason, rule, (old, new)) = p
-        .wrong
-        .iter()
-        .filter(single)
-        .filter(|w| !incidental(&w.rule) && answerable(&w.output, p.program))
-        .find_map(|w| Some((w, belief(&w.rule)?, principle(&w.rule)?, change(p, w)?)))?;
+    // One whose change is one line first (part d asks for it), else one without.
+    let friend = |with_change: bool| {
+        p.wrong
+            .iter()
+            .filter(single)
+            .filter(|w| !incidental(&w.rule) && answerable(&w.output, p.program))
+            .filter(|w| !(p.program && EVERY_CALL.contains(&w.rule.as_str())))
+            .find_map(|w| {
+                // A program's friend misreads one line, which part d's change names.
+                let change = match change(p, w) {
+                    Some(c) => c,
+                    None if !with_change && !p.program => ("", ""),
+                    None => return None,
+                };
+                Some((w, belief(&w.rule)?, principle(&w.rule)?, change))
+            })
+    };
+    let (w, reason, rule, (old, new)) = friend(true).or_else(|| friend(false))?;
     // The other rules the lines rest on (each misread by one of `p`'s wrong outputs): part a
     // asks one back where the book defines no term, part b explains one; the friend's own
     // (part d's) where none is left. Incidental ones only for part a, and only where nothing
@@ -126,7 +161,7 @@ pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concep
     let shown = &w.output;
     let clue = if p.program {
         format!(
-            "{marker} {a} is practising Python at home after class. {a} wrote this program for an exercise:\n\n{}\n\nBefore running it, {a} asked {b} what it would print. {b} said at once that it would print the lines below, because “{reason}”\n\n{}\n\n{a} was not sure, so the two friends decided to trace it line by line before running it. Whoever turned out to be wrong would explain the rule to the other.",
+            "{marker} {a} is practising Python at home after class. {a} wrote this program for an exercise:\n\n{}\n\nBefore running it, {a} asked {b} what it would print. {b} said at once that it would print the lines below, reading the line `{old}` by this rule: “{reason}”\n\n{}\n\n{a} was not sure, so the two friends decided to trace it line by line before running it. Whoever turned out to be wrong would explain the rule to the other.",
             indent(p.code.trim_end()),
             indent(shown)
         )
@@ -137,26 +172,33 @@ pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concep
         )
     };
     let output = p.output.trim_end();
-    let shows = if output.contains('\n') { format!(":\n{output}") } else { format!(" {output}.") };
+    // A sentence after an output of several lines starts a line of its own.
+    let (shows, then) = if output.contains('\n') { (format!(":\n{output}"), "\n") } else { (format!(" {output}."), " ") };
     let example = if !p.program && !output.contains('\n') && output.chars().count() <= SHORT && !p.code.trim().contains('\n') {
         format!(" The book's example: `{}` shows {output}.", p.code.trim())
     } else {
         String::new()
     };
-    let (c_question, c_answer, d_question, d_answer) = if p.program {
-        (
+    let judge = format!("Is {b} right? Explain with the rule that decides it");
+    let (c_question, c_answer, d_question, d_answer) = match (p.program, new.is_empty()) {
+        (true, _) => (
             format!("What does {a}'s program print? Trace it line by line."),
             format!("It prints{shows}"),
-            format!("Is {b} right? Explain with the rule that decides it, then change one line of the program so that it really prints what {b} said."),
-            format!("No: {rule} The program prints{shows} With `{old}` written `{new}`, it prints what {b} said."),
-        )
-    } else {
-        (
+            format!("{judge}, then change one line of the program so that it really prints what {b} said."),
+            format!("No: {rule} The program prints{shows}{then}With `{old}` written `{new}`, it prints what {b} said."),
+        ),
+        (false, false) => (
             format!("What does Python show for the last line {a} typed? Work it out line by line."),
             format!("Python shows{shows}"),
-            format!("Is {b} right? Explain with the rule that decides it, then change the last line so that it really shows `{shown}`."),
-            format!("No: {rule} The last line shows{shows} Written `{new}`, it shows `{shown}`."),
-        )
+            format!("{judge}, then change the last line so that it really shows `{shown}`."),
+            format!("No: {rule} The last line shows{shows}{then}Written `{new}`, it shows `{shown}`."),
+        ),
+        (false, true) => (
+            format!("What does Python show for the last line {a} typed? Work it out line by line."),
+            format!("Python shows{shows}"),
+            format!("{judge}."),
+            format!("No: {rule} The last line shows{shows}"),
+        ),
     };
     let texts = [
         knowledge,
@@ -248,11 +290,12 @@ mod tests {
     }
 
     #[test]
-    fn a_program_changes_one_line_and_an_earlier_line_gives_no_change() {
+    fn a_program_changes_one_line_and_an_earlier_line_is_judged_without_one() {
         let program = Prediction {
-            code: "total = 0\nfor n in range(1, 4):\n    total = total + n\nprint(total)\n".into(),
-            output: "6".into(),
-            wrong: vec![wrong("10", "range_end", "total = 0\nfor n in range(1, 5):\n    total = total + n\nprint(total)\n"), wrong("x", "no_error", "")],
+            code: "total = 0\nfor n in range(1, 4):\n    total = total + n\n\nprint(\"sum:\", total)\n".into(),
+            output: "sum: 6".into(),
+            // The changed statement, written back from its syntax tree.
+            wrong: vec![wrong("sum: 10", "range_end", "for n in range(1, 5):\n    total = total + n\n"), wrong("x", "no_error", "")],
             setup: vec![],
             setup_output: vec![],
             program: true,
@@ -260,16 +303,37 @@ mod tests {
         };
         let c = creative(&program, None, "Loops", &[], 2).unwrap();
         assert!(c.clue.contains("wrote this program"), "{}", c.clue);
-        assert!(c.clue.contains("because “range() includes its end value.”\n\n    10\n\n"), "the friend's lines as a block: {}", c.clue);
+        assert!(c.clue.contains("reading the line `for n in range(1, 4):` by this rule: “range() includes its end value.”\n\n    sum: 10\n\n"), "the friend's lines as a block: {}", c.clue);
+        let mut lines = program.clone();
+        lines.output = "sum: 6\ndone".into();
+        assert!(creative(&lines, None, "Loops", &[], 2).unwrap().parts[3].answer.contains(":\nsum: 6\ndone\nWith `"), "an output of several lines ends its sentence");
+        // A misreading of every print() is not a program's friend's: the build applied it once.
+        let mut sep = program.clone();
+        sep.wrong[0].rule = "print_sep".into();
+        assert!(creative(&sep, None, "Loops", &[], 2).is_none());
+        // Nor one that changes two lines; a one-line statement is found among the program's
+        // (other quotes, other spaces).
+        let mut two = program.clone();
+        two.wrong[0].code = "for n in range(1, 5):\n    total = total - n\n".into();
+        assert!(creative(&two, None, "Loops", &[], 2).is_none());
+        let mut print = program.clone();
+        print.wrong[0] = wrong("sum:6", "other_key", "print('sum:',total, sep='')");
+        print.wrong[0].rule = "range_end".into();
+        assert!(creative(&print, None, "Loops", &[], 2).unwrap().parts[3].answer.contains("With `print(\"sum:\", total)` written `print('sum:',total, sep='')`"));
         assert!(c.clue.contains("\n    for n in range(1, 4):\n        total = total + n\n"), "{}", c.clue);
-        assert_eq!(c.parts[3].answer, format!("No: {} The program prints 6. With `for n in range(1, 4):` written `for n in range(1, 5):`, it prints what Sami said.", principle("range_end").unwrap()));
+        assert_eq!(c.parts[3].answer, format!("No: {} The program prints sum: 6. With `for n in range(1, 4):` written `for n in range(1, 5):`, it prints what Sami said.", principle("range_end").unwrap()));
         // No term defined near it: a asks the rule back; b falls back on the same rule where
         // no other is stated.
         assert_eq!((c.parts[0].question.as_str(), c.parts[0].answer.clone()), ("Does range() produce its end value?", principle("range_end").unwrap()));
         assert_eq!(c.parts[1].question, format!("Explain with an example: “{}”", principle("range_end").unwrap()));
-        // A misreading of an earlier line of a session has no one-line change of the last line.
+        // A misreading of an earlier line of a session has no change of the last line to ask
+        // for: part d asks only whether the friend is right.
         let mut earlier = sliced();
         earlier.wrong.iter_mut().for_each(|w| w.earlier = true);
-        assert!(creative(&earlier, None, "Strings", &[], 0).is_none());
+        let c = creative(&earlier, None, "Strings", &[], 0).unwrap();
+        assert_eq!((c.parts[3].question.as_str(), c.parts[3].answer.clone()), ("Is Tanvir right? Explain with the rule that decides it.", format!("No: {} The last line shows 'tho'.", principle("slice_end").unwrap())));
+        // One with a change comes first.
+        earlier.wrong[1].earlier = false;
+        assert!(creative(&earlier, None, "Strings", &[], 0).unwrap().parts[3].answer.contains("Written `word[1:4]`"));
     }
 }
