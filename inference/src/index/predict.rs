@@ -416,7 +416,14 @@ pub fn concept(rule: &str) -> Option<&'static str> {
         "print_sep" | "print_end" => "print()",
         "pop_front" => "list methods",
         "other_key" => "dictionaries",
-        "method" => "methods",
+        // A method read as another: what kind of object it belongs to (a topic a teacher names).
+        "method" => match swapped(rule).map(|(called, _)| called) {
+            Some("keys" | "values" | "items" | "get") => "dictionaries",
+            Some("append" | "extend" | "insert" | "pop" | "remove" | "sort" | "reverse") => "list methods",
+            Some("lower" | "upper" | "title" | "capitalize" | "find" | "rfind" | "startswith" | "endswith" | "strip" | "lstrip" | "rstrip" | "split" | "rsplit" | "replace") => "string methods",
+            Some("union" | "intersection" | "difference" | "symmetric_difference") => "sets",
+            _ => "methods",
+        },
         "builtin" => "built-in functions",
         "compare_equal" | "in_not_in" | "and_or" => "conditions",
         "round_digits" => "round()",
@@ -755,9 +762,43 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
     (out, report)
 }
 
+/// A line and its misreadings that unit tests of the items made from it share.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::{Prediction, WrongOutput};
+
+    pub fn wrong(output: &str, rule: &str, code: &str) -> WrongOutput {
+        WrongOutput { output: output.into(), rule: rule.into(), code: code.into(), earlier: false }
+    }
+
+    /// `word[2:5]` after `word = 'Python'`, with three misreadings.
+    pub fn sliced() -> Prediction {
+        Prediction {
+            section: 0,
+            offset: 0,
+            setup: vec!["word = 'Python'\n".into()],
+            setup_output: vec![String::new()],
+            code: "word[2:5]\n".into(),
+            output: "'tho'".into(),
+            wrong: vec![wrong("'thon'", "slice_end", "word[2:6]"), wrong("'yth'", "slice_from_one", "word[1:4]"), wrong("tho", "display", "print(word[2:5])")],
+            program: false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_swapped_method_is_about_its_kind_of_object() {
+        assert_eq!(concept("method:keys:values"), Some("dictionaries"));
+        assert_eq!(concept("method:append:extend"), Some("list methods"));
+        assert_eq!(concept("method:upper:lower"), Some("string methods"));
+        assert_eq!(concept("method:union:intersection"), Some("sets"));
+        assert_eq!(concept("method:count:index"), Some("methods"), "lists and strings both have it");
+        assert_eq!(concept("slice_end+display"), Some("slicing"));
+    }
 
     #[test]
     fn steps_read_prompts_continuations_and_outputs() {

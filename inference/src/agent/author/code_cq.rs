@@ -222,23 +222,7 @@ pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concep
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn wrong(output: &str, rule: &str, code: &str) -> WrongOutput {
-        WrongOutput { output: output.into(), rule: rule.into(), code: code.into(), earlier: false }
-    }
-
-    fn sliced() -> Prediction {
-        Prediction {
-            section: 0,
-            offset: 0,
-            setup: vec!["word = 'Python'\n".into()],
-            setup_output: vec![String::new()],
-            code: "word[2:5]\n".into(),
-            output: "'tho'".into(),
-            wrong: vec![wrong("'thon'", "slice_end", "word[2:6]"), wrong("'yth'", "slice_from_one", "word[1:4]"), wrong("tho", "display", "print(word[2:5])")],
-            program: false,
-        }
-    }
+    use crate::index::predict::fixtures::{sliced, wrong};
 
     fn definition() -> Definition {
         Definition {

@@ -200,25 +200,7 @@ pub fn judge_item(p: &Prediction, nearby: &[&str], evidence: ItemEvidence) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::predict::WrongOutput;
-
-    fn wrong(output: &str, rule: &str, code: &str) -> WrongOutput {
-        WrongOutput { output: output.into(), rule: rule.into(), code: code.into(), earlier: false }
-    }
-
-    /// `word[2:5]` after `word = 'Python'`, with three misreadings.
-    fn sliced() -> Prediction {
-        Prediction {
-            section: 0,
-            offset: 0,
-            setup: vec!["word = 'Python'\n".into()],
-            setup_output: vec![String::new()],
-            code: "word[2:5]\n".into(),
-            output: "'tho'".into(),
-            wrong: vec![wrong("'thon'", "slice_end", "word[2:6]"), wrong("'yth'", "slice_from_one", "word[1:4]"), wrong("tho", "display", "print(word[2:5])")],
-            program: false,
-        }
-    }
+    use crate::index::predict::fixtures::{sliced, wrong};
 
     fn evidence() -> ItemEvidence {
         ItemEvidence { chunk: 0, section: 0, file: "f".into(), heading_path: vec!["Strings".into()], quote: String::new() }
