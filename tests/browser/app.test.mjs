@@ -506,6 +506,7 @@ test('the printed exam paper: only the paper, the answer key on a page of its ow
   assert.equal(printed.keyBreak, 'page', 'the answer key starts a new page');
   assert.deepEqual(printed.questions, ['১', '২', '৩'], 'MCQs then the creative question, numbered in Bengali digits');
   assert.match(printed.key, /১\. খ\) কার্বন ডাইঅক্সাইড|১\. ক\) ক্লোরোফিল/, 'the key names the letter and the option');
+  assert.match(printed.key, /৩\. ক\) সবুজ উদ্ভিদ আলোর উপস্থিতিতে/, "a creative question's part that carries its answer is in the key");
   assert.ok(printed.bengaliFont, 'the shipped Bengali font is loaded for the paper');
   // Chromium's own print: two pages (questions; key) and the shipped font embedded.
   const pdf = (await page.pdf({ format: 'A4' })).toString('latin1');
