@@ -837,8 +837,8 @@ impl Job {
     async fn make_cq(&mut self, env: &mut AuthorEnv<'_>, cfg: &AuthorConfig) -> Result<Made, AuthorError> {
         let bundle = env.bundle;
         let lang = self.language;
-        // On a Python course, where the evidence or its chapter has a line the build ran and a
-        // term the book defines: the book's own situation around that line ([`code_cq`]).
+        // On a Python course, where the request's sections have a line the build ran: the
+        // book's own situation around that line ([`code_cq`]).
         if lang == Lang::En {
             if let Some(made) = self.code_cq(bundle) {
                 return Ok(made);
@@ -927,7 +927,7 @@ impl Job {
         let levels = if self.request.difficulty == Difficulty::Advanced { [Bloom::Analyse, Bloom::Apply] } else { [Bloom::Apply, Bloom::Analyse] };
         let mut pools = quiz::define::Pools::new(bundle);
         let mut defs: Vec<(u32, quiz::define::Definition)> = Vec::new();
-        for &(chunk, _) in &order {
+        for &(chunk, _) in order.iter().filter(|(_, section)| self.scope.contains(section)) {
             defs.extend(pools.askable(chunk).into_iter().filter(|d| d.lang == Lang::En && !self.used.contains(&d.sentence)).map(|d| (chunk, d)));
         }
         // On the request's topic (see `names_topic`): the teacher's words, else the concept;
