@@ -107,13 +107,17 @@ impl AuthorUi {
         }
     }
 
-    /// The teacher saved an edit: the item is kept as edited and checked again.
+    /// The teacher saved an edit: the item is kept as edited (a CQ part's answer only where the
+    /// part and its story are unchanged) and checked again.
     pub fn edited(&mut self, mut item: Authored) {
         item.decision = Decision::Edited;
         let id = item.question_id.clone();
         self.drafts.retain(|d| d.question_id != id);
         match self.bank.iter_mut().find(|i| i.question_id == id) {
-            Some(slot) => *slot = item,
+            Some(slot) => {
+                inference::agent::author::drop_stale_answers(slot, &mut item);
+                *slot = item;
+            }
             None => self.bank.push(item),
         }
         if !self.rechecking.contains(&id) {

@@ -1145,6 +1145,18 @@ pub fn recheck(item: &mut Authored) {
     item.verification = None;
 }
 
+/// After a teacher's edit of a creative question: a part keeps its answer (the marking guide,
+/// [`Part::answer`]) only where neither the stimulus nor that part's question changed.
+pub fn drop_stale_answers(before: &Authored, after: &mut Authored) {
+    let (Body::Cq(b), Body::Cq(a)) = (&before.body, &mut after.body) else { return };
+    let same_story = a.clue == b.clue;
+    for (i, part) in a.parts.iter_mut().enumerate() {
+        if !same_story || b.parts.get(i).is_none_or(|q| q.question != part.question) {
+            part.answer.clear();
+        }
+    }
+}
+
 /// The review's order: least supported (lowest faithfulness) first; unverified items last.
 pub fn review_order(items: &mut [Authored]) {
     items.sort_by(|a, b| {
@@ -1184,6 +1196,27 @@ mod tests {
         assert_eq!(labels, [("ক", 1), ("খ", 2), ("গ", 3), ("ঘ", 4)]);
         assert_eq!(part_meta(3, Lang::En), ("d", "higher-order", 4));
         assert_eq!(option_label(1, Lang::Bn), "খ");
+    }
+
+    #[test]
+    fn an_edited_part_or_story_loses_its_answer() {
+        let parts = (0..4).map(|i| Part { label: "a".into(), skill: "k".into(), question: format!("Q{i}?"), marks: 1, answer: format!("A{i}") }).collect();
+        let before = Authored::new("x".into(), Body::Cq(Creative { headline: String::new(), clue: "Stimulus: s.".into(), parts }), String::new(), String::new(), vec![], Difficulty::Beginner, Lang::En);
+        let answers = |i: &Authored| match &i.body {
+            Body::Cq(c) => c.parts.iter().map(|p| p.answer.clone()).collect::<Vec<_>>(),
+            Body::Mcq(_) => vec![],
+        };
+        let mut after = before.clone();
+        if let Body::Cq(c) = &mut after.body {
+            c.parts[1].question = "Another?".into();
+        }
+        drop_stale_answers(&before, &mut after);
+        assert_eq!(answers(&after), ["A0", "", "A2", "A3"]);
+        if let Body::Cq(c) = &mut after.body {
+            c.clue = "Stimulus: another story.".into();
+        }
+        drop_stale_answers(&before, &mut after);
+        assert!(answers(&after).iter().all(String::is_empty), "a new story: no answer holds");
     }
 
     #[test]
