@@ -5,7 +5,7 @@
 //! learner's situation around the book's own lines: a learner types them, and a friend says what
 //! the last line shows for a reason that is one of the misreadings run at build time (so the
 //! friend is wrong, and what their answer would take is known). The four parts:
-//! - a, knowledge (1 mark): a term the book defines in the same section or chapter
+//! - a, knowledge (1 mark): a term the book defines in the line's own section
 //!   ([`crate::agent::quiz::define`]), asked back, else a rule of the language the lines rest
 //!   on ([`recall`]);
 //! - b, comprehension (2): explain, with an example, a rule of the language the lines rest on
@@ -26,7 +26,8 @@ use crate::index::predict::{NO_ERROR, Prediction, WrongOutput, belief, principle
 /// The learner and the friend of a stimulus, chosen by the lines' hash.
 const NAMES: [(&str, &str); 6] = [("Rina", "Tanvir"), ("Nadia", "Arif"), ("Mitu", "Sami"), ("Anika", "Rafi"), ("Sadia", "Fahim"), ("Tumpa", "Imran")];
 
-/// Misreadings that most lines can be misread by, whatever they teach: asked about last.
+/// Misreadings that most lines can be misread by, whatever they teach: never the friend's,
+/// and part a's only where no other rule has a question.
 const INCIDENTAL: &[&str] = &["display"];
 
 /// Misreadings of what every call of a kind does, which the build applies at one spot: a
@@ -98,7 +99,7 @@ fn change<'a>(p: &'a Prediction, w: &'a WrongOutput) -> Option<(&'a str, &'a str
 }
 
 /// The creative question on `p` headed `headline`, its knowledge part `def` where the book
-/// defines a term near it, else a rule of the language its lines rest on asked back
+/// defines a term in the line's section, else a rule of the language its lines rest on asked back
 /// ([`recall`]); `seed` picks the names. `None` when no misreading of `p` gives the friend a
 /// short answer with a stated reason, or when the result fails a gate (`concepts`: the
 /// theory-dump detector's). Part d asks for the change that makes the friend right where it is
@@ -106,10 +107,10 @@ fn change<'a>(p: &'a Prediction, w: &'a WrongOutput) -> Option<(&'a str, &'a str
 pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concepts: &[String], seed: u64) -> Option<Creative> {
     let single = |w: &&WrongOutput| !w.rule.contains('+');
     let incidental = |r: &str| INCIDENTAL.contains(&r);
-    // The friend's answer: the commonest misreading that states a rule and that one changed
-    // line turns into the truth; not one most lines share (a string's quotes), which would make
-    // the question about the prompt, not about what the lines teach.
-    // One whose change is one line first (part d asks for it), else one without.
+    // The friend's answer: the commonest misreading that states a rule; not one most lines
+    // share (a string's quotes), which would make the question about the prompt, not about
+    // what the lines teach. One whose change is one line first (part d asks for it), else (a
+    // session's earlier line) one without.
     let friend = |with_change: bool| {
         p.wrong
             .iter()
