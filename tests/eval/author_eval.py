@@ -9,7 +9,7 @@ verification accept rate, time per item.
 
 Requests: tests/eval/data/own/author_requests.jsonl (fixed before any item was generated; odd ids
 are for tuning, even ids held out), or another file with --requests (author_cq_requests.jsonl:
-creative questions on Python courses; its bundles "py2", "py4", "py5" given as --bundle NAME=PATH). Every item and every report is written to --out (one JSON line
+creative questions on Python courses; its bundles "py2", "py4", "py5", "py6" given as --bundle NAME=PATH). Every item and every report is written to --out (one JSON line
 per item with the request's id, then one `{"report": ...}` line per request) for hand audits.
 Missing inputs fail loudly.
 """

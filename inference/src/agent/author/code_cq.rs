@@ -102,9 +102,9 @@ fn change<'a>(p: &'a Prediction, w: &'a WrongOutput) -> Option<(&'a str, &'a str
 /// defines a term in the line's section, else a rule of the language its lines rest on asked back
 /// ([`recall`]); `seed` picks the names. `None` when no misreading of `p` gives the friend a
 /// short answer with a stated reason, or when the result fails a gate (`concepts`: the
-/// theory-dump detector's). Part d asks for the change that makes the friend right where it is
+/// theory-dump detector's; the gates come with it). Part d asks for the change that makes the friend right where it is
 /// one line of what is asked about.
-pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concepts: &[String], seed: u64) -> Option<Creative> {
+pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concepts: &[String], seed: u64) -> Option<(Creative, gates::Gates)> {
     let single = |w: &&WrongOutput| !w.rule.contains('+');
     let incidental = |r: &str| INCIDENTAL.contains(&r);
     // The friend's answer: the commonest misreading that states a rule; not one most lines
@@ -217,13 +217,17 @@ pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concep
         .collect::<Vec<_>>();
     let questions: Vec<String> = parts.iter().map(|p| p.question.clone()).collect();
     let g = gates::cq(&clue, &questions, concepts, lang);
-    g.values().all(|&ok| ok).then(|| Creative { headline: headline.to_string(), clue, parts })
+    g.values().all(|&ok| ok).then(|| (Creative { headline: headline.to_string(), clue, parts }, g))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::index::predict::fixtures::{sliced, wrong};
+
+    fn made(p: &Prediction, def: Option<&Definition>, headline: &str, concepts: &[String], seed: u64) -> Option<Creative> {
+        creative(p, def, headline, concepts, seed).map(|(c, _)| c)
+    }
 
     fn definition() -> Definition {
         Definition {
@@ -239,7 +243,7 @@ mod tests {
 
     #[test]
     fn the_friend_is_wrong_by_a_misreading_and_every_part_has_its_answer() {
-        let c = creative(&sliced(), Some(&definition()), "Strings", &["Strings".into()], 0).unwrap();
+        let c = made(&sliced(), Some(&definition()), "Strings", &["Strings".into()], 0).unwrap();
         assert!(c.clue.starts_with("Stimulus: Rina is practising Python"), "{}", c.clue);
         assert!(c.clue.contains("\n\n    >>> word = 'Python'\n    >>> word[2:5]\n\n"), "the book's lines as code: {}", c.clue);
         let code: Vec<&str> = c.clue.split("\n\n").filter(|p| is_code(p)).collect();
@@ -258,20 +262,20 @@ mod tests {
         assert_eq!(c.parts[3].answer, format!("No: {} The last line shows 'tho'. Written `word[2:6]`, it shows `'thon'`.", principle("slice_end").unwrap()));
         assert!(gates::cq(&c.clue, &c.parts.iter().map(|p| p.question.clone()).collect::<Vec<_>>(), &["Strings".into()], Lang::En).values().all(|&ok| ok));
         // Another seed, other names.
-        let other = creative(&sliced(), Some(&definition()), "Strings", &[], 1).unwrap();
+        let other = made(&sliced(), Some(&definition()), "Strings", &[], 1).unwrap();
         assert!(other.clue.contains("Nadia") && other.parts[3].question.starts_with("Is Arif right?"));
         // Without a definition, a asks back a rule the friend did not misread; b explains the
         // friend's, not how the prompt shows a string (incidental to most lines).
-        let c = creative(&sliced(), None, "Strings", &[], 0).unwrap();
+        let c = made(&sliced(), None, "Strings", &[], 0).unwrap();
         assert_eq!(c.parts[0].question, recall("slice_from_one").unwrap());
         assert_eq!(c.parts[1].question, format!("Explain with an example: “{}”", principle("slice_end").unwrap()));
         // The friend never misreads only the quotes: the next misreading, else none.
         let mut quotes = sliced();
         quotes.wrong.rotate_right(1);
         assert_eq!(quotes.wrong[0].rule, "display");
-        assert!(creative(&quotes, None, "Strings", &[], 0).unwrap().parts[3].answer.contains("`word[2:6]`"));
+        assert!(made(&quotes, None, "Strings", &[], 0).unwrap().parts[3].answer.contains("`word[2:6]`"));
         quotes.wrong.truncate(1);
-        assert!(creative(&quotes, None, "Strings", &[], 0).is_none());
+        assert!(made(&quotes, None, "Strings", &[], 0).is_none());
     }
 
     #[test]
@@ -286,25 +290,25 @@ mod tests {
             program: true,
             ..sliced()
         };
-        let c = creative(&program, None, "Loops", &[], 2).unwrap();
+        let c = made(&program, None, "Loops", &[], 2).unwrap();
         assert!(c.clue.contains("wrote this program"), "{}", c.clue);
         assert!(c.clue.contains("reading the line `for n in range(1, 4):` by this rule: “range() includes its end value.”\n\n    sum: 10\n\n"), "the friend's lines as a block: {}", c.clue);
         let mut lines = program.clone();
         lines.output = "sum: 6\ndone".into();
-        assert!(creative(&lines, None, "Loops", &[], 2).unwrap().parts[3].answer.contains(":\nsum: 6\ndone\nWith `"), "an output of several lines ends its sentence");
+        assert!(made(&lines, None, "Loops", &[], 2).unwrap().parts[3].answer.contains(":\nsum: 6\ndone\nWith `"), "an output of several lines ends its sentence");
         // A misreading of every print() is not a program's friend's: the build applied it once.
         let mut sep = program.clone();
         sep.wrong[0].rule = "print_sep".into();
-        assert!(creative(&sep, None, "Loops", &[], 2).is_none());
+        assert!(made(&sep, None, "Loops", &[], 2).is_none());
         // Nor one that changes two lines; a one-line statement is found among the program's
         // (other quotes, other spaces).
         let mut two = program.clone();
         two.wrong[0].code = "for n in range(1, 5):\n    total = total - n\n".into();
-        assert!(creative(&two, None, "Loops", &[], 2).is_none());
+        assert!(made(&two, None, "Loops", &[], 2).is_none());
         let mut print = program.clone();
         print.wrong[0] = wrong("sum:6", "other_key", "print('sum:',total, sep='')");
         print.wrong[0].rule = "range_end".into();
-        assert!(creative(&print, None, "Loops", &[], 2).unwrap().parts[3].answer.contains("With `print(\"sum:\", total)` written `print('sum:',total, sep='')`"));
+        assert!(made(&print, None, "Loops", &[], 2).unwrap().parts[3].answer.contains("With `print(\"sum:\", total)` written `print('sum:',total, sep='')`"));
         assert!(c.clue.contains("\n    for n in range(1, 4):\n        total = total + n\n"), "{}", c.clue);
         assert_eq!(c.parts[3].answer, format!("No: {} The program prints sum: 6. With `for n in range(1, 4):` written `for n in range(1, 5):`, it prints what Sami said.", principle("range_end").unwrap()));
         // No term defined near it: a asks the rule back; b falls back on the same rule where
@@ -315,10 +319,10 @@ mod tests {
         // for: part d asks only whether the friend is right.
         let mut earlier = sliced();
         earlier.wrong.iter_mut().for_each(|w| w.earlier = true);
-        let c = creative(&earlier, None, "Strings", &[], 0).unwrap();
+        let c = made(&earlier, None, "Strings", &[], 0).unwrap();
         assert_eq!((c.parts[3].question.as_str(), c.parts[3].answer.clone()), ("Is Tanvir right? Explain with the rule that decides it.", format!("No: {} The last line shows 'tho'.", principle("slice_end").unwrap())));
         // One with a change comes first.
         earlier.wrong[1].earlier = false;
-        assert!(creative(&earlier, None, "Strings", &[], 0).unwrap().parts[3].answer.contains("Written `word[1:4]`"));
+        assert!(made(&earlier, None, "Strings", &[], 0).unwrap().parts[3].answer.contains("Written `word[1:4]`"));
     }
 }

@@ -960,12 +960,10 @@ impl Job {
                     let def = defs.iter().find(|(_, d)| d.section == section);
                     let heading = bundle.sections[section as usize].heading().to_string();
                     let concepts = vec![heading.clone(), self.concept.clone()];
-                    let Some(cq) = code_cq::creative(p, def.map(|(_, d)| d), &heading, &concepts, fnv(&quote)) else { continue };
-                    let parts: Vec<String> = cq.parts.iter().map(|p| p.question.clone()).collect();
-                    // The gates as written (every one passes, `code_cq::creative`); the story is a
-                    // fixed frame around the book's code and a misreading's reason, so the
-                    // model's copy and topic checks do not apply (`names_topic` did).
-                    let g = gates::cq(&cq.clue, &parts, &concepts, Lang::En);
+                    // Its gates all pass; the story is a fixed frame around the book's code and a
+                    // misreading's reason, so the model's copy and topic checks do not apply
+                    // (`names_topic` did).
+                    let Some((cq, g)) = code_cq::creative(p, def.map(|(_, d)| d), &heading, &concepts, fnv(&quote)) else { continue };
                     if k < n {
                         self.next_passage = (self.next_passage + k + 1) % n;
                     }
