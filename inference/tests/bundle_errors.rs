@@ -242,7 +242,7 @@ fn reads_a_format_1_bundle_without_the_course_info() {
 }
 
 #[test]
-fn predictions_round_trip_and_one_outside_its_section_is_refused() {
+fn predictions_round_trip_and_one_outside_its_section_or_without_a_wrong_output_is_refused() {
     use inference::index::predict::{Prediction, WrongOutput};
     let mut b = small_bundle();
     let wrong = |o: &str| WrongOutput { output: o.into(), rule: "slice_end".into(), code: "x[0:3]".into(), earlier: false };
@@ -258,6 +258,13 @@ fn predictions_round_trip_and_one_outside_its_section_is_refused() {
     }];
     let back = Bundle::from_bytes(&b.to_bytes().unwrap()).expect("reads back");
     assert_eq!(back.predictions, b.predictions);
+    // One wrong output is a line for "why" and "judge" items (format 4); none is no question.
+    b.predictions[0].wrong.truncate(1);
+    let back = Bundle::from_bytes(&b.to_bytes().unwrap()).expect("one wrong output reads back");
+    assert!(!back.predictions[0].is_multiple_choice());
+    b.predictions[0].wrong.clear();
+    assert!(matches!(Bundle::from_bytes(&b.to_bytes().unwrap()), Err(BundleError::Invalid(_))));
+    b.predictions[0].wrong = vec![wrong("'Pyt'")];
     b.predictions[0].section = b.sections.len() as u32;
     assert!(matches!(Bundle::from_bytes(&b.to_bytes().unwrap()), Err(BundleError::Invalid(_))));
 }

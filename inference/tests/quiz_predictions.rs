@@ -97,6 +97,79 @@ fn the_books_outputs_are_reproduced_and_misread() {
     assert!(wrong_of("def double").contains(&("print_return".into(), "8\nx is 8".into())), "{:?}", wrong_of("def double"));
 }
 
+/// Decisions, dictionaries and sets: the misreadings of how a chain of conditions, a loop's
+/// `else`, a dictionary, a set, `or` and negative division work.
+fn decisions_course() -> Bundle {
+    let para = |t: &str, line| Block::new(BlockKind::Paragraph, t, line);
+    let code = |t: &str, line| Block::new(BlockKind::Code, t, line);
+    let output = |t: &str, line| [para("Output:", line), code(t, line + 1)];
+    let mut blocks = vec![
+        Block::new(BlockKind::Heading(1), "Decisions and dictionaries", 1),
+        para("An if statement runs its block only when its condition is true; elif and else add more branches.", 2),
+        code("marks = 80\nif marks >= 80:\n    print('Grade: A+')\nelif marks >= 70:\n    print('Grade: A')\nprint('Well done,', 'Rina')", 3),
+    ];
+    blocks.extend(output("Grade: A+\nWell done, Rina", 10));
+    blocks.push(code("for n in [3, 8, 5, 10]:\n    if n % 2 == 0:\n        print('first even:', n)\n        break\nelse:\n    print('no even number')", 12));
+    blocks.extend(output("first even: 8", 19));
+    blocks.push(code("stock = {'rice': 10, 'dal': 0, 'oil': 4}\nfor item in stock:\n    print(item)", 21));
+    blocks.extend(output("rice\ndal\noil", 25));
+    // A countdown whose changed versions never end (`while n is not None`, `n = 1`).
+    blocks.push(code("n = 3\nwhile n:\n    print(n)\n    n -= 1\nprint('Go!')", 28));
+    blocks.extend(output("3\n2\n1\nGo!", 34));
+    blocks.push(code(">>> -7 // 2\n-4\n>>> votes = ['Rina', 'Tanvir', 'Rina', 'Mitu', 'Rina']\n>>> len(set(votes))\n3\n>>> typed = ''\n>>> typed or 'Guest'\n'Guest'\n>>> marks = 40\n>>> marks >= 40\nTrue", 40));
+    let docs = vec![Document { file: "python/decisions.md".into(), blocks }];
+    common::lexical_bundle("Python test course", &docs, CourseInfo { subjects: vec!["introductory Python programming".into()], lang: Some("en".into()) })
+}
+
+fn decisions_course_with(predictions: Vec<inference::index::predict::Prediction>) -> Bundle {
+    let mut b = decisions_course();
+    b.predictions = predictions;
+    b
+}
+
+#[test]
+fn decisions_dictionaries_and_sets_are_misread_too() {
+    let b = decisions_course();
+    let (found, report) = mine(&b.sections);
+    // Four programs and four lines at the prompt, every one reproduced; the countdown's
+    // endless changed versions stop (the file's run did not time out).
+    assert!(report.failed_files.is_empty(), "{report:?}");
+    assert_eq!((report.askable, report.reproduced), (8, 8), "{report:?}");
+    // A yes/no line has one wrong output: no question of its own, but a "why" and a "judge"
+    // item (and the countdown, misread one way only, a "why" item).
+    let yes = found.iter().find(|p| p.code == "marks >= 40\n").expect("kept for why and judge items");
+    assert!(!yes.is_multiple_choice());
+    assert_eq!((report.kept, report.kept_explained), (6, 2), "{report:?}");
+    assert_eq!(yes.wrong.iter().map(|w| (w.rule.as_str(), w.output.as_str())).collect::<Vec<_>>(), [("compare_equal", "False")]);
+    let b = decisions_course_with(found.clone());
+    let levels = predict::levels(&b, yes);
+    assert_eq!(levels, [Bloom::Understand, Bloom::Evaluate], "never a four-option item of its own");
+    let evidence = inference::agent::quiz::ItemEvidence { chunk: 0, section: yes.section, file: String::new(), heading_path: Vec::new(), quote: String::new() };
+    let why = predict::why_item(yes, None, &predict::chapter_rules(&b, yes), evidence).expect("a why item");
+    assert!(why.question.starts_with(predict::WHY) && why.question.ends_with(">>> marks >= 40\nTrue"), "{}", why.question);
+    assert_eq!(why.options[why.answer_index], inference::index::predict::principle("compare_equal").unwrap());
+    let wrong_of = |needle: &str| -> Vec<(String, String)> {
+        let p = found.iter().find(|p| p.code.contains(needle)).unwrap_or_else(|| panic!("{needle}: asked about"));
+        p.wrong.iter().map(|w| (w.rule.clone(), w.output.clone())).collect()
+    };
+    let has = |needle: &str, rule: &str, output: &str| {
+        let wrong = wrong_of(needle);
+        assert!(wrong.contains(&(rule.into(), output.into())), "{needle} {rule}: {wrong:?}");
+    };
+    has("marks >= 80", "elif_as_if", "Grade: A+\nGrade: A\nWell done, Rina");
+    has("first even", "loop_else", "first even: 8\nno even number");
+    has("for item in stock", "dict_values", "10\n0\n4");
+    has("for item in stock", "dict_items", "('rice', 10)\n('dal', 0)\n('oil', 4)");
+    has("-7 // 2", "floor_negative", "-3");
+    has("len(set(votes))", "set_duplicates", "5");
+    has("typed or", "or_value", "True");
+    // The `elif` read as an `if` names its one changed line (a creative question's part d).
+    let chain = found.iter().find(|p| p.code.contains("marks >= 80")).unwrap();
+    let w = chain.wrong.iter().find(|w| w.rule == "elif_as_if").unwrap();
+    assert_eq!(w.code, "if marks >= 70:");
+    assert!(chain.rationale(w).contains("An `elif` is tested only when every condition above it"), "{}", chain.rationale(w));
+}
+
 #[test]
 fn a_first_quiz_opens_with_a_line_of_the_book_run_without_the_model() {
     let Some(bytes) = common::model_bytes(MODEL) else { return };

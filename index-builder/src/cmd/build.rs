@@ -128,11 +128,12 @@ pub fn run(a: Args) -> Result<()> {
     let (predictions, report) = inference::index::predict::mine(&bundle.sections);
     if report.askable > 0 {
         eprintln!(
-            "checked {} interactive outputs in the Python sandbox in {:.1}s: {} reproduced, {} kept as \"what does Python show?\" questions",
+            "checked {} interactive outputs in the Python sandbox in {:.1}s: {} reproduced, {} kept as \"what does Python show?\" questions, {} more for \"why\" and \"judge\" items",
             report.askable,
             t0.elapsed().as_secs_f64(),
             report.reproduced,
-            report.kept
+            report.kept,
+            report.kept_explained
         );
     }
     for f in &report.failed_files {

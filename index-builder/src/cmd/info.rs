@@ -32,50 +32,72 @@ pub fn run(a: Args) -> Result<()> {
         None => println!("encoder      none (BM25 only)"),
     }
     println!("corpus       sha256 {}", h.corpus_checksum);
-    println!("predictions  {} (session lines {}, programs {})", b.predictions.len(), b.predictions.iter().filter(|p| !p.program).count(), b.predictions.iter().filter(|p| p.program).count());
+    println!(
+        "predictions  {} (session lines {}, programs {}; {} with too few wrong outputs for a question, for \"why\" and \"judge\" items)",
+        b.predictions.len(),
+        b.predictions.iter().filter(|p| !p.program).count(),
+        b.predictions.iter().filter(|p| p.program).count(),
+        b.predictions.iter().filter(|p| !p.is_multiple_choice()).count()
+    );
     if a.predictions {
         use inference::agent::quiz::{ItemEvidence, check, predict};
         let (mut refused, mut wrong, mut why, mut judged) = (0, 0, 0, 0);
+        // Lines with too few wrong outputs for an item of their own: their "why" items.
+        let (mut explained, mut explained_why) = (0, 0);
+        // What the quiz and authoring check before showing it.
+        let options = |item: &inference::agent::quiz::Item| {
+            for (i, o) in item.options.iter().enumerate() {
+                println!("{}. {}{o}", (b'A' + i as u8) as char, if i == item.answer_index { "**key** " } else { "" });
+            }
+        };
+        let shows = |item: &inference::agent::quiz::Item| {
+            let (checks, reason) = check::deterministic(item, &[], false);
+            reason.map(|r| format!("{r} ({})", checks.iter().filter(|c| !c.1).map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ")))
+        };
         for (n, p) in b.predictions.iter().enumerate() {
             let s = &b.sections[p.section as usize];
             let evidence = ItemEvidence { chunk: 0, section: s.id, file: s.file.clone(), heading_path: s.heading_path.clone(), quote: String::new() };
-            let item = predict::item(p, evidence);
-            println!("\n## {} · {} · {}\n\n```\n{}\n```\n", n + 1, item.bloom.name(), s.heading_path.join(" ▸ "), item.question);
-            for (i, o) in item.options.iter().enumerate() {
-                // The key, or the misreading the wrong option comes from.
-                let mark = if i == item.answer_index { "**key**".to_string() } else { p.wrong.iter().find(|w| &w.output == o).map_or(String::new(), |w| format!("({})", w.rule)) };
-                println!("{}. {mark} `{}` — {}", (b'A' + i as u8) as char, o.replace('\n', "⏎"), item.rationales[i]);
-            }
-            // What the quiz and authoring check before showing it.
-            let options = |item: &inference::agent::quiz::Item| {
-                for (i, o) in item.options.iter().enumerate() {
-                    println!("{}. {}{o}", (b'A' + i as u8) as char, if i == item.answer_index { "**key** " } else { "" });
-                }
-            };
-            let shows = |item: &inference::agent::quiz::Item| {
-                let (checks, reason) = check::deterministic(item, &[], false);
-                reason.map(|r| format!("{r} ({})", checks.iter().filter(|c| !c.1).map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ")))
-            };
-            if let Some(reason) = shows(&item) {
-                refused += 1;
-                println!("\nNot shown: {reason}.");
-            }
-            // After a wrong answer: the "why" item for each wrong option shown.
             let nearby = predict::chapter_rules(&b, p);
-            for (k, o) in item.options.iter().enumerate().filter(|(i, _)| *i != item.answer_index).map(|(_, o)| o).enumerate() {
-                wrong += 1;
-                let Some(w) = predict::why_item(p, Some(o), &nearby, item.evidence[0].clone()) else { continue };
-                match shows(&w) {
-                    Some(reason) => println!("\n\"Why\" after `{}` not shown: {reason}.", o.replace('\n', "⏎")),
-                    None => why += 1,
-                }
-                if k == 0 {
-                    println!("\nAfter `{}`: {}", o.replace('\n', "⏎"), w.question.lines().next().unwrap_or(""));
+            if !p.is_multiple_choice() {
+                explained += 1;
+                let misread: Vec<String> = p.wrong.iter().map(|w| format!("`{}` ({})", w.output.replace('\n', "⏎"), w.rule)).collect();
+                println!("\n## {} · why and judge only · {}\n\n```\n{}\n```\n\nShows `{}`; misread: {}", n + 1, s.heading_path.join(" ▸ "), p.transcript(), p.output.replace('\n', "⏎"), misread.join(", "));
+                if let Some(w) = predict::why_item(p, None, &nearby, evidence.clone()) {
+                    match shows(&w) {
+                        Some(reason) => println!("\n\"Why\" not shown: {reason}."),
+                        None => explained_why += 1,
+                    }
+                    println!("\nUnderstand: {}", w.question.lines().next().unwrap_or(""));
                     options(&w);
+                }
+            } else {
+                let item = predict::item(p, evidence.clone());
+                println!("\n## {} · {} · {}\n\n```\n{}\n```\n", n + 1, item.bloom.name(), s.heading_path.join(" ▸ "), item.question);
+                for (i, o) in item.options.iter().enumerate() {
+                    // The key, or the misreading the wrong option comes from.
+                    let mark = if i == item.answer_index { "**key**".to_string() } else { p.wrong.iter().find(|w| &w.output == o).map_or(String::new(), |w| format!("({})", w.rule)) };
+                    println!("{}. {mark} `{}` — {}", (b'A' + i as u8) as char, o.replace('\n', "⏎"), item.rationales[i]);
+                }
+                if let Some(reason) = shows(&item) {
+                    refused += 1;
+                    println!("\nNot shown: {reason}.");
+                }
+                // After a wrong answer: the "why" item for each wrong option shown.
+                for (k, o) in item.options.iter().enumerate().filter(|(i, _)| *i != item.answer_index).map(|(_, o)| o).enumerate() {
+                    wrong += 1;
+                    let Some(w) = predict::why_item(p, Some(o), &nearby, evidence.clone()) else { continue };
+                    match shows(&w) {
+                        Some(reason) => println!("\n\"Why\" after `{}` not shown: {reason}.", o.replace('\n', "⏎")),
+                        None => why += 1,
+                    }
+                    if k == 0 {
+                        println!("\nAfter `{}`: {}", o.replace('\n', "⏎"), w.question.lines().next().unwrap_or(""));
+                        options(&w);
+                    }
                 }
             }
             // At Evaluate: a classmate's misreading of the line, judged.
-            if let Some(j) = predict::judge_item(p, &nearby, item.evidence[0].clone()) {
+            if let Some(j) = predict::judge_item(p, &nearby, evidence) {
                 match shows(&j) {
                     Some(reason) => println!("\n\"Judge\" not shown: {reason}."),
                     None => judged += 1,
@@ -84,9 +106,11 @@ pub fn run(a: Args) -> Result<()> {
                 options(&j);
             }
         }
-        println!("\n{} of {} questions pass the quiz's checks", b.predictions.len() - refused, b.predictions.len());
+        let items = b.predictions.len() - explained;
+        println!("\n{} of {items} questions pass the quiz's checks", items - refused);
         println!("{why} of {wrong} wrong options shown lead to a \"why\" item that passes them");
-        println!("{judged} of {} questions give a \"judge\" item (Evaluate) that passes them", b.predictions.len());
+        println!("{explained_why} of {explained} lines with too few wrong outputs for a question give a \"why\" item (Understand) that passes them");
+        println!("{judged} of {} lines give a \"judge\" item (Evaluate) that passes them", b.predictions.len());
     }
     Ok(())
 }

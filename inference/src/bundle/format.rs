@@ -60,9 +60,11 @@ fn decode_body<B: serde::de::DeserializeOwned + Into<BundleBody>>(payload: &[u8]
 }
 
 pub const MAGIC: [u8; 8] = *b"PTSHALA\0";
-/// Bumped whenever the header's or the payload's layout changes. 2: the header's `course`
-/// (subjects and language). 3: the payload's `predictions`.
-pub const FORMAT_VERSION: u32 = 3;
+/// Bumped whenever the header's or the payload's layout or meaning changes. 2: the header's
+/// `course` (subjects and language). 3: the payload's `predictions`. 4: a prediction may have
+/// fewer wrong outputs than a "what does Python show?" item's three (one stated misreading is
+/// enough for a "why" or "judge" item or a creative question; same layout as 3).
+pub const FORMAT_VERSION: u32 = 4;
 /// Oldest format this code still reads.
 pub const OLDEST_SUPPORTED_VERSION: u32 = 1;
 

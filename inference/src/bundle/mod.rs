@@ -71,7 +71,8 @@ pub struct BundleBody {
     /// One unit vector per section heading (flattened, sections × dim), when embedded.
     pub heading_vectors: Option<Vec<f32>>,
     /// "What does Python show?" questions from the course's sessions (format 3; empty before,
-    /// and for a course without Python sessions): [`crate::index::predict`].
+    /// and for a course without Python sessions; from format 4 also lines with fewer wrong
+    /// outputs, for "why" and "judge" items): [`crate::index::predict`].
     pub predictions: Vec<Prediction>,
 }
 
@@ -239,7 +240,7 @@ impl Bundle {
         }
         for p in &self.predictions {
             let ok = self.sections.get(p.section as usize).is_some_and(|s| s.text.is_char_boundary(p.offset as usize) && (p.offset as usize) < s.text.len());
-            if !ok || p.wrong.len() < crate::index::predict::WRONG {
+            if !ok || p.wrong.is_empty() {
                 return bad(format!("a prediction question points outside section {}", p.section));
             }
         }

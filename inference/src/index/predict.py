@@ -20,9 +20,42 @@ import sys
 MAX_OUTPUT = 120
 
 
+# A changed loop may never end (`while n:` read as `while n is not None:`, `n -= 1` as `n = 1`):
+# in a run with a changed statement every `while` loop stops with an error after this many rounds
+# (`guarded`), and the change is not used.
+MAX_ROUNDS = 10000
+
+
+class Endless(Exception):
+    pass
+
+
+def tick():
+    tick.rounds += 1
+    if tick.rounds > MAX_ROUNDS:
+        raise Endless()
+
+
+def guarded(code):
+    """`code` with a round counter at the top of each `while` body, for runs with a changed
+    statement (the book's lines alone run as written)."""
+    if "while" not in code or debug_form(code):
+        return code
+    tree = ast.parse(code)
+    loops = [n for n in ast.walk(tree) if isinstance(n, ast.While)]
+    for loop in loops:
+        loop.body.insert(0, ast.Expr(ast.Call(ast.Name("_pathshala_tick", ast.Load()), [], [])))
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n" if loops else code
+
+
+def fresh_globals():
+    tick.rounds = 0
+    return {"__name__": "__main__", "_pathshala_tick": tick}
+
+
 def run(statements):
     """Runs the statements in fresh globals; returns what the last one shows, or None."""
-    g = {"__name__": "__main__"}
+    g = fresh_globals()
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             for s in statements[:-1]:
@@ -166,6 +199,19 @@ SAME_LEVEL = {ast.Sub: (ast.Add, ast.Sub), ast.Div: (ast.Mult, ast.Div, ast.Floo
 STR_RETURNS = {"upper", "lower", "strip", "lstrip", "rstrip", "replace", "title", "capitalize", "swapcase"}
 
 
+def negative_division(node, op):
+    """`node` is `a // b` (op) of two whole-number literals, one of them negative."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, op)):
+        return False
+    a, b = const_int(node.left), const_int(node.right)
+    return a is not None and b not in (None, 0) and (a < 0 or b < 0)
+
+
+def truncated(node):
+    """`int(a / b)`: the quotient of `node`'s operands rounded towards zero."""
+    return ast.Call(ast.Name("int", ast.Load()), [ast.BinOp(node.left, ast.Div(), node.right)], [])
+
+
 def is_call(node, names):
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names and len(node.args) == 1 and not node.keywords
 
@@ -202,6 +248,19 @@ REPLACEMENTS = [
     # round(2.5) read as 3 (Python rounds a half to the even neighbour).
     ("round_half", lambda n: is_call(n, ("round",)),
      lambda n: ast.parse("int(__import__('math').floor((" + ast.unparse(n.args[0]) + ") + 0.5))", mode="eval").body),
+    # set(x) read as keeping every item (duplicates included).
+    ("set_duplicates", lambda n: is_call(n, ("set",)),
+     lambda n: ast.Call(ast.Name("list", ast.Load()), n.args, [])),
+    # `or` / `and` outside a condition read as giving True or False (`name = typed or "Guest"`).
+    ("or_value", lambda n: isinstance(n, (ast.Assign, ast.Expr)) and isinstance(n.value, ast.BoolOp),
+     lambda n: type(n)(**{**{f: getattr(n, f) for f in n._fields}, "value": ast.Call(ast.Name("bool", ast.Load()), [n.value], [])})),
+    # ", ".join(names) read as putting the separator after the last item too.
+    ("join_end", lambda n: isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "join" and isinstance(n.func.value, ast.Constant)
+     and isinstance(n.func.value.value, str) and n.func.value.value and len(n.args) == 1 and not n.keywords,
+     lambda n: ast.BinOp(n, ast.Add(), ast.Constant(n.func.value.value))),
+    # -7 // 2 read as rounding towards zero (-3); -7 % 2 as a remainder with the sign of -7 (-1).
+    ("floor_negative", lambda n: negative_division(n, ast.FloorDiv), lambda n: truncated(n)),
+    ("mod_negative", lambda n: negative_division(n, ast.Mod), lambda n: ast.BinOp(n.left, ast.Sub(), ast.BinOp(n.right, ast.Mult(), truncated(n)))),
     # str(a) + str(b) read as adding the numbers; int(a) + int(b) as joining the text.
     ("str_concat", lambda n: isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and all(is_call(x, ("str",)) for x in (n.left, n.right)),
      lambda n: ast.BinOp(n.left.args[0], ast.Add(), n.right.args[0])),
@@ -269,11 +328,55 @@ def moved(tree):
     return out
 
 
+def statement_lists(tree):
+    """Every list of statements in `tree` (bodies and else blocks), in walk order; not the else
+    block that is an `elif` (a link of its `if`'s chain)."""
+    return [getattr(n, field) for n in ast.walk(tree) for field in ("body", "orelse")
+            if isinstance(getattr(n, field, None), list) and getattr(n, field)
+            and not (field == "orelse" and isinstance(n, ast.If) and len(n.orelse) == 1 and isinstance(n.orelse[0], ast.If))]
+
+
+def restructured(tree):
+    """(rule, changed tree) for misreadings of how blocks run: an `elif` read as an `if` of its
+    own (each condition tested, even after one above it was true), and a loop's `else` read
+    as running after the loop whatever happened (even after `break`)."""
+    out = []
+    for h, stmts in enumerate(statement_lists(tree)):
+        for j, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.If):
+                # The chain's links: `if`, then each `elif` (an else block holding one `if` only).
+                link, depth = stmt, 0
+                while len(link.orelse) == 1 and isinstance(link.orelse[0], ast.If):
+                    depth += 1
+                    t = copy.deepcopy(tree)
+                    target = statement_lists(t)[h]
+                    cut = target[j]
+                    for _ in range(depth - 1):
+                        cut = cut.orelse[0]
+                    rest = cut.orelse[0]
+                    cut.orelse = []
+                    target.insert(j + 1, rest)
+                    out.append(("elif_as_if", ast.fix_missing_locations(t)))
+                    link = link.orelse[0]
+            if isinstance(stmt, (ast.For, ast.While)) and stmt.orelse and any(isinstance(n, ast.Break) for n in ast.walk(stmt)):
+                t = copy.deepcopy(tree)
+                target = statement_lists(t)[h]
+                tail = target[j].orelse
+                target[j].orelse = []
+                target[j + 1:j + 1] = tail
+                out.append(("loop_else", ast.fix_missing_locations(t)))
+    return out
+
+
+def is_negative_int(node):
+    return const_int(node) is not None and const_int(node) < 0
+
+
 # A question needs this many wrong outputs (`index::predict::WRONG`).
 WRONG = 3
 # Misreadings that move a statement or change every place alike: no one changed line to show
 # in the reason.
-NO_LINE = {"print_in_loop", "print_after_loop", "fstring_f", "local_scope", "arg_copy", "inplace_ignored", "round_half", "print_return", "return_print"}
+NO_LINE = {"loop_else", "print_in_loop", "print_after_loop", "fstring_f", "local_scope", "arg_copy", "inplace_ignored", "round_half", "print_return", "return_print"}
 
 
 BUILTINS = set(dir(__builtins__)) if not isinstance(__builtins__, dict) else set(__builtins__)
@@ -344,8 +447,10 @@ def mutants(tree, keys, source, program=False):
             name = n.func.id
             if name == "range" and n.args:
                 stop = 0 if len(n.args) == 1 else 1
-                if const_int(n.args[stop]) is not None:
-                    variant(i, "range_end", lambda s, j=stop: s.args.__setitem__(j, num(const_int(s.args[j]) + 1)))
+                # The end read as included: one step further (down, for a negative step).
+                step = const_int(n.args[2]) if len(n.args) == 3 else 1
+                if const_int(n.args[stop]) is not None and step is not None and step != 0:
+                    variant(i, "range_end", lambda s, j=stop, d=1 if step > 0 else -1: s.args.__setitem__(j, num(const_int(s.args[j]) + d)))
                 if len(n.args) == 1 and const_int(n.args[0]) is not None:
                     variant(i, "range_start", lambda s: setattr(s, "args", [ast.Constant(1), num(const_int(s.args[0]) + 1)]))
             if name == "print" and len(n.args) >= 2 and not any(k.arg == "sep" for k in n.keywords):
@@ -358,6 +463,12 @@ def mutants(tree, keys, source, program=False):
                 variant(i, "keyword_order", lambda s: (s.args.extend(k.value for k in s.keywords), setattr(s, "keywords", [])))
             for other in BUILTIN_SWAPS.get(name, []):
                 variant(i, "builtin:" + name + ":" + other, lambda s, o=other: setattr(s.func, "id", o))
+            if name in ("list", "sorted", "set", "tuple", "max", "min", "sum") and len(n.args) == 1 and isinstance(n.args[0], ast.Name):
+                # list(d), sorted(d) … of a dictionary read as its values (fails on anything else).
+                variant(i, "dict_values", lambda s: s.args.__setitem__(0, ast.Call(ast.Attribute(s.args[0], "values", ast.Load()), [], [])))
+            if name == "len" and len(n.args) == 1:
+                # len() of a string read as counting its letters only (fails on anything but text).
+                variant(i, "len_spaces", lambda s: s.args.__setitem__(0, ast.Call(ast.Attribute(s.args[0], "replace", ast.Load()), [ast.Constant(" "), ast.Constant("")], [])))
             if name == "sorted" and any(k.arg == "reverse" for k in n.keywords):
                 variant(i, "sort_reverse", lambda s: setattr(s, "keywords", [k for k in s.keywords if k.arg != "reverse"]))
             if name == "round" and len(n.args) == 2 and const_int(n.args[1]) is not None:
@@ -368,6 +479,9 @@ def mutants(tree, keys, source, program=False):
                 variant(i, "method:" + name + ":" + other, lambda s, o=other: setattr(s.func, "attr", o))
             if name == "sort" and any(k.arg == "reverse" for k in n.keywords):
                 variant(i, "sort_reverse", lambda s: setattr(s, "keywords", [k for k in s.keywords if k.arg != "reverse"]))
+            if name == "replace" and len(n.args) == 2 and not n.keywords:
+                # replace() read as changing only the first place the text occurs.
+                variant(i, "replace_first", lambda s: s.args.append(ast.Constant(1)))
             if name == "pop" and not n.args:
                 variant(i, "pop_front", lambda s: s.args.append(ast.Constant(0)))
             if name == "insert" and len(n.args) == 2 and const_int(n.args[0]) is not None and const_int(n.args[0]) >= 1:
@@ -393,6 +507,20 @@ def mutants(tree, keys, source, program=False):
             if isinstance(n.op, ast.Add) and isinstance(n.left, ast.BinOp) and isinstance(n.left.op, ast.Add) and isinstance(n.left.right, ast.Constant) and n.left.right.value == " ":
                 variant(i, "concat_space", lambda s: setattr(s, "left", s.left.left))
 
+        elif isinstance(n, (ast.For, ast.comprehension)) and isinstance(n.iter, ast.Name):
+            # A loop over a dictionary read as going through its values, or its (key, value) pairs
+            # (on anything but a dictionary the changed code fails and is not used).
+            variant(i, "dict_values", lambda s: setattr(s, "iter", ast.Call(ast.Attribute(s.iter, "values", ast.Load()), [], [])))
+            if isinstance(n, ast.For):
+                variant(i, "dict_items", lambda s: setattr(s, "iter", ast.Call(ast.Attribute(s.iter, "items", ast.Load()), [], [])))
+        elif isinstance(n, (ast.If, ast.While)) and (isinstance(n.test, (ast.Name, ast.Attribute, ast.Subscript)) or isinstance(n.test, ast.UnaryOp) and isinstance(n.test.op, ast.Not) and isinstance(n.test.operand, (ast.Name, ast.Attribute, ast.Subscript))):
+            # `if items:` read as "is there a value at all": 0, '' and [] taken for true
+            # (`if items not in (None, False):`).
+            def only_none(s):
+                negated = isinstance(s.test, ast.UnaryOp)
+                nothing = ast.Tuple([ast.Constant(None), ast.Constant(False)], ast.Load())
+                s.test = ast.Compare(s.test.operand if negated else s.test, [ast.In() if negated else ast.NotIn()], [nothing])
+            variant(i, "truthiness", only_none)
         elif isinstance(n, ast.FormattedValue) and n.format_spec is not None:
             variant(i, "format_spec", lambda s: setattr(s, "format_spec", None))
         elif isinstance(n, ast.BoolOp):
@@ -400,8 +528,14 @@ def mutants(tree, keys, source, program=False):
             variant(i, "and_or", lambda s, o=other: setattr(s, "op", o()))
         elif isinstance(n, ast.Compare) and len(n.ops) == 1 and type(n.ops[0]) in COMPARE_SWAPS:
             variant(i, "compare_equal", lambda s: s.ops.__setitem__(0, COMPARE_SWAPS[type(s.ops[0])]()))
+            if all(isinstance(x, ast.Constant) and isinstance(x.value, str) and x.value.isdigit() for x in (n.left, n.comparators[0])):
+                # '10' < '9' read as comparing the numbers the digits spell.
+                variant(i, "digits_as_numbers", lambda s: (setattr(s, "left", ast.Call(ast.Name("int", ast.Load()), [s.left], [])), s.comparators.__setitem__(0, ast.Call(ast.Name("int", ast.Load()), [s.comparators[0]], []))))
         elif isinstance(n, ast.Compare) and len(n.ops) == 1 and type(n.ops[0]) in (ast.In, ast.NotIn):
             variant(i, "in_not_in", lambda s: s.ops.__setitem__(0, ast.NotIn() if isinstance(s.ops[0], ast.In) else ast.In()))
+            if isinstance(n.comparators[0], ast.Name):
+                # `in` on a dictionary read as looking among its values (fails on anything else).
+                variant(i, "dict_in_values", lambda s: s.comparators.__setitem__(0, ast.Call(ast.Attribute(s.comparators[0], "values", ast.Load()), [], [])))
         elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Name):
             variant(i, "alias", lambda s: setattr(s, "value", ast.parse("__import__('copy').copy(" + s.value.id + ")", mode="eval").body))
     for i, n in enumerate(sites):
@@ -432,7 +566,7 @@ def mutants(tree, keys, source, program=False):
         t = replace(tree, pred, make)
         if t is not None:
             out.append((rule, t))
-    return out + moved(tree)
+    return out + moved(tree) + restructured(tree)
 
 
 def shows(output):
@@ -444,7 +578,7 @@ def run_program(source):
     out = io.StringIO()
     try:
         with contextlib.redirect_stdout(out):
-            exec(compile(source, "<book>", "exec"), {"__name__": "__main__"})
+            exec(compile(source, "<book>", "exec"), fresh_globals())
     except BaseException:
         return None
     return out.getvalue()
@@ -509,13 +643,13 @@ def solve_program(task):
             code = ast.unparse(changed)
         except Exception:
             continue
-        out = run_program(code + "\n")
+        out = run_program(guarded(code + "\n"))
         if shows(out) and out.rstrip() not in seen and not any(same(out, w) for w in seen):
             seen.add(out.rstrip())
             changed_line = "" if rule in NO_LINE else next((b for a, b in zip(ast.unparse(tree).splitlines(), code.splitlines()) if a != b), code)
             wrong.append({"output": out.rstrip(), "rule": rule, "line": -1, "code": changed_line.strip()})
     if len(wrong) < WRONG and rewritten is not None and same(rewritten, got):
-        for rule, code, out in combined(tree, keys, task["program"], lambda code: run_program(code + "\n"), program=True):
+        for rule, code, out in combined(tree, keys, task["program"], lambda code: run_program(guarded(code + "\n")), program=True):
             if out.rstrip() not in seen and not any(same(out, w) for w in seen):
                 seen.add(out.rstrip())
                 wrong.append({"output": out.rstrip(), "rule": rule, "line": -1, "code": ""})
@@ -558,7 +692,7 @@ def solve(task):
                 code = ast.unparse(changed)
             except Exception:
                 continue
-            trial = statements[:line] + [code + "\n"] + statements[line + 1:]
+            trial = [guarded(x) for x in statements[:line]] + [guarded(code + "\n")] + [guarded(x) for x in statements[line + 1:]]
             out = run(trial)
             if shows(out) and out.rstrip() not in seen:
                 seen.add(out.rstrip())
@@ -601,7 +735,7 @@ def solve(task):
     for line, tree in enumerate(shown):
         if sum("+" not in w["rule"] for w in wrong) >= WRONG or not faithful[line]:
             break
-        trial = lambda code, line=line: run(statements[:line] + [code + "\n"] + statements[line + 1:])
+        trial = lambda code, line=line: run([guarded(x) for x in statements[:line]] + [guarded(code + "\n")] + [guarded(x) for x in statements[line + 1:]])
         for rule, code, out in combined(tree, keys, statements[line], trial):
             if out.rstrip() not in seen:
                 seen.add(out.rstrip())

@@ -28,7 +28,10 @@ pub struct Prediction {
     pub code: String,
     /// What the book shows for it, checked by running `setup` and `code`.
     pub output: String,
-    /// What Python shows when one spot is misread, best first (at least three).
+    /// What Python shows when one spot is misread, best first: at least [`WRONG`] for a
+    /// "what does Python show?" item ([`Prediction::is_multiple_choice`]); fewer (at least one
+    /// stated misreading, [`belief`]) for a line only a "why" or "judge" item or a creative
+    /// question asks about (`True` or `False`, one misreading that changes it).
     pub wrong: Vec<WrongOutput>,
     /// `code` is a whole program the book shows followed by its output ("Output:"), not a
     /// line of an interactive session; `setup` is then empty.
@@ -48,8 +51,23 @@ pub struct WrongOutput {
     pub earlier: bool,
 }
 
-/// Questions need this many wrong outputs (four options in all).
+/// A "what does Python show?" item needs this many wrong outputs (four options in all).
 pub const WRONG: usize = 3;
+
+/// Misreadings most lines can be misread by, whatever they teach (how the prompt shows a
+/// string): never a creative question's friend's, nor alone the reason to keep a line.
+pub const INCIDENTAL: &[&str] = &["display"];
+
+/// Misreadings of what every call of a kind does, which the build applies at one spot: a
+/// learner who believes one would apply it to every `print()` or f-string of a program, not
+/// to one ("Words:8" above "Start with a capital: 3").
+pub const EVERY_CALL: &[&str] = &["print_sep", "print_end", "fstring_f", "format_spec"];
+
+/// Whether misreading `rule` says nothing about what the lines teach: an [`INCIDENTAL`] one,
+/// or in a program one of [`EVERY_CALL`].
+pub fn aside(rule: &str, program: bool) -> bool {
+    INCIDENTAL.contains(&rule) || program && EVERY_CALL.contains(&rule)
+}
 
 /// The longest output asked about, in characters, and its most lines.
 const MAX_OUTPUT_CHARS: usize = 120;
@@ -84,6 +102,11 @@ impl Prediction {
     }
 
     /// What an item on it rests on, as its evidence quotes it: the lines shown and the book's output.
+    /// Whether the wrong outputs fill a "what does Python show?" item's options ([`WRONG`]).
+    pub fn is_multiple_choice(&self) -> bool {
+        self.wrong.len() >= WRONG
+    }
+
     pub fn quote(&self) -> String {
         format!("{}\n{}", self.transcript(), self.output)
     }
@@ -180,9 +203,22 @@ fn explain(rule: &str) -> String {
         "sorted_inplace" => "sorted() returns a new sorted list and leaves the list itself as it was; list.sort() is the one that sorts in place.",
         "returns_none" => "sort() and append() change the list in place and return None; they do not give back the list.",
         "str_concat" => "str() turns each number into text, and `+` joins text: the digits are put side by side, not added.",
-        "int_add" => "int() and float() turn the text into numbers first, so `+` adds them instead of joining the text.",
+        "int_add" => "int() and float() turn the strings into numbers first, so `+` adds them instead of joining the strings.",
         "local_scope" => "A variable assigned inside a function is local to it: the variable of the same name outside keeps its value.",
-        "arg_copy" => "A list passed to a function is the same list inside it, not a copy: a change made there shows outside too.",
+        "elif_as_if" => "An `elif` is tested only when every condition above it in the chain was false: once one branch has run, the rest of the chain is skipped.",
+        "loop_else" => "A loop's `else` block runs only when the loop finishes without meeting `break`.",
+        "dict_values" => "Going through a dictionary (a for loop, list(), sorted()) gives its keys; `.values()` gives the values.",
+        "dict_items" => "A for loop over a dictionary gives its keys one at a time; `.items()` gives (key, value) pairs.",
+        "dict_in_values" => "`in` on a dictionary looks among its keys, not its values.",
+        "truthiness" => "In a condition 0, an empty string, an empty list or dictionary and None all count as false; every other value counts as true.",
+        "or_value" => "`or` and `and` give back one of their operands, not necessarily True or False.",
+        "set_duplicates" => "A set keeps each value only once: duplicates are dropped.",
+        "floor_negative" => "`//` rounds the quotient down, towards minus infinity: -7 // 2 is -4, not -3.",
+        "mod_negative" => "`%` gives a remainder with the sign of the number on its right: -7 % 2 is 1.",
+        "digits_as_numbers" => "Strings are compared character by character, even when they hold digits: '10' < '9' because '1' comes before '9'.",
+        "len_spaces" => "len() counts every character of a string, spaces included.",
+        "replace_first" => "replace() changes every occurrence of the old substring, unless a count is given.",
+        "join_end" => "join() puts the separator only between the items, not after the last one.",        "arg_copy" => "A list passed to a function is the same list inside it, not a copy: a change made there shows outside too.",
         _ => "",
     };
     if !fixed.is_empty() {
@@ -254,7 +290,20 @@ pub fn belief(rule: &str) -> Option<String> {
         "str_concat" => "`+` adds numbers even after str() has turned them into text.",
         "int_add" => "`+` joins texts side by side even after int() or float() has turned them into numbers.",
         "local_scope" => "Assigning to a name inside a function changes the variable of that name outside it.",
-        "arg_copy" => "A function gets a copy of a list passed to it, so a change made inside does not show outside.",
+        "elif_as_if" => "Each `elif` is tested on its own, even after a condition above it was true, so more than one branch of the chain can run.",
+        "loop_else" => "A loop's `else` block runs after the loop every time, even when the loop ended at `break`.",
+        "dict_values" => "Going through a dictionary (a for loop, list(), sorted()) gives its values.",
+        "dict_items" => "A for loop over a dictionary gives its (key, value) pairs.",
+        "dict_in_values" => "`in` on a dictionary looks among its values.",
+        "truthiness" => "Only None and False count as false in a condition: 0, an empty string and an empty list count as true.",
+        "or_value" => "`or` and `and` always give True or False.",
+        "set_duplicates" => "A set keeps every value it is given, duplicates included.",
+        "floor_negative" => "`//` drops the fraction, rounding towards zero: -7 // 2 is -3.",
+        "mod_negative" => "`%` gives a remainder with the sign of the number on its left: -7 % 2 is -1.",
+        "digits_as_numbers" => "Strings of digits are compared as the numbers they spell: '10' < '9' is False.",
+        "len_spaces" => "len() counts only the letters of a string, not its spaces.",
+        "replace_first" => "replace() changes only the first occurrence of the old substring.",
+        "join_end" => "join() puts the separator after every item, the last one too.",        "arg_copy" => "A function gets a copy of a list passed to it, so a change made inside does not show outside.",
         _ => return None,
     }
     .to_string())
@@ -382,7 +431,20 @@ pub fn recall(rule: &str) -> Option<String> {
             "str_concat" => "What does `+` do with two numbers that str() has turned into text?",
             "int_add" => "What does `+` do with two texts that int() has turned into numbers?",
             "local_scope" => "Where does a variable assigned inside a function belong?",
-            "arg_copy" => "Does a function get a copy of a list passed to it?",
+            "elif_as_if" => "When does Python test the condition of an `elif`?",
+            "loop_else" => "When does a loop's `else` block run?",
+            "dict_values" => "What does a for loop over a dictionary go through?",
+            "dict_items" => "What does a for loop over a dictionary give, one at a time?",
+            "dict_in_values" => "Where does `in` look when it is used on a dictionary?",
+            "truthiness" => "Which values count as false in a condition?",
+            "or_value" => "What does `or` give back when its first operand is true?",
+            "set_duplicates" => "What does a set do with a value it is given twice?",
+            "floor_negative" => "Which way does `//` round a negative quotient?",
+            "mod_negative" => "Which sign does the result of `%` take?",
+            "digits_as_numbers" => "How does Python compare two strings of digits such as '10' and '9'?",
+            "len_spaces" => "Which characters of a string does len() count?",
+            "replace_first" => "How many occurrences does replace() change when no count is given?",
+            "join_end" => "Where does join() put its separator?",            "arg_copy" => "Does a function get a copy of a list passed to it?",
             _ => return None,
         }
         .to_string(),
@@ -445,6 +507,13 @@ pub fn concept(rule: &str) -> Option<&'static str> {
         "sorted_inplace" | "returns_none" => "sorting and list methods",
         "str_concat" | "int_add" => "type conversion",
         "local_scope" => "scope",
+        "elif_as_if" | "truthiness" | "or_value" | "digits_as_numbers" => "conditions",
+        "loop_else" => "loops",
+        "dict_values" | "dict_items" | "dict_in_values" => "dictionaries",
+        "set_duplicates" => "sets",
+        "floor_negative" | "mod_negative" => "arithmetic operators",
+        "len_spaces" => "strings",
+        "replace_first" | "join_end" => "string methods",
         "arg_copy" => "names and references",
         _ => return None,
     })
@@ -454,6 +523,8 @@ pub fn concept(rule: &str) -> Option<&'static str> {
 /// commonest first ([`rank`]).
 pub const RULES: &[&str] = &[
     "slice_end", "index_from_one", "slice_from_one", "negative_index", "range_end", "range_start", "alias", "local_scope", "arg_copy", "print_return", "return_print",
+    "elif_as_if", "dict_values", "dict_in_values", "truthiness", "set_duplicates", "dict_items", "or_value", "loop_else", "floor_negative", "mod_negative", "digits_as_numbers",
+    "replace_first", "join_end", "len_spaces",
     "str_immutable", "sorted_inplace", "returns_none", "inplace_ignored", "sort_reverse", "str_concat", "int_add", "left_to_right",
     "power_right", "unary_power", "float_floor", "round_half", "float_exact", "set_union", "set_intersection",
     "precedence", "brackets", "augassign", "print_in_loop", "print_after_loop", "break_continue", "print_end", "enumerate_start", "keyword_order",
@@ -586,18 +657,17 @@ fn askable(src: &str, o: &str) -> bool {
         && !o.contains(" object at ")
         && !o.lines().any(|l| l.starts_with("File ") || l.starts_with("  File "))
         && src.chars().count() <= 240
-        && !["import ", "input(", "random", "time.", "id(", "hash(", "open(", "while ", "help(", "dir(", "sys.", "os."]
+        && !["import ", "input(", "random", "time.", "id(", "hash(", "open(", "help(", "dir(", "sys.", "os."]
             .iter()
             .any(|w| src.contains(w))
 }
 
-/// Whether a statement may be shown as an earlier line: it ran without an error in the book and
-/// cannot loop for ever when changed.
+/// Whether a statement may be shown as an earlier line: it ran without an error in the book.
+/// (A `while` loop may be: a misreading that makes one endless, `n -= 1` read as `n = 1`, is cut
+/// short by `predict.py`'s round counter, so a file's questions still finish in one run.)
 #[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
 fn usable_setup(step: &Step) -> bool {
-    // No `while`: a misreading of its body (`n -= 1` read as `n = 1`) can loop for ever, and a
-    // file's questions are checked in one run.
-    !step.output.contains("Traceback") && !step.output.contains("Error:") && !step.source.contains("input(") && !step.source.contains("while ")
+    !step.output.contains("Traceback") && !step.output.contains("Error:") && !step.source.contains("input(")
 }
 
 #[cfg(all(feature = "sandbox", not(target_arch = "wasm32")))]
@@ -657,6 +727,9 @@ pub struct MineReport {
     pub reproduced: usize,
     /// Of them, those with at least [`WRONG`] wrong outputs: the questions kept.
     pub kept: usize,
+    /// Of them, those with fewer but a stated misreading, kept for "why" and "judge" items
+    /// and creative questions ([`Prediction::is_multiple_choice`] is false).
+    pub kept_explained: usize,
     /// Files whose run failed (timeout, sandbox error).
     pub failed_files: Vec<String>,
 }
@@ -722,8 +795,15 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
                 .collect();
             by_rank(&mut wrong);
             // Two misreadings at once only fill the last option: an item tests two single ones.
+            // With fewer, a line is kept for what needs one stated misreading (a "why" or
+            // "judge" item, a creative question), with only its single misreadings that say
+            // something about what the lines teach (not a string's quotes alone).
             if wrong.iter().filter(|w| pair(&w.rule).is_none()).count() < WRONG - 1 {
-                continue;
+                let program = matches!(asked, Asked::Program(..));
+                wrong.retain(|w| pair(&w.rule).is_none() && !aside(&w.rule, program));
+                if !wrong.iter().any(|w| belief(&w.rule).is_some()) {
+                    continue;
+                }
             }
             // Two misreadings and "an error" where no two at once give a third output, for code
             // that is not a yes/no question: whether a line runs at all is what a learner unsure
@@ -735,10 +815,11 @@ pub fn mine(sections: &[crate::index::Section]) -> (Vec<Prediction>, MineReport)
             if wrong.len() == WRONG - 1 && !["True", "False"].contains(&output) {
                 wrong.push(WrongOutput { output: NO_ERROR.into(), rule: "no_error".into(), code: String::new(), earlier: false });
             }
-            if wrong.len() < WRONG {
-                continue;
+            if wrong.len() >= WRONG {
+                report.kept += 1;
+            } else {
+                report.kept_explained += 1;
             }
-            report.kept += 1;
             out.push(match asked {
                 Asked::Step(i, setup) => {
                     let (section, st) = &all[i];

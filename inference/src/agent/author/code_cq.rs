@@ -21,19 +21,10 @@
 use super::{Creative, Part, gates, part_meta};
 use crate::agent::quiz::define::Definition;
 use crate::agent::route::Lang;
-use crate::index::predict::{NO_ERROR, Prediction, WrongOutput, belief, principle, recall};
+use crate::index::predict::{NO_ERROR, Prediction, WrongOutput, aside, belief, principle, recall};
 
 /// The learner and the friend of a stimulus, chosen by the lines' hash.
 const NAMES: [(&str, &str); 6] = [("Rina", "Tanvir"), ("Nadia", "Arif"), ("Mitu", "Sami"), ("Anika", "Rafi"), ("Sadia", "Fahim"), ("Tumpa", "Imran")];
-
-/// Misreadings that most lines can be misread by, whatever they teach: never the friend's,
-/// and part a's only where no other rule has a question.
-const INCIDENTAL: &[&str] = &["display"];
-
-/// Misreadings of what every call of a kind does, which the build applies at one spot: a
-/// friend who states one as a rule would apply it to every `print()` or f-string of a program,
-/// not to one ("Words:8" above "Start with a capital: 3"), so a program's friend has another.
-const EVERY_CALL: &[&str] = &["print_sep", "print_end", "fstring_f", "format_spec"];
 
 /// The longest line of an answer the friend gives, in characters.
 const SHORT: usize = 40;
@@ -106,7 +97,7 @@ fn change<'a>(p: &'a Prediction, w: &'a WrongOutput) -> Option<(&'a str, &'a str
 /// one line of what is asked about.
 pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concepts: &[String], seed: u64) -> Option<(Creative, gates::Gates)> {
     let single = |w: &&WrongOutput| !w.rule.contains('+');
-    let incidental = |r: &str| INCIDENTAL.contains(&r);
+    let incidental = |r: &str| aside(r, p.program);
     // The friend's answer: the commonest misreading that states a rule; not one most lines
     // share (a string's quotes), which would make the question about the prompt, not about
     // what the lines teach. One whose change is one line first (part d asks for it), else (a
@@ -115,8 +106,9 @@ pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concep
         p.wrong
             .iter()
             .filter(single)
-            .filter(|w| !incidental(&w.rule) && answerable(&w.output, p.program))
-            .filter(|w| !(p.program && EVERY_CALL.contains(&w.rule.as_str())))
+            // Never an aside (a string's quotes; one of a program's many print() calls): the
+            // question would be about the prompt, not what the lines teach.
+            .filter(|w| !aside(&w.rule, p.program) && answerable(&w.output, p.program))
             .find_map(|w| {
                 // A program's friend misreads one line, which part d's change names.
                 let change = match change(p, w) {
@@ -130,8 +122,8 @@ pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concep
     let (w, reason, rule, (old, new)) = friend(true).or_else(|| friend(false))?;
     // The other rules the lines rest on (each misread by one of `p`'s wrong outputs): part a
     // asks one back where the book defines no term, part b explains one; the friend's own
-    // (part d's) where none is left. Incidental ones only for part a, and only where nothing
-    // else has a question.
+    // (part d's) where none is left. Asides (a string's quotes; in a program, what every
+    // print() does) only for part a, and only where nothing else has a question.
     let mut others: Vec<&str> = Vec::new();
     for x in p.wrong.iter().filter(single) {
         if x.rule != w.rule && !others.contains(&x.rule.as_str()) && principle(&x.rule).is_some_and(|r| r != rule) {

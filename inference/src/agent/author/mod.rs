@@ -785,7 +785,7 @@ impl Job {
                     if self.used.contains(&quote) {
                         continue;
                     }
-                    let run = (predict::level(p) == level).then(|| predict::item(p, self.source(bundle, chunk, quote.clone())));
+                    let run = (p.is_multiple_choice() && predict::level(p) == level).then(|| predict::item(p, self.source(bundle, chunk, quote.clone())));
                     let why = why.then(|| predict::why_item(p, None, &predict::chapter_rules(bundle, p), self.source(bundle, chunk, quote.clone()))).flatten();
                     let items = if why_first { [why, run] } else { [run, why] };
                     // Only the same stem is a repeat: stems differ in their code, which the

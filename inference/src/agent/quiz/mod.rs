@@ -680,7 +680,7 @@ impl Quiz {
             let item = match plan.bloom {
                 Bloom::Understand => predict::why_item(p, None, &predict::chapter_rules(bundle, p), evidence),
                 Bloom::Evaluate => predict::judge_item(p, &predict::chapter_rules(bundle, p), evidence),
-                level => (predict::level(p) == level).then(|| predict::item(p, evidence)),
+                level => (p.is_multiple_choice() && predict::level(p) == level).then(|| predict::item(p, evidence)),
             };
             let Some(item) = item.filter(|i| !earlier.contains(&i.question.as_str())) else { continue };
             // Stems differ in their code, which the word-overlap repeat check does not read

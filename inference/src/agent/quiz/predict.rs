@@ -68,7 +68,8 @@ pub fn level(p: &Prediction) -> Bloom {
     if flows(&p.code) || p.setup.iter().any(|s| flows(s)) { Bloom::Analyse } else { Bloom::Apply }
 }
 
-/// The levels an item on `p` can be asked at: its own ([`level`]), Understand when a "why"
+/// The levels an item on `p` can be asked at: its own ([`level`], where its wrong outputs fill
+/// an item: [`Prediction::is_multiple_choice`]), Understand when a "why"
 /// item explains its output ([`why_item`]), Evaluate when a classmate's misreading of it can be
 /// judged ([`judge_item`]).
 pub fn levels(bundle: &Bundle, p: &Prediction) -> Vec<Bloom> {
@@ -76,7 +77,7 @@ pub fn levels(bundle: &Bundle, p: &Prediction) -> Vec<Bloom> {
     let nearby = chapter_rules(bundle, p);
     let why = why_item(p, None, &nearby, none()).is_some();
     let judge = judge_item(p, &nearby, none()).is_some();
-    std::iter::once(level(p)).chain(why.then_some(Bloom::Understand)).chain(judge.then_some(Bloom::Evaluate)).collect()
+    std::iter::once(level(p)).filter(|_| p.is_multiple_choice()).chain(why.then_some(Bloom::Understand)).chain(judge.then_some(Bloom::Evaluate)).collect()
 }
 
 /// The item for `p`: the key where [`super::check::key_position`] puts it, the first
