@@ -116,6 +116,7 @@ fn decisions_course() -> Bundle {
     // A countdown whose changed versions never end (`while n is not None`, `n = 1`).
     blocks.push(code("n = 3\nwhile n:\n    print(n)\n    n -= 1\nprint('Go!')", 28));
     blocks.extend(output("3\n2\n1\nGo!", 34));
+    blocks.push(Block::new(BlockKind::Heading(2), "and, or, not", 39));
     blocks.push(code(">>> -7 // 2\n-4\n>>> votes = ['Rina', 'Tanvir', 'Rina', 'Mitu', 'Rina']\n>>> len(set(votes))\n3\n>>> typed = ''\n>>> typed or 'Guest'\n'Guest'\n>>> marks = 40\n>>> marks >= 40\nTrue", 40));
     let docs = vec![Document { file: "python/decisions.md".into(), blocks }];
     common::lexical_bundle("Python test course", &docs, CourseInfo { subjects: vec!["introductory Python programming".into()], lang: Some("en".into()) })
@@ -294,4 +295,26 @@ fn a_teachers_creative_question_on_the_books_code_with_its_marking_guide() {
     assert!(cq.parts[3].answer.starts_with("No: ") && cq.parts[3].answer.contains(&p.output), "{}", cq.parts[3].answer);
     let xml = export::moodle_xml(std::slice::from_ref(&*item));
     assert!(xml.contains("&lt;pre&gt;&amp;gt;&amp;gt;&amp;gt; word = ") && xml.contains("Answer: Python shows"), "code as code, answers for the marker: {xml}");
+}
+
+#[test]
+fn a_teachers_request_naming_a_heading_of_stop_words_asks_for_that_section() {
+    use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Body, Difficulty, Made as Authored, Prepared, Task};
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    let mut b = decisions_course();
+    b.predictions = mine(&b.sections).0;
+    let cfg = AuthorConfig::default();
+    let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
+    // Every word of "and, or and not" is a stop word: not vague, it names a heading.
+    let request = AuthorRequest { text: String::new(), query: "and, or and not".into(), sections: vec![], mcq: 0, cq: 1, difficulty: Difficulty::Intermediate, lang: None };
+    let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the request names a section") };
+    let Authored::Item(item) = now(job.make(&mut env, Task::Cq, &cfg)).unwrap() else { panic!("the section has lines to run") };
+    assert!(item.by_running, "{:?}", item.body);
+    let Body::Cq(cq) = &item.body else { panic!("a CQ") };
+    assert!(cq.clue.contains(">>> "), "{}", cq.clue);
+    assert_eq!(b.sections[item.sources[0].section as usize].heading(), "and, or, not");
+    // A request naming nothing is still asked which topic.
+    let request = AuthorRequest { text: String::new(), query: "some questions please".into(), sections: vec![], mcq: 1, cq: 0, difficulty: Difficulty::Intermediate, lang: None };
+    assert!(matches!(now(author::prepare(&mut env, request, &cfg)).unwrap(), Prepared::Clarify { .. }));
 }

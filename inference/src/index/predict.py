@@ -116,16 +116,20 @@ def touches(stmt):
 
 
 def rebound(stmt):
-    """Names a statement binds afresh (`a = …` not reading `a`): what came before is dead."""
+    """Names a statement binds afresh (`a = …` not reading `a`; a `for` loop's own variable):
+    what came before is dead."""
     if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
         return {t.id for t in stmt.targets} - loads(stmt.value)
+    if isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name):
+        return {stmt.target.id} - loads(stmt.iter)
     return set()
 
 
 def needed(setup_trees, target_tree):
     """Indices of the setup statements the target depends on, in order: back from the target,
     each statement that binds or changes a name wanted, until a fresh binding of that name."""
-    want = loads(target_tree)
+    first = lambda tree: tree.body[0] if len(tree.body) == 1 else tree
+    want = loads(target_tree) - rebound(first(target_tree))
     keep = set()
     grew = True
     # Again from the end while it grows: a function reads the names it uses when it is called,
@@ -139,8 +143,8 @@ def needed(setup_trees, target_tree):
                 if i not in keep:
                     keep.add(i)
                     grew = True
-                want |= loads(tree)
-                live = (live - rebound(tree.body[0] if len(tree.body) == 1 else tree)) | loads(tree)
+                want |= loads(tree) - rebound(first(tree))
+                live = (live | loads(tree)) - rebound(first(tree))
     return sorted(keep)
 
 
@@ -248,9 +252,11 @@ REPLACEMENTS = [
     # round(2.5) read as 3 (Python rounds a half to the even neighbour).
     ("round_half", lambda n: is_call(n, ("round",)),
      lambda n: ast.parse("int(__import__('math').floor((" + ast.unparse(n.args[0]) + ") + 0.5))", mode="eval").body),
-    # set(x) read as keeping every item (duplicates included).
+    # set(x) and {1, 3, 1} read as keeping every item (duplicates included).
     ("set_duplicates", lambda n: is_call(n, ("set",)),
      lambda n: ast.Call(ast.Name("list", ast.Load()), n.args, [])),
+    ("set_duplicates", lambda n: isinstance(n, ast.Set) and len({ast.dump(e) for e in n.elts}) < len(n.elts),
+     lambda n: ast.List(n.elts, ast.Load())),
     # `or` / `and` outside a condition read as giving True or False (`name = typed or "Guest"`).
     ("or_value", lambda n: isinstance(n, (ast.Assign, ast.Expr)) and isinstance(n.value, ast.BoolOp),
      lambda n: type(n)(**{**{f: getattr(n, f) for f in n._fields}, "value": ast.Call(ast.Name("bool", ast.Load()), [n.value], [])})),
@@ -606,13 +612,17 @@ MAX_COMBINED = 60
 
 def combined(tree, keys, source, outputs, program=False):
     """Two misreadings of one statement at once, for a question with too few single ones:
-    (rule "a+b", the changed code, what `outputs(code)` gives for it), at most MAX_COMBINED runs."""
+    (rule "a+b", the changed code, what `outputs(code)` gives for it), at most MAX_COMBINED runs.
+    Both are misreadings of the book's code: never of what the first rewrote (`-7 % 2` read as
+    `-7 - 2 * int(-7 / 2)` is not then read by precedence)."""
     tried = 0
-    for r1, m1 in mutants(tree, keys, source, program):
+    singles = mutants(tree, keys, source, program)
+    own = {r for r, _ in singles}
+    for r1, m1 in singles:
         for r2, m12 in mutants(m1, keys, source, program):
             if tried >= MAX_COMBINED:
                 return
-            if r2 == r1:
+            if r2 == r1 or r2 not in own:
                 continue
             tried += 1
             try:

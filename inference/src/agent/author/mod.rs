@@ -502,7 +502,7 @@ fn refusal(lang: Lang, harmful: bool, subjects: &str) -> String {
 
 /// Intent, ambiguity, retrieval with the coverage gate, and concept detection (see the module
 /// docs).
-pub async fn prepare(env: &mut AuthorEnv<'_>, req: AuthorRequest, cfg: &AuthorConfig) -> Result<Prepared, AuthorError> {
+pub async fn prepare(env: &mut AuthorEnv<'_>, mut req: AuthorRequest, cfg: &AuthorConfig) -> Result<Prepared, AuthorError> {
     check_request(env.bundle, &req, cfg)?;
     let bundle = env.bundle;
     let lang = language_of(bundle, &req);
@@ -517,6 +517,12 @@ pub async fn prepare(env: &mut AuthorEnv<'_>, req: AuthorRequest, cfg: &AuthorCo
         if rules::off_topic(&q, &words) {
             return Ok(Prepared::Refused { reason: "off_topic".into(), message: refusal(lang, false, &subjects) });
         }
+    }
+    // A request naming no topic word that names a section's heading word for word ("and, or
+    // and not" for "and, or, not": every word a stop word) asks for that section, as if the
+    // teacher had chosen it.
+    if req.sections.is_empty() && rules::vague(&q) {
+        req.sections.extend(named_section(bundle, &q));
     }
     let min_chars = 150;
     let long_enough = |c: u32| bundle.chunk_text(c).chars().count() >= min_chars && bundle.section_of(c).kind != SectionKind::Exercise;
@@ -1072,6 +1078,22 @@ fn on_topic(clue: &str, parts: &[String], topics: &[String]) -> bool {
 /// let lines through on an incidental word: a list's index for "for loops and range" (on
 /// "count"), `pop()` for "default arguments" (on "argument") and a slice for "dictionaries"
 /// (on "first"), docs/results/author/audit-cq-code-py5-s42.md.
+/// The section whose heading's words (two or more, numbers aside) all occur in `request`, the
+/// longest such heading first.
+fn named_section(bundle: &Bundle, request: &str) -> Option<u32> {
+    let said: std::collections::HashSet<String> = rules::normalise(request).split(' ').map(str::to_string).collect();
+    bundle
+        .sections
+        .iter()
+        .filter_map(|s| {
+            let heading = rules::normalise(s.heading());
+            let words: Vec<&str> = heading.split(' ').filter(|w| !w.is_empty() && !w.chars().all(|c| c.is_numeric())).collect();
+            (words.len() >= 2 && words.iter().all(|w| said.contains(*w))).then_some((words.len(), s.id))
+        })
+        .max_by_key(|&(n, id)| (n, std::cmp::Reverse(id)))
+        .map(|(_, id)| id)
+}
+
 fn names_topic(bundle: &Bundle, p: &crate::index::predict::Prediction, topic: &std::collections::HashSet<String>) -> bool {
     let mut names: Vec<String> = bundle.sections[p.section as usize].heading_path.iter().skip(1).cloned().collect();
     names.extend(p.wrong.iter().flat_map(|w| w.rule.split('+')).filter_map(|r| crate::index::predict::concept(r).map(str::to_string)));
