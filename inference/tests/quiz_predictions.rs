@@ -307,7 +307,8 @@ fn a_teachers_request_naming_a_heading_of_stop_words_asks_for_that_section() {
     let cfg = AuthorConfig::default();
     let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
     // Every word of "and, or and not" is a stop word: not vague, it names a heading.
-    let request = AuthorRequest { text: String::new(), query: "and, or and not".into(), sections: vec![], mcq: 0, cq: 1, difficulty: Difficulty::Intermediate, lang: None };
+    let request = AuthorRequest::parse("1 creative question on and, or and not");
+    assert_eq!(request.query, "or not", "the request's own reading drops \"and\"");
     let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the request names a section") };
     let Authored::Item(item) = now(job.make(&mut env, Task::Cq, &cfg)).unwrap() else { panic!("the section has lines to run") };
     assert!(item.by_running, "{:?}", item.body);

@@ -521,8 +521,10 @@ pub async fn prepare(env: &mut AuthorEnv<'_>, mut req: AuthorRequest, cfg: &Auth
     // A request naming no topic word that names a section's heading word for word ("and, or
     // and not" for "and, or, not": every word a stop word) asks for that section, as if the
     // teacher had chosen it.
+    // The whole sentence: reading the counts and formats out of it drops "and".
     if req.sections.is_empty() && rules::vague(&q) {
-        req.sections.extend(named_section(bundle, &q));
+        let said = if req.text.is_empty() { q.clone() } else { format!("{} {q}", req.text) };
+        req.sections.extend(named_section(bundle, &said));
     }
     let min_chars = 150;
     let long_enough = |c: u32| bundle.chunk_text(c).chars().count() >= min_chars && bundle.section_of(c).kind != SectionKind::Exercise;
