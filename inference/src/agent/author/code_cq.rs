@@ -21,7 +21,7 @@
 use super::{Creative, Part, gates, part_meta};
 use crate::agent::quiz::define::Definition;
 use crate::agent::route::Lang;
-use crate::index::predict::{NO_ERROR, Prediction, WrongOutput, aside, belief, principle, recall};
+use crate::index::predict::{NO_ERROR, Prediction, WrongOutput, aside, belief, concept, principle, recall};
 
 /// The learner and the friend of a stimulus, chosen by the lines' hash.
 const NAMES: [(&str, &str); 6] = [("Rina", "Tanvir"), ("Nadia", "Arif"), ("Mitu", "Sami"), ("Anika", "Rafi"), ("Sadia", "Fahim"), ("Tumpa", "Imran")];
@@ -91,11 +91,13 @@ fn change<'a>(p: &'a Prediction, w: &'a WrongOutput) -> Option<(&'a str, &'a str
 
 /// The creative question on `p` headed `headline`, its knowledge part `def` where the book
 /// defines a term in the line's section, else a rule of the language its lines rest on asked back
-/// ([`recall`]); `seed` picks the names. `None` when no misreading of `p` gives the friend a
+/// ([`recall`]); its comprehension part another rule the lines rest on, else one of the same
+/// concept that a line of `nearby` (the book's other lines near it, nearest first) is misread
+/// by, with that line as its example; `seed` picks the names. `None` when no misreading of `p` gives the friend a
 /// short answer with a stated reason, or when the result fails a gate (`concepts`: the
 /// theory-dump detector's; the gates come with it). Part d asks for the change that makes the friend right where it is
 /// one line of what is asked about.
-pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concepts: &[String], seed: u64) -> Option<(Creative, gates::Gates)> {
+pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concepts: &[String], nearby: &[&Prediction], seed: u64) -> Option<(Creative, gates::Gates)> {
     let single = |w: &&WrongOutput| !w.rule.contains('+');
     let incidental = |r: &str| aside(r, p.program);
     // The friend's answer: the commonest misreading that states a rule; not one most lines
@@ -147,7 +149,18 @@ pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concep
             (recall(r)?, principle(r)?)
         }
     };
-    let other = others.iter().find(|r| !incidental(r)).and_then(|r| principle(r)).unwrap_or_else(|| rule.clone());
+    // Part b: another rule of these lines; else, rather than the friend's rule a third time, a
+    // rule of the same concept that a nearby line of the book is misread by (its example).
+    let related = || {
+        nearby.iter().filter(|q| q.quote() != p.quote()).find_map(|q| {
+            let r = q.wrong.iter().filter(single).map(|x| x.rule.as_str()).find(|r| !aside(r, q.program) && concept(r).is_some() && concept(r) == concept(&w.rule))?;
+            principle(r).filter(|x| *x != rule).map(|x| (x, *q))
+        })
+    };
+    let (other, example_of) = match others.iter().find(|r| !incidental(r)).and_then(|r| principle(r)) {
+        Some(x) => (x, p),
+        None => related().unwrap_or_else(|| (rule.clone(), p)),
+    };
     let (a, b) = NAMES[(seed % NAMES.len() as u64) as usize];
     let lang = Lang::En;
     let marker = gates::marker(lang);
@@ -167,10 +180,13 @@ pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concep
     let output = p.output.trim_end();
     // A sentence after an output of several lines starts a line of its own.
     let (shows, then) = if output.contains('\n') { (format!(":\n{output}"), "\n") } else { (format!(" {output}."), " ") };
-    let example = if !p.program && !output.contains('\n') && output.chars().count() <= SHORT && !p.code.trim().contains('\n') {
-        format!(" The book's example: `{}` shows {output}.", p.code.trim())
-    } else {
-        String::new()
+    let example = {
+        let (code, shown) = (example_of.code.trim(), example_of.output.trim_end());
+        if !example_of.program && !shown.contains('\n') && shown.chars().count() <= SHORT && !code.contains('\n') {
+            format!(" The book's example: `{code}` shows {shown}.")
+        } else {
+            String::new()
+        }
     };
     let judge = format!("Is {b} right? Explain with the rule that decides it");
     let (c_question, c_answer, d_question, d_answer) = match (p.program, new.is_empty()) {
@@ -218,7 +234,7 @@ mod tests {
     use crate::index::predict::fixtures::{sliced, wrong};
 
     fn made(p: &Prediction, def: Option<&Definition>, headline: &str, concepts: &[String], seed: u64) -> Option<Creative> {
-        creative(p, def, headline, concepts, seed).map(|(c, _)| c)
+        creative(p, def, headline, concepts, &[], seed).map(|(c, _)| c)
     }
 
     fn definition() -> Definition {
@@ -268,6 +284,25 @@ mod tests {
         assert!(made(&quotes, None, "Strings", &[], 0).unwrap().parts[3].answer.contains("`word[2:6]`"));
         quotes.wrong.truncate(1);
         assert!(made(&quotes, None, "Strings", &[], 0).is_none());
+    }
+
+    #[test]
+    fn a_line_misread_one_way_explains_a_nearby_rule_of_its_concept() {
+        let line = |code: &str, output: &str, w: WrongOutput| Prediction { setup: vec![], setup_output: vec![], code: code.into(), output: output.into(), wrong: vec![w], ..sliced() };
+        let yes = line("8 <= 8\n", "True", wrong("False", "compare_equal", "8 < 8"));
+        let or = line("0 or 5\n", "5", wrong("0", "and_or", "0 and 5"));
+        let slice = sliced();
+        // Alone: parts a, b and d all on the one rule.
+        let alone = creative(&yes, None, "Comparisons", &[], &[], 0).unwrap().0;
+        assert_eq!(alone.parts[1].question, format!("Explain with an example: “{}”", principle("compare_equal").unwrap()));
+        assert!(alone.parts[1].answer.ends_with("The book's example: `8 <= 8` shows True."), "{}", alone.parts[1].answer);
+        // With the book's lines near it: part b explains a rule of the same concept (not the
+        // slicing one), with that line as its example; the friend and part d are unchanged.
+        let c = creative(&yes, None, "Comparisons", &[], &[&yes, &slice, &or], 0).unwrap().0;
+        assert_eq!(c.parts[1].question, format!("Explain with an example: “{}”", principle("and_or").unwrap()));
+        assert!(c.parts[1].answer.ends_with("The book's example: `0 or 5` shows 5."), "{}", c.parts[1].answer);
+        assert_eq!(c.parts[0], alone.parts[0]);
+        assert_eq!(c.parts[3], alone.parts[3]);
     }
 
     #[test]

@@ -971,7 +971,11 @@ impl Job {
                     // Its gates all pass; the story is a fixed frame around the book's code and a
                     // misreading's reason, so the model's copy and topic checks do not apply
                     // (`names_topic` did).
-                    let Some((cq, g)) = code_cq::creative(p, def.map(|(_, d)| d), &heading, &concepts, fnv(&quote)) else { continue };
+                    // The book's other lines, the same section's first, then the chapter's.
+                    let file = &bundle.sections[section as usize].file;
+                    let mut nearby: Vec<&crate::index::predict::Prediction> = bundle.predictions.iter().filter(|q| q.section == section).collect();
+                    nearby.extend(bundle.predictions.iter().filter(|q| q.section != section && &bundle.sections[q.section as usize].file == file));
+                    let Some((cq, g)) = code_cq::creative(p, def.map(|(_, d)| d), &heading, &concepts, &nearby, fnv(&quote)) else { continue };
                     if k < n {
                         self.next_passage = (self.next_passage + k + 1) % n;
                     }
