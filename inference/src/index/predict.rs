@@ -101,12 +101,12 @@ impl Prediction {
         lines.join("\n")
     }
 
-    /// What an item on it rests on, as its evidence quotes it: the lines shown and the book's output.
     /// Whether the wrong outputs fill a "what does Python show?" item's options ([`WRONG`]).
     pub fn is_multiple_choice(&self) -> bool {
         self.wrong.len() >= WRONG
     }
 
+    /// What an item on it rests on, as its evidence quotes it: the lines shown and the book's output.
     pub fn quote(&self) -> String {
         format!("{}\n{}", self.transcript(), self.output)
     }
@@ -218,7 +218,8 @@ fn explain(rule: &str) -> String {
         "digits_as_numbers" => "Strings are compared character by character, even when they hold digits: '10' < '9' because '1' comes before '9'.",
         "len_spaces" => "len() counts every character of a string, spaces included.",
         "replace_first" => "replace() changes every occurrence of the old substring, unless a count is given.",
-        "join_end" => "join() puts the separator only between the items, not after the last one.",        "arg_copy" => "A list passed to a function is the same list inside it, not a copy: a change made there shows outside too.",
+        "join_end" => "join() puts the separator only between the items, not after the last one.",
+        "arg_copy" => "A list passed to a function is the same list inside it, not a copy: a change made there shows outside too.",
         _ => "",
     };
     if !fixed.is_empty() {
@@ -303,7 +304,8 @@ pub fn belief(rule: &str) -> Option<String> {
         "digits_as_numbers" => "Strings of digits are compared as the numbers they spell: '10' < '9' is False.",
         "len_spaces" => "len() counts only the letters of a string, not its spaces.",
         "replace_first" => "replace() changes only the first occurrence of the old substring.",
-        "join_end" => "join() puts the separator after every item, the last one too.",        "arg_copy" => "A function gets a copy of a list passed to it, so a change made inside does not show outside.",
+        "join_end" => "join() puts the separator after every item, the last one too.",
+        "arg_copy" => "A function gets a copy of a list passed to it, so a change made inside does not show outside.",
         _ => return None,
     }
     .to_string())
@@ -444,7 +446,8 @@ pub fn recall(rule: &str) -> Option<String> {
             "digits_as_numbers" => "How does Python compare two strings of digits such as '10' and '9'?",
             "len_spaces" => "Which characters of a string does len() count?",
             "replace_first" => "How many occurrences does replace() change when no count is given?",
-            "join_end" => "Where does join() put its separator?",            "arg_copy" => "Does a function get a copy of a list passed to it?",
+            "join_end" => "Where does join() put its separator?",
+            "arg_copy" => "Does a function get a copy of a list passed to it?",
             _ => return None,
         }
         .to_string(),
