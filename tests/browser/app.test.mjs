@@ -328,8 +328,12 @@ test('the quiz: a request opens the Quiz view on its topic, a subtopic is chosen
       assert.ok(code ? ['apply', 'analyse'].includes(item.bloom) : item.bloom === 'understand', `a first quiz starts at Understand unless it has code to run (${item.bloom})`);
     }
     assert.equal((await page.$$('[data-testid=quiz-option]')).length, 4);
+    const answered = Date.now();
     await page.evaluate(() => document.querySelector('[data-testid=quiz-option]').click());
-    const feedback = await page.waitForSelector('[data-testid=quiz-feedback]', { timeout: 30_000 });
+    // The worker reads the answer once the item it is preparing meanwhile is made: here the
+    // model's Analyse item for a right answer (~35 s natively with the test's 135M model).
+    const feedback = await page.waitForSelector('[data-testid=quiz-feedback]', { timeout: 120_000 });
+    console.log(`# quiz feedback ${Date.now() - answered} ms after the answer`);
     assert.ok((await feedback.textContent()).length > 10, 'a rationale is shown');
     assert.ok(await page.$('[data-testid=quiz-evidence]'), 'the passage is linked to the Book');
     // A wrong answer to the book's program: the next item asks why it prints what it prints,

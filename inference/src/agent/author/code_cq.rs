@@ -99,7 +99,7 @@ fn change<'a>(p: &'a Prediction, w: &'a WrongOutput) -> Option<(&'a str, &'a str
 /// one line of what is asked about.
 pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concepts: &[String], nearby: &[&Prediction], seed: u64) -> Option<(Creative, gates::Gates)> {
     let single = |w: &&WrongOutput| !w.rule.contains('+');
-    let incidental = |r: &str| aside(r, p.program);
+    let is_aside = |r: &str| aside(r, p.program);
     // The friend's answer: the commonest misreading that states a rule; not one most lines
     // share (a string's quotes), which would make the question about the prompt, not about
     // what the lines teach. One whose change is one line first (part d asks for it), else (a
@@ -142,7 +142,7 @@ pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concep
         }
         None => {
             let asked = |r: &&str| recall(r).is_some();
-            let r = match others.iter().position(|r| !incidental(r) && asked(r)) {
+            let r = match others.iter().position(|r| !is_aside(r) && asked(r)) {
                 Some(i) => others.remove(i),
                 None => [w.rule.as_str()].into_iter().chain(others.iter().copied()).find(asked)?,
             };
@@ -157,7 +157,7 @@ pub fn creative(p: &Prediction, def: Option<&Definition>, headline: &str, concep
             principle(r).filter(|x| *x != rule).map(|x| (x, *q))
         })
     };
-    let (other, example_of) = match others.iter().find(|r| !incidental(r)).and_then(|r| principle(r)) {
+    let (other, example_of) = match others.iter().find(|r| !is_aside(r)).and_then(|r| principle(r)) {
         Some(x) => (x, p),
         None => related().unwrap_or_else(|| (rule.clone(), p)),
     };
