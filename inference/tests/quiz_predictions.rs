@@ -173,10 +173,7 @@ fn decisions_dictionaries_and_sets_are_misread_too() {
 
 #[test]
 fn a_first_quiz_opens_with_a_line_of_the_book_run_without_the_model() {
-    let Some(bytes) = common::model_bytes(MODEL) else { return };
-    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
-    let mut b = course();
-    b.predictions = mine(&b.sections).0;
+    let Some((mut session, b)) = teacher(course()) else { return };
     let b = Bundle::from_bytes(&b.to_bytes().unwrap()).expect("the bundle keeps its questions");
     assert!(b.predictions.len() >= 2);
     let cfg = QuizConfig { min_passage_chars: 20, ..QuizConfig::default() };
@@ -219,11 +216,10 @@ fn a_first_quiz_opens_with_a_line_of_the_book_run_without_the_model() {
     assert_eq!(env.session.evaluated(), evaluated, "the model read nothing");
 }
 
-/// The course model and the course with its lines run, for authoring.
-fn teacher() -> Option<(Session, Bundle)> {
+/// The course model and `b` with its lines run (for authoring and the quiz).
+fn teacher(mut b: Bundle) -> Option<(Session, Bundle)> {
     let bytes = common::model_bytes(MODEL)?;
     let session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
-    let mut b = course();
     b.predictions = mine(&b.sections).0;
     Some((session, b))
 }
@@ -231,7 +227,7 @@ fn teacher() -> Option<(Session, Bundle)> {
 #[test]
 fn a_teachers_mcqs_from_the_books_code_why_it_shows_what_it_shows_and_loops_traced() {
     use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Body, Difficulty, Made as Authored, Prepared, Task, export};
-    let Some((mut session, b)) = teacher() else { return };
+    let Some((mut session, b)) = teacher(course()) else { return };
     let cfg = AuthorConfig::default();
     let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
     let request = AuthorRequest { text: String::new(), query: "string slicing and negative indexes".into(), sections: vec![], mcq: 2, cq: 0, difficulty: Difficulty::Intermediate, lang: None };
@@ -273,7 +269,7 @@ fn a_teachers_mcqs_from_the_books_code_why_it_shows_what_it_shows_and_loops_trac
 #[test]
 fn a_teachers_creative_question_on_the_books_code_with_its_marking_guide() {
     use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Body, Difficulty, Made as Authored, Prepared, Task, code_cq, export};
-    let Some((mut session, b)) = teacher() else { return };
+    let Some((mut session, b)) = teacher(course()) else { return };
     let cfg = AuthorConfig::default();
     let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
     let request = AuthorRequest { text: String::new(), query: "string slicing and negative indexes".into(), sections: vec![], mcq: 0, cq: 1, difficulty: Difficulty::Intermediate, lang: None };
@@ -300,10 +296,7 @@ fn a_teachers_creative_question_on_the_books_code_with_its_marking_guide() {
 #[test]
 fn a_teachers_request_naming_a_heading_of_stop_words_asks_for_that_section() {
     use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Body, Difficulty, Made as Authored, Prepared, Task};
-    let Some(bytes) = common::model_bytes(MODEL) else { return };
-    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
-    let mut b = decisions_course();
-    b.predictions = mine(&b.sections).0;
+    let Some((mut session, b)) = teacher(decisions_course()) else { return };
     let cfg = AuthorConfig::default();
     let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
     // Every word of "and, or and not" is a stop word: not vague, it names a heading.
