@@ -313,3 +313,71 @@ fn json_mask_is_fast() {
     eprintln!("mask over {} tokens: mean {mean:.2?}, median {median:.2?}, max {max:.2?} per step ({} steps)", logits.len(), times.len());
     assert!(median < Duration::from_millis(10), "median {median:?}");
 }
+
+/// Polls `future` until it is ready, waking itself: a host whose pauses really wait (the
+/// browser's event loop), which [`inference::llm::now`] refuses.
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+/// A future that is pending once, then ready: one turn of a host's event loop.
+struct OneTurn(bool);
+
+impl std::future::Future for OneTurn {
+    type Output = ();
+    fn poll(mut self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.0 {
+            std::task::Poll::Ready(())
+        } else {
+            self.0 = true;
+            std::task::Poll::Pending
+        }
+    }
+}
+
+#[test]
+fn a_paused_session_reads_in_pieces_waits_between_them_and_gives_the_same_results() {
+    use inference::llm::{LoadOptions, Pause, Session};
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let bytes = Arc::new(bytes);
+    let mut plain = Session::load(bytes.clone(), &LoadOptions::quantized(2048)).unwrap();
+    let mut paused = Session::load(bytes, &LoadOptions::quantized(2048)).unwrap();
+    let pauses = Rc::new(Cell::new(0));
+    let counted = pauses.clone();
+    paused.pause_with(Pause {
+        chunk: 8,
+        between: Box::new(move || {
+            counted.set(counted.get() + 1);
+            Some(Box::pin(OneTurn(false)))
+        }),
+    });
+    let messages = [ChatMessage { role: "user", content: "Name three colours of the rainbow." }];
+    let (ids, _) = plain.chat_ids(&[], &messages).unwrap();
+    assert!(ids.len() > 16, "a prompt of {} tokens is read in several pieces", ids.len());
+    let opts = GenerateOptions { max_new_tokens: 12, ..Default::default() };
+    let want = plain.complete_now(&ids, opts.clone()).unwrap();
+    let got = block_on(paused.complete(&ids, opts)).unwrap();
+    assert_eq!(got.ids, want.ids, "{:?} vs {:?}", got.text, want.text);
+    // One pause after each piece of the prompt and after each token evaluated (the last token
+    // ends the generation unevaluated).
+    let pieces = ids.len().div_ceil(8);
+    assert_eq!(pauses.get(), pieces + got.ids.len() - 1, "{} prompt tokens, {} generated", ids.len(), got.ids.len());
+    // Scoring reads every row: pieces of it give the rows one read gives.
+    let labels: Vec<Vec<u32>> = ["Red, orange and yellow.", "Blue"].iter().map(|l| plain.encode(l).unwrap()).collect();
+    let want = plain.score_now(&ids, &labels).unwrap();
+    let got = block_on(paused.score(&ids, &labels)).unwrap();
+    for (w, g) in want.iter().zip(&got) {
+        assert!((w.logprob_sum - g.logprob_sum).abs() < 1e-3, "{} vs {}", w.logprob_sum, g.logprob_sum);
+    }
+    // A paused session is awaited: the synchronous call says so instead of running on.
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| paused.complete_now(&ids, GenerateOptions { max_new_tokens: 2, ..Default::default() })));
+    assert!(refused.is_err());
+}

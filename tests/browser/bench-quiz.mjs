@@ -10,7 +10,8 @@
 //
 // Each item's `wait_ms` is the worker's own figure (from the learner's "Next", or from the
 // subtopic's choice for the first item, to the item being ready; 0 when it was prepared while
-// the learner read), `page_wait_ms` the same wait as the page sees it.
+// the learner read), `page_wait_ms` the same wait as the page sees it, `feedback_ms` the time
+// from the learner's click on an option to the feedback (while the next item is being made).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,12 +68,14 @@ try {
     // The learner reads; the worker prepares the next item meanwhile.
     await page.waitForTimeout(readMs);
     const preparing = await page.$eval('[data-testid=quiz-preparing]', (e) => e.dataset.branch).catch(() => null);
+    const answered = Date.now();
     await page.click('[data-testid=quiz-option][data-index="0"]');
-    const feedback = await page.waitForSelector('[data-testid=quiz-feedback]', { timeout: 60_000 });
+    const feedback = await page.waitForSelector('[data-testid=quiz-feedback]', { timeout: 600_000 });
+    const feedbackMs = Date.now() - answered;
     const correct = await feedback.getAttribute('data-correct');
     await page.waitForTimeout(readMs / 2);
-    result.items.push({ number: n, bloom: item.bloom, attempts: Number(item.attempts), wait_ms: Number(item.waitMs), page_wait_ms: pageWait, preparing_while_read: preparing, answered_correct: correct === 'true', question });
-    console.error(`# item ${n}: ${item.bloom}, ${item.attempts} attempt(s), waited ${pageWait} ms (worker ${item.waitMs} ms)`);
+    result.items.push({ number: n, bloom: item.bloom, attempts: Number(item.attempts), wait_ms: Number(item.waitMs), page_wait_ms: pageWait, feedback_ms: feedbackMs, preparing_while_read: preparing, answered_correct: correct === 'true', question });
+    console.error(`# item ${n}: ${item.bloom}, ${item.attempts} attempt(s), waited ${pageWait} ms (worker ${item.waitMs} ms); feedback ${feedbackMs} ms after the answer`);
     if (n === items) break;
     const next = await page.$('[data-testid=quiz-next]');
     if (!next) {

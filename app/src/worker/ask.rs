@@ -32,7 +32,9 @@ pub async fn warm(engine: &Engine, routing: bool, asking: &Cell<bool>) {
     let Ok(mut warmup) = warmup else { return };
     loop {
         yield_now().await;
-        let mut session = engine.session().await;
+        // Another task holds the model: it is using it, so the warm-up is over (and never
+        // waits for the session, which would make work done ahead give way, `Engine::wanted`).
+        let Ok(mut session) = engine.session.try_borrow_mut() else { return };
         if asking.get() || !matches!(warmup.step(&mut session).await, Ok(true)) {
             return;
         }

@@ -1,9 +1,9 @@
 //! Teacher authoring in the worker: a request is prepared, then its items are written, gated and
-//! verified one at a time (each a model task that does not yield), so a Stop is read between
-//! items; an edited item gets its gates and verification again.
+//! verified one at a time; a Stop is read while the model works (it pauses every few tokens) and
+//! drops the item being written. An edited item gets its gates and verification again.
 
 use super::ask::yield_now;
-use super::engine::Engine;
+use super::engine::{Engine, unless};
 use super::loader::now_ms;
 use crate::protocol::{AuthorOutcome, Reply, SectionRef};
 use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Authored, Calibration, Made, Prepared};
@@ -74,12 +74,19 @@ async fn run(engine: &Engine, slot: &Slot, id: u32, request: AuthorRequest, post
         let made = {
             let mut session = engine.session().await;
             let mut env = AuthorEnv { bundle: &engine.bundle, encoder: engine.encoder.as_ref(), session: &mut session };
-            match job.make(&mut env, *task, &cfg).await.map_err(|e| e.to_string())? {
-                Made::Item(mut item) => {
-                    job.verify(&mut env, &mut item, &cfg).await.map_err(|e| e.to_string())?;
-                    Made::Item(item)
-                }
-                missing => missing,
+            let work = async {
+                Ok::<_, String>(match job.make(&mut env, *task, &cfg).await.map_err(|e| e.to_string())? {
+                    Made::Item(mut item) => {
+                        job.verify(&mut env, &mut item, &cfg).await.map_err(|e| e.to_string())?;
+                        Made::Item(item)
+                    }
+                    missing => missing,
+                })
+            };
+            // Stop drops the item being written: the model pauses every few tokens.
+            match unless(|| slot.stop.get(), work).await {
+                Some(made) => made?,
+                None => break,
             }
         };
         match made {

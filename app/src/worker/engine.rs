@@ -6,10 +6,14 @@ use inference::agent::ask::{self, AskSettings};
 use inference::bundle::Bundle;
 use inference::embed::{DEFAULT_MAX_TOKENS, E5_NAME, SentenceEncoder};
 use inference::gguf::Gguf;
-use inference::llm::{LoadOptions, Session};
+use inference::llm::{LoadOptions, Pause, Session};
 use inference::model::llama::WeightFormat;
 use inference::retrieve::Retrieval;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+/// How long model work runs before the worker's event loop gets a turn (messages are read).
+const PAUSE_MS: f64 = 50.0;
 
 pub struct Engine {
     pub bundle: Bundle,
@@ -20,6 +24,8 @@ pub struct Engine {
     pub runtime_note: Option<String>,
     /// The Ask agent's settings (the CLI's defaults unless the page asked otherwise).
     pub ask: AskSettings,
+    /// Tasks waiting for the session now ([`Engine::session`]).
+    waiting: Cell<usize>,
 }
 
 impl Engine {
@@ -79,21 +85,30 @@ impl Engine {
         };
         let device_for = gpu.as_ref().or(Some(&device)).filter(|_| runtime != Runtime::Quantized);
         let opts = LoadOptions { runtime, device: device_for, weights: if runtime == Runtime::WebGpu { WeightFormat::Q8 } else { WeightFormat::F32 }, context: Session::CONTEXT };
-        let session = Session::load(std::sync::Arc::new(gguf), &opts)
+        let mut session = Session::load(std::sync::Arc::new(gguf), &opts)
             .map_err(|e| Failure { message: format!("The language model cannot be loaded: {e}"), retry: false })?;
+        session.pause_with(pause(if ask.prompt_chunk > 0 { ask.prompt_chunk } else { 64 }));
         fetch.mark("build llm", t0);
-        Ok(Engine { bundle, encoder, session: RefCell::new(session), runtime, runtime_note, ask })
+        Ok(Engine { bundle, encoder, session: RefCell::new(session), runtime, runtime_note, ask, waiting: Cell::new(0) })
     }
 
-    /// The chat session, once no other task holds it: a task on the WebGPU runtime keeps it
-    /// across awaits, so Ask and the quiz take turns instead of borrowing it twice.
+    /// The chat session, once no other task holds it: a task keeps it across the session's
+    /// pauses, so Ask, the quiz and authoring take turns instead of borrowing it twice.
     pub async fn session(&self) -> std::cell::RefMut<'_, Session> {
         loop {
             if let Ok(s) = self.session.try_borrow_mut() {
                 return s;
             }
+            self.waiting.set(self.waiting.get() + 1);
             super::ask::yield_now().await;
+            self.waiting.set(self.waiting.get() - 1);
         }
+    }
+
+    /// Whether another task waits for the session: work nobody waits for (a quiz item made
+    /// ahead) gives way.
+    pub fn wanted(&self) -> bool {
+        self.waiting.get() > 0
     }
 
     /// Hybrid retrieval, as `index-builder search` and the Ask agent run it.
@@ -172,4 +187,38 @@ async fn webgpu_device() -> Result<inference::device::Device, String> {
 #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
 async fn webgpu_device() -> Result<inference::device::Device, String> {
     Err("WebGPU is only in the single-threaded browser build".into())
+}
+
+/// The session's pause in the worker: pieces of `chunk` tokens, and a turn of the event loop once
+/// [`PAUSE_MS`] of model work have passed, so an answer, a Stop or a question is read (and a
+/// task that no longer needs its work abandons it, [`unless`]) within about that time.
+fn pause(chunk: usize) -> Pause {
+    let last = Rc::new(Cell::new(now_ms()));
+    Pause {
+        chunk,
+        between: Box::new(move || {
+            if now_ms() - last.get() < PAUSE_MS {
+                return None;
+            }
+            let last = last.clone();
+            Some(Box::pin(async move {
+                super::ask::yield_now().await;
+                last.set(now_ms());
+            }))
+        }),
+    }
+}
+
+/// Runs `work` to its end, or drops it (`None`) once `needless` says its result is no longer
+/// wanted; asked each time the work pauses. Dropping model work mid-way is safe: the session
+/// keeps track of what its cache holds.
+pub async fn unless<F: std::future::Future>(needless: impl Fn() -> bool, work: F) -> Option<F::Output> {
+    let mut work = std::pin::pin!(work);
+    std::future::poll_fn(|cx| {
+        if needless() {
+            return std::task::Poll::Ready(None);
+        }
+        work.as_mut().poll(cx).map(Some)
+    })
+    .await
 }

@@ -2,11 +2,13 @@
 //!
 //! While the learner reads an item, the next one is prepared for the likelier answer (right:
 //! one level up) and then, if the learner has still not answered, for the other; an answer
-//! whose item is ready gets it at once, otherwise the worker makes it then. Each item is one
-//! model task that does not yield, so answers are read between items, never mid-item.
+//! whose item is ready gets it at once, otherwise the worker makes it then. The model pauses
+//! every few tokens (`engine::pause`), so an answer is read, and its feedback shown, while an
+//! item is being made; an item made ahead for the answer not given is then dropped mid-way, and
+//! one made ahead gives way to any other task that needs the model (a question in Ask).
 
 use super::ask::yield_now;
-use super::engine::Engine;
+use super::engine::{Engine, unless};
 use super::loader::now_ms;
 use crate::protocol::{Bloom, Branch, Reply, Subtopic};
 use inference::agent::quiz::{self, Item, Made, Plan, Quiz, QuizConfig, QuizEnv, Validation};
@@ -132,15 +134,17 @@ async fn pump_inner(engine: &Engine, slot: &Slot, post: &dyn Fn(Reply)) -> Resul
                 let mut guard = slot.borrow_mut();
                 let Some(t) = guard.as_mut() else { return Ok(()) };
                 match made {
-                    Some((item, validation)) => t.prepared.push((branch, item, validation)),
-                    None if t.waiting.is_some_and(|w| w.0 == branch) => {
+                    Outcome::Made(item, validation) => t.prepared.push((branch, item, validation)),
+                    // The next step says what is needed now.
+                    Outcome::Abandoned => {}
+                    Outcome::Failed if t.waiting.is_some_and(|w| w.0 == branch) => {
                         t.over = true;
                         let reason = "No further question could be written from this part of the book that passed the checks.".to_string();
                         post(Reply::QuizOver { id: t.id, reason });
                         return Ok(());
                     }
                     // A branch nobody waits for yet: leave it; it is tried again if needed.
-                    None => return Ok(()),
+                    Outcome::Failed => return Ok(()),
                 }
             }
         }
@@ -173,36 +177,61 @@ fn next_step(t: &QuizTask) -> Next {
     Next::Done
 }
 
+/// What making one item came to.
+enum Outcome {
+    Made(Item, Validation),
+    /// No item passed the checks.
+    Failed,
+    /// Dropped mid-way: nobody needs it now ([`needless`]).
+    Abandoned,
+}
+
 /// One item for `plan`, moving to a fresh passage when a plan's item is skipped.
-async fn make(engine: &Engine, slot: &Slot, branch: Branch, mut plan: Plan, post: &dyn Fn(Reply)) -> Result<Option<(Item, Validation)>, String> {
-    let Some(cfg) = slot.borrow().as_ref().map(|t| t.cfg.clone()) else { return Ok(None) };
+async fn make(engine: &Engine, slot: &Slot, branch: Branch, mut plan: Plan, post: &dyn Fn(Reply)) -> Result<Outcome, String> {
+    let Some(cfg) = slot.borrow().as_ref().map(|t| t.cfg.clone()) else { return Ok(Outcome::Abandoned) };
     for _ in 0..cfg.plans_per_item {
         let mut quiz = match slot.borrow().as_ref() {
             Some(t) => t.quiz.clone(),
-            None => return Ok(None),
+            None => return Ok(Outcome::Abandoned),
         };
         let id = slot.borrow().as_ref().map_or(0, |t| t.id);
         post(Reply::QuizPreparing { id, branch, bloom: plan.bloom });
         let made = {
             let mut session = engine.session().await;
             let mut env = QuizEnv { bundle: &engine.bundle, encoder: engine.encoder.as_ref(), session: &mut session };
-            quiz.make(&mut env, &plan, &cfg).await.map_err(|e| e.to_string())?
+            match unless(|| needless(engine, slot, id, branch), quiz.make(&mut env, &plan, &cfg)).await {
+                Some(made) => made.map_err(|e| e.to_string())?,
+                None => return Ok(Outcome::Abandoned),
+            }
         };
         let mut guard = slot.borrow_mut();
-        let Some(t) = guard.as_mut().filter(|t| t.id == id) else { return Ok(None) };
+        let Some(t) = guard.as_mut().filter(|t| t.id == id) else { return Ok(Outcome::Abandoned) };
         t.quiz.adopt_calibration(&quiz);
         match made {
-            Made::Item { item, validation } => return Ok(Some((item, validation))),
+            Made::Item { item, validation } => return Ok(Outcome::Made(item, validation)),
             Made::Skipped { reason, .. } => {
                 post(Reply::QuizSkipped { id, reason: reason.clone() });
                 let next = t.quiz.replan(&plan, &cfg);
                 t.quiz.skip(plan, reason);
                 match next {
                     Some(p) => plan = p,
-                    None => return Ok(None),
+                    None => return Ok(Outcome::Failed),
                 }
             }
         }
     }
-    Ok(None)
+    Ok(Outcome::Failed)
+}
+
+/// Whether the item being made for `branch` of quiz `id` is no longer needed: the quiz ended or
+/// was replaced, the learner's answer went the other way, or it was being made ahead while
+/// another task waits for the model.
+fn needless(engine: &Engine, slot: &Slot, id: u32, branch: Branch) -> bool {
+    match slot.borrow().as_ref() {
+        Some(t) if t.id == id && !t.over => match t.waiting {
+            Some((waited, _)) => waited != branch,
+            None => engine.wanted(),
+        },
+        _ => true,
+    }
 }

@@ -24,6 +24,6 @@ pub use constrain::{JsonDecoder, JsonError, JsonOutput, Schema, SchemaError};
 pub use generate::{Event, Finish, GenerateOptions, Generation, Generator, TokenConstraint, generate, generate_text};
 pub use sample::{Sampler, Sampling};
 pub use score::{LabelChoice, LabelScore, choose_label, choose_label_calibrated, score_labels, score_labels_on};
-pub use session::{LoadOptions, Runtime, Session, SessionError};
+pub use session::{LoadOptions, Pause, Runtime, Session, SessionError};
 pub use token_bytes::TokenBytes;
 pub use tokenizer::{GgufTokenizer, TokenizerError};

@@ -89,6 +89,17 @@ struct Prefix {
     kv: KvSnapshot,
 }
 
+/// What a host does between two pieces of model work ([`Session::pause_with`]): the browser's
+/// worker lets its event loop run, so a learner's answer or a Stop is read while the model works
+/// on something else (one eval is at most `chunk` tokens, one token of a generation, or one
+/// candidate's read while scoring). Native hosts set none: their model work never waits.
+pub struct Pause {
+    /// Most tokens read in one piece: a longer read is split into pieces of this many.
+    pub chunk: usize,
+    /// Called after each piece; a future it returns is awaited before the next piece.
+    pub between: Box<dyn FnMut() -> Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>>>,
+}
+
 /// A loaded chat model: see the module docs.
 pub struct Session {
     lm: Box<dyn LanguageModel>,
@@ -106,6 +117,7 @@ pub struct Session {
     /// Tokens the model has evaluated through this session, all calls together.
     evaluated: usize,
     parameters: u64,
+    pause: Option<Pause>,
 }
 
 impl Session {
@@ -153,7 +165,13 @@ impl Session {
         let mut stop_ids = Vec::new();
         stop_ids.extend(tokenizer.eos_id);
         stop_ids.extend(tokenizer.token_id("<|im_end|>"));
-        Session { lm, tokenizer, template, stop_ids, vocab: Arc::new(vocab), json: None, runtime, ids: Vec::new(), prefixes: Vec::new(), evaluated: 0, parameters: 0 }
+        Session { lm, tokenizer, template, stop_ids, vocab: Arc::new(vocab), json: None, runtime, ids: Vec::new(), prefixes: Vec::new(), evaluated: 0, parameters: 0, pause: None }
+    }
+
+    /// Pauses every later eval as `pause` says (see [`Pause`]). The synchronous calls
+    /// (`complete_now`, …) then panic when a pause waits: a paused session is awaited.
+    pub fn pause_with(&mut self, pause: Pause) {
+        self.pause = Some(pause);
     }
 
     pub fn runtime(&self) -> Runtime {
@@ -355,10 +373,34 @@ impl Eval for Session {
         common
     }
 
+    /// Reads `tokens` in pieces of the [`Pause`]'s chunk, pausing after each (in one piece
+    /// when no pause is set); the logits are those one read would give: the last token's, or
+    /// every token's rows in order.
     async fn eval(&mut self, tokens: &[u32], all: bool) -> Result<Vec<f32>, LmError> {
-        let logits = Eval::eval(self.lm.as_mut(), tokens, all).await?;
-        self.ids.extend_from_slice(tokens);
-        self.evaluated += tokens.len();
-        Ok(logits)
+        let chunk = self.pause.as_ref().map_or(usize::MAX, |p| p.chunk.max(1));
+        if self.pause.is_none() {
+            let logits = Eval::eval(self.lm.as_mut(), tokens, all).await?;
+            self.ids.extend_from_slice(tokens);
+            self.evaluated += tokens.len();
+            return Ok(logits);
+        }
+        let mut logits = Vec::new();
+        let mut rest = tokens;
+        loop {
+            let (piece, after) = rest.split_at(rest.len().min(chunk));
+            let out = Eval::eval(self.lm.as_mut(), piece, all).await?;
+            self.ids.extend_from_slice(piece);
+            self.evaluated += piece.len();
+            if all || after.is_empty() {
+                logits.extend(out);
+            }
+            if let Some(wait) = self.pause.as_mut().and_then(|p| (p.between)()) {
+                wait.await;
+            }
+            if after.is_empty() {
+                return Ok(logits);
+            }
+            rest = after;
+        }
     }
 }
