@@ -230,7 +230,7 @@ fn a_teachers_mcqs_from_the_books_code_why_it_shows_what_it_shows_and_loops_trac
     let Some((mut session, b)) = teacher(course()) else { return };
     let cfg = AuthorConfig::default();
     let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
-    let request = AuthorRequest { text: String::new(), query: "string slicing and negative indexes".into(), sections: vec![], mcq: 2, cq: 0, difficulty: Difficulty::Intermediate, lang: None };
+    let request = AuthorRequest { text: String::new(), query: "string slicing and negative indexes".into(), sections: vec![], mcq: 2, cq: 0, difficulty: Difficulty::Intermediate, lang: None, avoid: Default::default() };
     let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
     let evaluated = env.session.evaluated();
     let mut items: Vec<author::Authored> = Vec::new();
@@ -251,8 +251,16 @@ fn a_teachers_mcqs_from_the_books_code_why_it_shows_what_it_shows_and_loops_trac
         items.push(*item);
     }
     assert_eq!(env.session.evaluated(), evaluated, "the model wrote nothing");
+    // Asked again by a teacher who has both: two other questions on other lines.
+    let again = AuthorRequest { avoid: author::Avoid::of(&items), ..AuthorRequest::parse("2 MCQs on string slicing and negative indexes, intermediate") };
+    let Prepared::Ready(mut job) = now(author::prepare(&mut env, again, &cfg)).unwrap() else { panic!("the topic is covered") };
+    for _ in 0..2 {
+        let Authored::Item(item) = now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() else { panic!("the chapter has other lines to run") };
+        assert!(item.by_running, "from the book's code again");
+        assert!(items.iter().all(|i| i.sources[0].quote != item.sources[0].quote && i.body != item.body && i.question_id != item.question_id), "{:?}", item.body);
+    }
     // An advanced one traces a loop: what a program with one prints.
-    let request = AuthorRequest { text: String::new(), query: "loops".into(), sections: vec![], mcq: 1, cq: 0, difficulty: Difficulty::Advanced, lang: None };
+    let request = AuthorRequest { text: String::new(), query: "loops".into(), sections: vec![], mcq: 1, cq: 0, difficulty: Difficulty::Advanced, lang: None, avoid: Default::default() };
     let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
     let evaluated = env.session.evaluated();
     let Authored::Item(item) = now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() else { panic!("the chapter has a loop to run") };
@@ -272,7 +280,7 @@ fn a_teachers_creative_question_on_the_books_code_with_its_marking_guide() {
     let Some((mut session, b)) = teacher(course()) else { return };
     let cfg = AuthorConfig::default();
     let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
-    let request = AuthorRequest { text: String::new(), query: "string slicing and negative indexes".into(), sections: vec![], mcq: 0, cq: 1, difficulty: Difficulty::Intermediate, lang: None };
+    let request = AuthorRequest { text: String::new(), query: "string slicing and negative indexes".into(), sections: vec![], mcq: 0, cq: 1, difficulty: Difficulty::Intermediate, lang: None, avoid: Default::default() };
     let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
     let evaluated = env.session.evaluated();
     let Authored::Item(item) = now(job.make(&mut env, Task::Cq, &cfg)).unwrap() else { panic!("the section has lines to run") };
@@ -291,6 +299,18 @@ fn a_teachers_creative_question_on_the_books_code_with_its_marking_guide() {
     assert!(cq.parts[3].answer.starts_with("No: ") && cq.parts[3].answer.contains(&p.output), "{}", cq.parts[3].answer);
     let xml = export::moodle_xml(std::slice::from_ref(&*item));
     assert!(xml.contains("&lt;pre&gt;&amp;gt;&amp;gt;&amp;gt; word = ") && xml.contains("Answer: Python shows"), "code as code, answers for the marker: {xml}");
+    // The same request again, from a teacher who has this item (the app's bank, or the CLI's
+    // earlier output): another line, another story, another id.
+    let avoid = author::Avoid::of([&*item]);
+    assert_eq!(author::Avoid::from_json_records(&export::export(std::slice::from_ref(&*item), export::Format::Json)), Ok(avoid.clone()));
+    let again = AuthorRequest { avoid, ..AuthorRequest::parse("1 creative question on string slicing and negative indexes") };
+    let Prepared::Ready(mut job) = now(author::prepare(&mut env, again, &cfg)).unwrap() else { panic!("the topic is covered") };
+    let Authored::Item(other) = now(job.make(&mut env, Task::Cq, &cfg)).unwrap() else { panic!("the section has other lines to run") };
+    let Body::Cq(other_cq) = &other.body else { panic!("a CQ") };
+    assert!(other.by_running, "from the book's code again");
+    assert_ne!(other.sources[0].quote, item.sources[0].quote);
+    assert_ne!(other_cq.clue, cq.clue);
+    assert_ne!(other.question_id, item.question_id);
 }
 
 #[test]
@@ -309,6 +329,6 @@ fn a_teachers_request_naming_a_heading_of_stop_words_asks_for_that_section() {
     assert!(cq.clue.contains(">>> "), "{}", cq.clue);
     assert_eq!(b.sections[item.sources[0].section as usize].heading(), "and, or, not");
     // A request naming nothing is still asked which topic.
-    let request = AuthorRequest { text: String::new(), query: "some questions please".into(), sections: vec![], mcq: 1, cq: 0, difficulty: Difficulty::Intermediate, lang: None };
+    let request = AuthorRequest { text: String::new(), query: "some questions please".into(), sections: vec![], mcq: 1, cq: 0, difficulty: Difficulty::Intermediate, lang: None, avoid: Default::default() };
     assert!(matches!(now(author::prepare(&mut env, request, &cfg)).unwrap(), Prepared::Clarify { .. }));
 }

@@ -174,14 +174,17 @@ use crate::storage::records;
 use crate::ui::state::{Action, State};
 use yew::prelude::*;
 
-/// Sends a teacher's request (stopping one that runs).
+/// Sends a teacher's request (stopping one that runs), avoiding the items of the bank: asked
+/// again, the same request writes new items.
 pub fn on_write(state: &State, dispatch: &UseReducerDispatcher<State>, send: &Callback<Request>, new_id: impl Fn() -> u32 + 'static) -> Callback<AuthorRequest> {
     let (dispatch, send, old, running) = (dispatch.clone(), send.clone(), state.author.id, state.author.running);
-    Callback::from(move |request: AuthorRequest| {
+    let avoid = inference::agent::author::Avoid::of(&state.author.bank);
+    Callback::from(move |mut request: AuthorRequest| {
         if running {
             send.emit(Request::AuthorStop { id: old });
             return;
         }
+        request.avoid = avoid.clone();
         let id = new_id();
         dispatch.dispatch(Action::AuthorStart(id));
         send.emit(Request::AuthorStart { id, request });

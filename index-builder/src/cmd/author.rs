@@ -41,6 +41,10 @@ pub struct Args {
     /// retrieval.
     #[arg(long)]
     section: Vec<String>,
+    /// Items the teacher already has, as an earlier run's JSON output (one record per line;
+    /// repeatable): new items rest on other sentences and ask other questions.
+    #[arg(long)]
+    avoid: Vec<PathBuf>,
     /// json (one record per line), gift or moodle-xml.
     #[arg(long, default_value = "json")]
     format: String,
@@ -82,6 +86,12 @@ pub fn run(a: Args) -> Result<()> {
             Some(s) => req.sections.push(s.id),
             None => bail!("--section {name:?} is not a heading of this course (index-builder info lists them)"),
         }
+    }
+    for path in &a.avoid {
+        let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("--avoid {}: {e}", path.display()))?;
+        let more = author::Avoid::from_json_records(&text).map_err(|e| anyhow::anyhow!("--avoid {}: {e}", path.display()))?;
+        req.avoid.evidence.extend(more.evidence);
+        req.avoid.questions.extend(more.questions);
     }
     let cfg = AuthorConfig { verify: !a.no_verify, ..AuthorConfig::default() };
     let mut session = super::chat_session(&a.model)?;

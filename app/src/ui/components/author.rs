@@ -45,7 +45,7 @@ pub fn AuthorPanel(p: &Props) -> Html {
             e.prevent_default();
             if running {
                 // The button reads Stop while a request runs.
-                on_write.emit(AuthorRequest { text: String::new(), query: String::new(), sections: vec![], mcq: 0, cq: 0, difficulty: Difficulty::Intermediate, lang: None });
+                on_write.emit(AuthorRequest::parse(""));
                 return;
             }
             let text = value::<web_sys::HtmlTextAreaElement>(&request, |e| e.value());

@@ -121,6 +121,63 @@ pub struct AuthorRequest {
     /// Bangla or English (`None`: the course's language, else the request's).
     #[serde(default)]
     pub lang: Option<Lang>,
+    /// Items the teacher already has: this request writes others.
+    #[serde(default)]
+    pub avoid: Avoid,
+}
+
+/// What items a teacher already has rest on and ask (the app's bank, or an earlier export): a
+/// request asks none of those questions again and rests no item on those sentences, so asking
+/// twice on one chapter gives new items, not the same ones.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Avoid {
+    /// The book's sentences the items rest on (their evidence's quotes).
+    pub evidence: Vec<String>,
+    /// Their questions: an MCQ's stem, a CQ's story.
+    pub questions: Vec<String>,
+}
+
+impl Avoid {
+    /// What `items` rest on and ask.
+    pub fn of<'a>(items: impl IntoIterator<Item = &'a Authored>) -> Avoid {
+        let mut avoid = Avoid::default();
+        for item in items {
+            avoid.add(item.sources.iter().map(|s| s.quote.clone()), match &item.body {
+                Body::Mcq(m) => m.question.clone(),
+                Body::Cq(c) => c.clue.clone(),
+            });
+        }
+        avoid
+    }
+
+    /// What the records of an export in JSON ([`export::Format::Json`], one per line) rest on
+    /// and ask.
+    pub fn from_json_records(text: &str) -> Result<Avoid, String> {
+        let mut avoid = Avoid::default();
+        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("line {}: {e}", n + 1))?;
+            let question = v["mcq"]["question"].as_str().or(v["creative"]["clue"].as_str());
+            let Some(question) = question else { return Err(format!("line {}: neither an MCQ's question nor a creative question's clue", n + 1)) };
+            let quotes = v["sources"].as_array().into_iter().flatten().filter_map(|s| s["excerpt"].as_str()).map(str::to_string);
+            avoid.add(quotes, question.to_string());
+        }
+        Ok(avoid)
+    }
+
+    fn add(&mut self, quotes: impl Iterator<Item = String>, question: String) {
+        for q in quotes {
+            if !self.evidence.contains(&q) {
+                self.evidence.push(q);
+            }
+        }
+        if !self.questions.contains(&question) {
+            self.questions.push(question);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.evidence.is_empty() && self.questions.is_empty()
+    }
 }
 
 impl AuthorRequest {
@@ -191,7 +248,7 @@ impl AuthorRequest {
             (None, None) => (5, 1),
             (m, c) => (m.unwrap_or(0), c.unwrap_or(0)),
         };
-        AuthorRequest { text: text.trim().to_string(), query: topic.join(" "), sections: Vec::new(), mcq, cq, difficulty, lang }
+        AuthorRequest { text: text.trim().to_string(), query: topic.join(" "), sections: Vec::new(), mcq, cq, difficulty, lang, avoid: Avoid::default() }
     }
 }
 
@@ -587,7 +644,9 @@ pub async fn prepare(env: &mut AuthorEnv<'_>, mut req: AuthorRequest, cfg: &Auth
     let best = &bundle.sections[passages[0].1 as usize];
     let chapter = best.heading_path.first().cloned().unwrap_or_default();
     let concept = best.heading_path.last().cloned().unwrap_or_default();
-    let id_stem = format!("{:08x}", fnv(&format!("{q}|{}|{:?}", chapter, req.sections)) as u32);
+    // Another request on the same topic, with other items to avoid, gets other ids.
+    let id_stem = format!("{:08x}", fnv(&format!("{q}|{}|{:?}|{:?}", chapter, req.sections, req.avoid)) as u32);
+    let (used, earlier) = (req.avoid.evidence.clone(), req.avoid.questions.clone());
     let job = Job {
         request: req,
         language: lang,
@@ -595,8 +654,8 @@ pub async fn prepare(env: &mut AuthorEnv<'_>, mut req: AuthorRequest, cfg: &Auth
         concept,
         passages,
         scope,
-        used: Vec::new(),
-        earlier: Vec::new(),
+        used,
+        earlier,
         next_passage: 0,
         written: 0,
         cqs: 0,
@@ -852,9 +911,15 @@ impl Job {
                 return Ok(made);
             }
         }
-        // The CQ after the first rests on the next passages, so two CQs tell different stories.
-        let start = (self.cqs * 2) % self.passages.len();
-        let chunks: Vec<u32> = self.passages.iter().cycle().skip(start).take(2.min(self.passages.len())).map(|p| p.0).collect();
+        // The CQ after the first rests on the next passages, so two CQs tell different stories;
+        // passages the teacher's items already rest on last ([`Avoid`]).
+        let avoided = |c: u32| self.request.avoid.evidence.iter().any(|e| !e.is_empty() && bundle.chunk_text(c).contains(e.as_str()));
+        let mut fresh: Vec<u32> = self.passages.iter().map(|p| p.0).filter(|&c| !avoided(c)).collect();
+        if fresh.is_empty() {
+            fresh = self.passages.iter().map(|p| p.0).collect();
+        }
+        let start = (self.cqs * 2) % fresh.len();
+        let chunks: Vec<u32> = fresh.iter().cycle().skip(start).take(2.min(fresh.len())).copied().collect();
         let text: String = chunks.iter().map(|&c| bundle.chunk_text(c)).collect::<Vec<_>>().join("\n\n");
         let passage = quiz::clip(&text, if lang == Lang::Bn { cfg.cq_passage_chars_bn } else { cfg.cq_passage_chars });
         let section = bundle.section_of(chunks[0]);
