@@ -5,7 +5,7 @@
 
 use super::{Bloom, Item, ItemEvidence, prompt};
 use crate::bundle::Bundle;
-use crate::index::predict::{NO_ERROR, Prediction, WRONG, belief, concept, principle};
+use crate::index::predict::{NO_ERROR, Prediction, WRONG, aside, belief, concept, principle};
 
 /// The stem's first line, for a session line and for a program.
 pub const ASK: &str = "What does Python show for the last line?";
@@ -109,12 +109,13 @@ pub fn item(p: &Prediction, evidence: ItemEvidence) -> Item {
 /// After a wrong answer `chosen` to `p`'s item (`None`: prepared before the learner answers),
 /// an easier one on the same lines (Understand): why Python shows the book's output. The right
 /// option is the rule of the language the learner's misreading breaks ([`principle`]; not yet
-/// answered, the first shown misreading's); the wrong ones are misreadings stated as rules
+/// answered, the first shown misreading's that is not an [`aside`] of a loop, a block or a
+/// program); the wrong ones are misreadings stated as rules
 /// ([`belief`]): that one first, then those behind `p`'s other wrong outputs, then `nearby`
 /// ones (the chapter's other questions', those of the same concept first). `None` when the
 /// misreadings give no rule or fewer than three false ones.
 pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence: ItemEvidence) -> Option<Item> {
-    let shown: Vec<&str> = p.wrong.iter().take(WRONG).flat_map(|w| w.rule.split('+')).collect();
+    let shown: Vec<&str> = p.wrong.iter().take(WRONG).flat_map(|w| w.rule.split('+')).filter(|r| !side(p, r)).collect();
     let mine: Vec<&str> = p.wrong.iter().filter(|w| Some(w.output.as_str()) == chosen).flat_map(|w| w.rule.split('+')).collect();
     // The misreading to explain: the learner's, else the first shown one that breaks a rule.
     let (rule, right) = mine.iter().chain(&shown).find_map(|&r| principle(r).map(|x| (r, x)))?;
@@ -145,6 +146,13 @@ pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence:
     Some(Item { question, options, answer_index: key, rationales, bloom: Bloom::Understand, concepts, evidence: vec![evidence] })
 }
 
+/// Whether misreading `rule` of `p` is beside what its lines teach, as the rule a "why" or a
+/// "judge" item is about: an [`aside`], which in a loop, a block or a program includes how every
+/// print() or f-string works (a "why" on print()'s spaces for an `if` on a dictionary).
+fn side(p: &Prediction, rule: &str) -> bool {
+    aside(rule, p.program || p.code.trim_end().contains('\n'))
+}
+
 /// Three misreadings stated as rules for an item on `p` explaining `rule` (its rule `right`):
 /// `rule`'s own first, then those behind `p`'s shown wrong outputs, its other ones, then
 /// `nearby` ones (the chapter's, those of `rule`'s concept first); `None` when fewer.
@@ -170,13 +178,13 @@ fn beliefs<'a>(p: &'a Prediction, rule: &'a str, right: &str, nearby: &[&'a str]
 /// option rejects it with the rule the misreading breaks ([`principle`]; its reason names the
 /// book's output); the wrong ones accept it, or reject it for a false reason (other misreadings
 /// stated as rules). Only for a line whose output and that wrong output are one short line each (the
-/// stem names them); `None` otherwise.
+/// stem names them), and a misreading that is not [`side`]; `None` otherwise.
 pub fn judge_item(p: &Prediction, nearby: &[&str], evidence: ItemEvidence) -> Option<Item> {
     let short = |o: &str| !o.contains('\n') && o.chars().count() <= 40 && o != NO_ERROR;
     if p.program || !short(&p.output) {
         return None;
     }
-    let (w, rule, right) = p.wrong.iter().take(WRONG).filter(|w| !w.rule.contains('+') && short(&w.output)).find_map(|w| principle(&w.rule).map(|r| (w, w.rule.as_str(), r)))?;
+    let (w, rule, right) = p.wrong.iter().take(WRONG).filter(|w| !w.rule.contains('+') && short(&w.output) && !side(p, &w.rule)).find_map(|w| principle(&w.rule).map(|r| (w, w.rule.as_str(), r)))?;
     let reason = belief(rule)?;
     let others: Vec<(&str, String)> = beliefs(p, rule, &right, nearby)?.into_iter().filter(|(r, _)| *r != rule).take(2).collect();
     if others.len() < 2 {
@@ -253,6 +261,26 @@ mod tests {
         let m = why_item(&methods, Some("1"), &[], ev).unwrap();
         assert_eq!(m.options[m.answer_index], "`.count(x)` gives how many times x occurs.");
         assert!(m.options.iter().any(|o| o == "`.count(x)` gives the index where x first occurs."), "{:?}", m.options);
+    }
+
+    #[test]
+    fn a_why_or_judge_item_made_ahead_is_not_about_how_every_print_works_in_a_block() {
+        let ev = evidence();
+        // One print() on its own line: how print() spaces its arguments is the lesson.
+        let mut one = sliced();
+        one.code = "print(word, 3)\n".into();
+        one.output = "Python 3".into();
+        one.wrong = vec![wrong("Python3", "print_sep", "print(word, 3, sep='')"), wrong("'Python' 3", "display", ""), wrong("Pytho 3", "slice_end", "")];
+        let why = why_item(&one, None, &["range_end"], ev.clone()).unwrap();
+        assert_eq!(why.options[why.answer_index], principle("print_sep").unwrap());
+        assert!(judge_item(&one, &["range_end", "alias"], ev.clone()).is_some_and(|j| j.question.contains("`Python3`")));
+        // The same print() in an `if`: not what the lines teach, unless the learner chose it.
+        let mut block = one.clone();
+        block.code = "if word:\n    print(word, 3)\n".into();
+        assert!(why_item(&block, None, &["range_end"], ev.clone()).is_none_or(|w| w.options[w.answer_index] != principle("print_sep").unwrap()));
+        assert!(judge_item(&block, &["range_end", "alias"], ev.clone()).is_none_or(|j| !j.question.contains("`Python3`")));
+        let chosen = why_item(&block, Some("Python3"), &["range_end"], ev).unwrap();
+        assert_eq!(chosen.options[chosen.answer_index], principle("print_sep").unwrap());
     }
 
     #[test]
