@@ -111,7 +111,14 @@ impl QuizUi {
         let at = self.at;
         let s = self.items.get_mut(at).filter(|s| s.chosen.is_none())?;
         s.chosen = Some(choice);
-        Some(s.number >= QUIZ_LENGTH)
+        // The feedback is the item's own: shown at once, not when the worker replies (it may be
+        // making the next item); its `QuizFeedback` then finds the item answered.
+        s.feedback = Feedback::of(&s.item, choice);
+        let last = s.number >= QUIZ_LENGTH;
+        if last && s.feedback.is_some() {
+            self.stage = Stage::Finished(None);
+        }
+        Some(last)
     }
 
     /// Next: the following item if it is ready, else it shows when it arrives.
@@ -331,6 +338,7 @@ mod tests {
         q.apply(&Reply::QuizPreparing { id: 6, branch: Branch::Right, bloom: Bloom::Apply });
         assert_eq!(q.choose(0), Some(false));
         assert_eq!(q.choose(1), None, "answered once");
+        assert_eq!(q.current().unwrap().feedback, Feedback::of(&item("Q1", Bloom::Understand), 0), "shown at once, before the worker replies");
         q.apply(&Reply::QuizFeedback { id: 6, feedback: feedback(0, Bloom::Understand) });
         q.apply(&Reply::QuizItem { id: 6, number: 2, item: item("Q2", Bloom::Apply), attempts: 2, wait_ms: 0.0 });
         assert_eq!(q.current().unwrap().number, 1, "feedback stays on screen until Next");

@@ -229,6 +229,23 @@ pub struct Feedback {
     pub next_bloom: Bloom,
 }
 
+impl Feedback {
+    /// What answering `item` with option `chosen` shows (`None`: no such option). A function of
+    /// the item alone, so the page shows it at once, while the worker may be busy.
+    pub fn of(item: &Item, chosen: usize) -> Option<Feedback> {
+        let correct = chosen == item.answer_index;
+        Some(Feedback {
+            correct,
+            chosen,
+            answer_index: item.answer_index,
+            chosen_rationale: item.rationales.get(chosen)?.clone(),
+            right_rationale: item.rationales.get(item.answer_index)?.clone(),
+            evidence: item.evidence.clone(),
+            next_bloom: if correct { item.bloom.up() } else { item.bloom.down() },
+        })
+    }
+}
+
 /// Score of one Bloom level.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LevelScore {
@@ -735,19 +752,10 @@ impl Quiz {
         if round.learner_answer.is_some() || chosen >= round.item.options.len() {
             return None;
         }
-        let item = &round.item;
-        let correct = chosen == item.answer_index;
+        let feedback = Feedback::of(&round.item, chosen)?;
         round.learner_answer = Some(chosen);
-        round.correct = Some(correct);
-        Some(Feedback {
-            correct,
-            chosen,
-            answer_index: item.answer_index,
-            chosen_rationale: item.rationales[chosen].clone(),
-            right_rationale: item.rationales[item.answer_index].clone(),
-            evidence: item.evidence.clone(),
-            next_bloom: if correct { item.bloom.up() } else { item.bloom.down() },
-        })
+        round.correct = Some(feedback.correct);
+        Some(feedback)
     }
 
     /// Right answers per Bloom level, over the answered items.
