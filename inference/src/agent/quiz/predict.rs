@@ -73,7 +73,8 @@ pub fn level(p: &Prediction) -> Bloom {
 /// item explains its output ([`why_item`]), Evaluate when a classmate's misreading of it can be
 /// judged ([`judge_item`]).
 pub fn levels(bundle: &Bundle, p: &Prediction) -> Vec<Bloom> {
-    let none = || ItemEvidence { chunk: 0, section: p.section, file: String::new(), heading_path: Vec::new(), quote: String::new() };
+    let heading_path = bundle.sections.get(p.section as usize).map(|s| s.heading_path.clone()).unwrap_or_default();
+    let none = || ItemEvidence { chunk: 0, section: p.section, file: String::new(), heading_path: heading_path.clone(), quote: String::new() };
     let nearby = chapter_rules(bundle, p);
     let why = why_item(p, None, &nearby, none()).is_some();
     let judge = judge_item(p, &nearby, none()).is_some();
@@ -115,7 +116,7 @@ pub fn item(p: &Prediction, evidence: ItemEvidence) -> Item {
 /// ones (the chapter's other questions', those of the same concept first). `None` when the
 /// misreadings give no rule or fewer than three false ones.
 pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence: ItemEvidence) -> Option<Item> {
-    let shown: Vec<&str> = p.wrong.iter().take(WRONG).flat_map(|w| w.rule.split('+')).filter(|r| !side(p, r)).collect();
+    let shown: Vec<&str> = p.wrong.iter().take(WRONG).flat_map(|w| w.rule.split('+')).filter(|r| !side(p, r, &evidence.heading_path)).collect();
     let mine: Vec<&str> = p.wrong.iter().filter(|w| Some(w.output.as_str()) == chosen).flat_map(|w| w.rule.split('+')).collect();
     // The misreading to explain: the learner's, else the first shown one that breaks a rule.
     let (rule, right) = mine.iter().chain(&shown).find_map(|&r| principle(r).map(|x| (r, x)))?;
@@ -148,9 +149,11 @@ pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence:
 
 /// Whether misreading `rule` of `p` is beside what its lines teach, as the rule a "why" or a
 /// "judge" item is about: an [`aside`], which in a loop, a block or a program includes how every
-/// print() or f-string works (a "why" on print()'s spaces for an `if` on a dictionary).
-fn side(p: &Prediction, rule: &str) -> bool {
-    aside(rule, p.program || p.code.trim_end().contains('\n'))
+/// print() or f-string works (a "why" on print()'s spaces for an `if` on a dictionary), unless
+/// the line's section (`heading_path`) is about it ("f-strings and format specifications").
+fn side(p: &Prediction, rule: &str, heading_path: &[String]) -> bool {
+    let about = concept(rule).map(|c| c.trim_end_matches("()").trim_end_matches('s').to_lowercase()).is_some_and(|c| heading_path.iter().any(|h| h.to_lowercase().contains(&c)));
+    aside(rule, p.program || p.code.trim_end().contains('\n')) && !about
 }
 
 /// Three misreadings stated as rules for an item on `p` explaining `rule` (its rule `right`):
@@ -184,7 +187,7 @@ pub fn judge_item(p: &Prediction, nearby: &[&str], evidence: ItemEvidence) -> Op
     if p.program || !short(&p.output) {
         return None;
     }
-    let (w, rule, right) = p.wrong.iter().take(WRONG).filter(|w| !w.rule.contains('+') && short(&w.output) && !side(p, &w.rule)).find_map(|w| principle(&w.rule).map(|r| (w, w.rule.as_str(), r)))?;
+    let (w, rule, right) = p.wrong.iter().take(WRONG).filter(|w| !w.rule.contains('+') && short(&w.output) && !side(p, &w.rule, &evidence.heading_path)).find_map(|w| principle(&w.rule).map(|r| (w, w.rule.as_str(), r)))?;
     let reason = belief(rule)?;
     let others: Vec<(&str, String)> = beliefs(p, rule, &right, nearby)?.into_iter().filter(|(r, _)| *r != rule).take(2).collect();
     if others.len() < 2 {
@@ -279,8 +282,12 @@ mod tests {
         block.code = "if word:\n    print(word, 3)\n".into();
         assert!(why_item(&block, None, &["range_end"], ev.clone()).is_none_or(|w| w.options[w.answer_index] != principle("print_sep").unwrap()));
         assert!(judge_item(&block, &["range_end", "alias"], ev.clone()).is_none_or(|j| !j.question.contains("`Python3`")));
-        let chosen = why_item(&block, Some("Python3"), &["range_end"], ev).unwrap();
+        let chosen = why_item(&block, Some("Python3"), &["range_end"], ev.clone()).unwrap();
         assert_eq!(chosen.options[chosen.answer_index], principle("print_sep").unwrap());
+        // In a section about print(), it is the lesson.
+        let about = ItemEvidence { heading_path: vec!["Output".into(), "print() and its arguments".into()], ..ev };
+        let why = why_item(&block, None, &["range_end"], about).unwrap();
+        assert_eq!(why.options[why.answer_index], principle("print_sep").unwrap());
     }
 
     #[test]
