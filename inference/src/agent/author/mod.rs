@@ -831,7 +831,7 @@ impl Job {
     }
 
     /// An MCQ on a line or program of the next passage (in turn) that has one no item asked,
-    /// then of the rest of those passages' chapters: what Python shows, for one at a level of
+    /// then of the rest of those passages' chapters on the request's topic: what Python shows, for one at a level of
     /// `levels` ([`quiz::predict::level`]; the first level first within the passages, then
     /// within the chapters), or, with `why`, every other item why it shows it (the rule its
     /// commonest misreading breaks, [`quiz::predict::why_item`]; never both for one line: the
@@ -843,13 +843,17 @@ impl Job {
         let why_first = why && count(predict::asks) > count(predict::explains);
         let order = self.passages_then_chapters(bundle);
         let n = self.passages.len();
+        // Beyond the passages, only lines on the request's topic ([`names_topic`]): asked again,
+        // a request on swapping went on to indexing and slicing elsewhere in the chapter.
+        let sections_chosen = !self.request.sections.is_empty();
+        let topic = ask::verify::terms(if self.request.query.trim().is_empty() { &self.concept } else { &self.request.query });
         // The passages at each level in turn, then the chapters at each level.
         let turns = [true, false].into_iter().flat_map(|in_passages| levels.iter().map(move |&level| (in_passages, level)));
         for (in_passages, level) in turns {
             for (k, &(chunk, section)) in order.iter().enumerate().filter(|(k, _)| (*k < n) == in_passages) {
                 for p in predict::within(bundle, chunk) {
                     let quote = p.quote();
-                    if self.used.contains(&quote) {
+                    if self.used.contains(&quote) || !in_passages && !sections_chosen && !names_topic(bundle, p, &topic) {
                         continue;
                     }
                     let run = (p.is_multiple_choice() && predict::level(p) == level).then(|| predict::item(p, self.source(bundle, chunk, quote.clone())));

@@ -5,7 +5,7 @@
 
 use super::{Bloom, Item, ItemEvidence, prompt};
 use crate::bundle::Bundle;
-use crate::index::predict::{NO_ERROR, Prediction, WRONG, aside, belief, concept, principle};
+use crate::index::predict::{NO_ERROR, Prediction, WRONG, WrongOutput, aside, belief, concept, principle};
 
 /// The stem's first line, for a session line and for a program.
 pub const ASK: &str = "What does Python show for the last line?";
@@ -116,7 +116,9 @@ pub fn item(p: &Prediction, evidence: ItemEvidence) -> Item {
 /// ones (the chapter's other questions', those of the same concept first). `None` when the
 /// misreadings give no rule or fewer than three false ones.
 pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence: ItemEvidence) -> Option<Item> {
-    let shown: Vec<&str> = p.wrong.iter().take(WRONG).flat_map(|w| w.rule.split('+')).filter(|r| !side(p, r, &evidence.heading_path)).collect();
+    // Rules the line's section is about first (min() is not what "Returning two values" teaches).
+    let mut shown: Vec<&str> = p.wrong.iter().take(WRONG).flat_map(|w| w.rule.split('+')).filter(|r| !side(r, &evidence.heading_path)).collect();
+    shown.sort_by_key(|r| !about(r, &evidence.heading_path));
     let mine: Vec<&str> = p.wrong.iter().filter(|w| Some(w.output.as_str()) == chosen).flat_map(|w| w.rule.split('+')).collect();
     // The misreading to explain: the learner's, else the first shown one that breaks a rule.
     let (rule, right) = mine.iter().chain(&shown).find_map(|&r| principle(r).map(|x| (r, x)))?;
@@ -147,13 +149,19 @@ pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence:
     Some(Item { question, options, answer_index: key, rationales, bloom: Bloom::Understand, concepts, evidence: vec![evidence] })
 }
 
-/// Whether misreading `rule` of `p` is beside what its lines teach, as the rule a "why" or a
-/// "judge" item is about: an [`aside`], which in a loop, a block or a program includes how every
-/// print() or f-string works (a "why" on print()'s spaces for an `if` on a dictionary), unless
-/// the line's section (`heading_path`) is about it ("f-strings and format specifications").
-fn side(p: &Prediction, rule: &str, heading_path: &[String]) -> bool {
-    let about = concept(rule).map(|c| c.trim_end_matches("()").trim_end_matches('s').to_lowercase()).is_some_and(|c| heading_path.iter().any(|h| h.to_lowercase().contains(&c)));
-    aside(rule, p.program || p.code.trim_end().contains('\n')) && !about
+/// Whether misreading `rule` is beside what its lines teach, as the rule a "why" or a "judge"
+/// item is about: an [`aside`], including how every print() or f-string works (a "why" on
+/// print()'s spaces for an `if` on a dictionary, or for `print(a, b)` after a swap), unless the
+/// line's section (`heading_path`) is about it ("f-strings and format specifications").
+fn side(rule: &str, heading_path: &[String]) -> bool {
+    aside(rule, true) && !about(rule, heading_path)
+}
+
+/// Whether the section `heading_path` names `rule`'s concept ("String methods" for `.strip()`
+/// read as `.lstrip()`; "print() and its arguments" for print()'s spaces).
+fn about(rule: &str, heading_path: &[String]) -> bool {
+    let name = |c: &str| c.trim_end_matches("()").trim_end_matches('s').to_lowercase();
+    concept(rule).map(name).is_some_and(|c| heading_path.iter().any(|h| h.to_lowercase().contains(&c)))
 }
 
 /// Three misreadings stated as rules for an item on `p` explaining `rule` (its rule `right`):
@@ -187,7 +195,9 @@ pub fn judge_item(p: &Prediction, nearby: &[&str], evidence: ItemEvidence) -> Op
     if p.program || !short(&p.output) {
         return None;
     }
-    let (w, rule, right) = p.wrong.iter().take(WRONG).filter(|w| !w.rule.contains('+') && short(&w.output) && !side(p, &w.rule, &evidence.heading_path)).find_map(|w| principle(&w.rule).map(|r| (w, w.rule.as_str(), r)))?;
+    let mut wrong: Vec<&WrongOutput> = p.wrong.iter().take(WRONG).filter(|w| !w.rule.contains('+') && short(&w.output) && !side(&w.rule, &evidence.heading_path)).collect();
+    wrong.sort_by_key(|w| !about(&w.rule, &evidence.heading_path));
+    let (w, rule, right) = wrong.into_iter().find_map(|w| principle(&w.rule).map(|r| (w, w.rule.as_str(), r)))?;
     let reason = belief(rule)?;
     let others: Vec<(&str, String)> = beliefs(p, rule, &right, nearby)?.into_iter().filter(|(r, _)| *r != rule).take(2).collect();
     if others.len() < 2 {
@@ -267,27 +277,32 @@ mod tests {
     }
 
     #[test]
-    fn a_why_or_judge_item_made_ahead_is_not_about_how_every_print_works_in_a_block() {
-        let ev = evidence();
-        // One print() on its own line: how print() spaces its arguments is the lesson.
-        let mut one = sliced();
-        one.code = "print(word, 3)\n".into();
-        one.output = "Python 3".into();
-        one.wrong = vec![wrong("Python3", "print_sep", "print(word, 3, sep='')"), wrong("'Python' 3", "display", ""), wrong("Pytho 3", "slice_end", "")];
-        let why = why_item(&one, None, &["range_end"], ev.clone()).unwrap();
-        assert_eq!(why.options[why.answer_index], principle("print_sep").unwrap());
-        assert!(judge_item(&one, &["range_end", "alias"], ev.clone()).is_some_and(|j| j.question.contains("`Python3`")));
-        // The same print() in an `if`: not what the lines teach, unless the learner chose it.
-        let mut block = one.clone();
-        block.code = "if word:\n    print(word, 3)\n".into();
-        assert!(why_item(&block, None, &["range_end"], ev.clone()).is_none_or(|w| w.options[w.answer_index] != principle("print_sep").unwrap()));
-        assert!(judge_item(&block, &["range_end", "alias"], ev.clone()).is_none_or(|j| !j.question.contains("`Python3`")));
-        let chosen = why_item(&block, Some("Python3"), &["range_end"], ev.clone()).unwrap();
-        assert_eq!(chosen.options[chosen.answer_index], principle("print_sep").unwrap());
-        // In a section about print(), it is the lesson.
-        let about = ItemEvidence { heading_path: vec!["Output".into(), "print() and its arguments".into()], ..ev };
-        let why = why_item(&block, None, &["range_end"], about).unwrap();
-        assert_eq!(why.options[why.answer_index], principle("print_sep").unwrap());
+    fn a_why_or_judge_item_made_ahead_explains_what_the_section_teaches() {
+        let on = |heading: &str| ItemEvidence { heading_path: vec!["Chapter 2".into(), heading.into()], ..evidence() };
+        // `print(a, b)` after a swap: how print() spaces its arguments is not the lesson there,
+        // unless the learner chose that misreading; it is in a section on print().
+        let mut swap = sliced();
+        swap.setup = vec!["a, b = 5, 9\n".into(), "a, b = b, a\n".into()];
+        swap.code = "print(a, b)\n".into();
+        swap.output = "9 5".into();
+        swap.wrong = vec![wrong("95", "print_sep", "print(a, b, sep='')"), wrong("9 9", "alias", ""), wrong("5 9", "display", "")];
+        let swapping = on("2.6 Swapping two variables");
+        let print_sep = principle("print_sep").unwrap();
+        assert!(why_item(&swap, None, &["range_end"], swapping.clone()).is_none_or(|w| w.options[w.answer_index] != print_sep));
+        assert!(judge_item(&swap, &["range_end", "slice_end"], swapping.clone()).is_none_or(|j| !j.question.contains("`95`")));
+        let chosen = why_item(&swap, Some("95"), &["range_end"], swapping).unwrap();
+        assert_eq!(chosen.options[chosen.answer_index], print_sep);
+        let printing = on("2.2 print() and its arguments");
+        let why = why_item(&swap, None, &["range_end"], printing.clone()).unwrap();
+        assert_eq!(why.options[why.answer_index], print_sep);
+        assert!(judge_item(&swap, &["range_end", "slice_end"], printing).is_some_and(|j| j.question.contains("`95`")));
+        // Of two misreadings, the one the section is about first.
+        let mut two = sliced();
+        two.wrong = vec![wrong("'yth'", "index_from_one", "word[1:4]"), wrong("'thon'", "slice_end", "word[2:6]"), wrong("tho", "display", "")];
+        let first = why_item(&two, None, &[], on("1.3 Positions")).unwrap();
+        assert_eq!(first.options[first.answer_index], principle("index_from_one").unwrap());
+        let why = why_item(&two, None, &[], on("1.3 Slicing")).unwrap();
+        assert_eq!(why.options[why.answer_index], principle("slice_end").unwrap());
     }
 
     #[test]
