@@ -31,7 +31,7 @@ fn bundle() -> Bundle {
 }
 
 fn request(query: &str, mcq: usize, cq: usize) -> AuthorRequest {
-    AuthorRequest { text: String::new(), query: query.into(), sections: vec![], mcq, cq, difficulty: Difficulty::Beginner, lang: None }
+    AuthorRequest { text: String::new(), query: query.into(), sections: vec![], mcq, cq, difficulty: Difficulty::Beginner, lang: None, avoid: Default::default() }
 }
 
 #[test]

@@ -99,7 +99,7 @@ fn a_beginners_bangla_mcq_is_the_books_definition() {
     let b = bundle();
     let cfg = AuthorConfig::default();
     let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
-    let request = AuthorRequest { text: String::new(), query: "ঘনীভবন ও বাষ্পীভবন".into(), sections: vec![], mcq: 2, cq: 0, difficulty: Difficulty::Beginner, lang: None };
+    let request = AuthorRequest { text: String::new(), query: "ঘনীভবন ও বাষ্পীভবন".into(), sections: vec![], mcq: 2, cq: 0, difficulty: Difficulty::Beginner, lang: None, avoid: Default::default() };
     let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
     assert_eq!(job.language, Lang::Bn);
     let evaluated = env.session.evaluated();
