@@ -149,7 +149,15 @@ pub enum Request {
     /// Starts a quiz (`id` names it from now on) on one subtopic at level `start` (the learner's
     /// last level there; none: the quiz's own opening level): the first item comes as
     /// [`Reply::QuizItem`], and the next one is prepared while the learner reads.
-    QuizStart { id: u32, topic: String, subtopic: Subtopic, start: Option<Bloom> },
+    /// `known`: questions the learner answered right in the last quiz on this subtopic.
+    QuizStart {
+        id: u32,
+        topic: String,
+        subtopic: Subtopic,
+        start: Option<Bloom>,
+        #[serde(default)]
+        known: Vec<String>,
+    },
     /// The learner's answer to the quiz's current item: [`Reply::QuizFeedback`], then the next
     /// item unless `last`.
     QuizAnswer { id: u32, choice: usize, last: bool },

@@ -171,6 +171,13 @@ impl QuizUi {
         self.saved.iter().find(|s| s.subtopic.section == subtopic.section).map(|s| s.next_bloom)
     }
 
+    /// The questions the learner answered right in the last quiz on `subtopic`: a retake asks
+    /// others first.
+    pub fn known(&self, subtopic: &Subtopic) -> Vec<String> {
+        let saved = self.saved.iter().find(|s| s.subtopic.section == subtopic.section);
+        saved.into_iter().flat_map(|s| &s.items).filter(|i| i.feedback.as_ref().is_some_and(|f| f.correct)).map(|i| i.item.question.clone()).collect()
+    }
+
     /// Applies a quiz reply; returns whether it was one.
     pub fn apply(&mut self, reply: &Reply) -> bool {
         match reply {
@@ -234,11 +241,11 @@ pub fn on_start(state: &State, dispatch: &UseReducerDispatcher<State>, send: &Ca
     Callback::from(move |subtopic: Subtopic| {
         send.emit(Request::QuizEnd { id: quiz.id });
         let id = new_id();
-        let start = quiz.start_level(&subtopic);
+        let (start, known) = (quiz.start_level(&subtopic), quiz.known(&subtopic));
         // A retake from the saved list has its own topic.
         let topic = quiz.saved.iter().find(|s| s.subtopic.section == subtopic.section && quiz.topic.is_empty()).map_or(quiz.topic.clone(), |s| s.topic.clone());
         dispatch.dispatch(Action::QuizStart { id, topic: topic.clone(), subtopic: subtopic.clone() });
-        send.emit(Request::QuizStart { id, topic, subtopic, start });
+        send.emit(Request::QuizStart { id, topic, subtopic, start, known });
     })
 }
 
@@ -356,8 +363,10 @@ mod tests {
         let saved = q.to_saved("Course").unwrap();
         assert_eq!((saved.next_bloom, saved.finished, Saved::key("Course", &saved.subtopic)), (Bloom::Understand, false, "Course#2".to_string()));
         assert_eq!(q.start_level(&subtopic()), None, "a first quiz: the quiz picks its level");
+        assert!(q.known(&subtopic()).is_empty());
         q.remember(saved);
         assert_eq!(q.start_level(&subtopic()), Some(Bloom::Understand));
+        assert_eq!(q.known(&subtopic()), ["Q1"], "a retake asks the one answered right last");
         q.apply(&Reply::QuizOver { id: 6, reason: "no more".into() });
         assert_eq!(q.stage, Stage::Finished(Some("no more".into())));
         // A new quiz keeps the saved ones.

@@ -99,9 +99,8 @@ impl Engine {
             if let Ok(s) = self.session.try_borrow_mut() {
                 return s;
             }
-            self.waiting.set(self.waiting.get() + 1);
+            let _waits = Waiting::new(&self.waiting);
             super::ask::yield_now().await;
-            self.waiting.set(self.waiting.get() - 1);
         }
     }
 
@@ -187,6 +186,23 @@ async fn webgpu_device() -> Result<inference::device::Device, String> {
 #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
 async fn webgpu_device() -> Result<inference::device::Device, String> {
     Err("WebGPU is only in the single-threaded browser build".into())
+}
+
+/// One task counted as waiting for the session while it lives (uncounted when dropped, also
+/// mid-wait).
+struct Waiting<'a>(&'a Cell<usize>);
+
+impl<'a> Waiting<'a> {
+    fn new(count: &'a Cell<usize>) -> Self {
+        count.set(count.get() + 1);
+        Waiting(count)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() - 1);
+    }
 }
 
 /// The session's pause in the worker: pieces of `chunk` tokens, and a turn of the event loop once

@@ -142,12 +142,12 @@ fn handle(state: &Rc<State>, req: Request) {
                 }
             });
         }
-        Request::QuizStart { id, topic, subtopic, start } => {
+        Request::QuizStart { id, topic, subtopic, start, known } => {
             let Some(engine) = engine else { return not_ready(Some(id)) };
             let state = state.clone();
             spawn_local(async move {
                 let cfg = state.quiz_cfg.borrow().clone();
-                if let Err(message) = quiz::start(&engine, &state.quiz, &cfg, id, &topic, subtopic, start, &post).await {
+                if let Err(message) = quiz::start(&engine, &state.quiz, &cfg, id, &topic, subtopic, start, known, &post).await {
                     post(Reply::Error { id: Some(id), message: format!("The quiz failed: {message}"), retry: false });
                 }
             });

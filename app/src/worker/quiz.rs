@@ -41,15 +41,17 @@ pub async fn topic(engine: &Engine, id: u32, topic: &str, cfg: &QuizConfig) -> R
     Ok(Reply::QuizTopic { id, topic, result, ms: now_ms() - t0 })
 }
 
-/// Starts quiz `id` and shows its first item.
+/// Starts quiz `id` and shows its first item; `known`: questions answered right last time
+/// ([`Quiz::known`]).
 #[allow(clippy::too_many_arguments)]
-pub async fn start(engine: &Engine, slot: &Slot, cfg: &QuizConfig, id: u32, topic: &str, subtopic: Subtopic, start: Option<Bloom>, post: &dyn Fn(Reply)) -> Result<(), String> {
+pub async fn start(engine: &Engine, slot: &Slot, cfg: &QuizConfig, id: u32, topic: &str, subtopic: Subtopic, start: Option<Bloom>, known: Vec<String>, post: &dyn Fn(Reply)) -> Result<(), String> {
     let t0 = now_ms();
-    let quiz = {
+    let mut quiz = {
         let mut session = engine.session().await;
         let env = QuizEnv { bundle: &engine.bundle, encoder: engine.encoder.as_ref(), session: &mut session };
         Quiz::start(&env, topic, subtopic, start, cfg).await.map_err(|e| e.to_string())?
     };
+    quiz.known = known;
     *slot.borrow_mut() = Some(QuizTask { id, quiz, cfg: cfg.clone(), prepared: Vec::new(), waiting: Some((Branch::First, t0)), busy: false, over: false });
     pump(engine, slot, post).await
 }
@@ -96,31 +98,35 @@ enum Next {
     Done,
 }
 
-/// Makes items until nothing is needed: the one the learner waits for first, then the current
-/// item's two possible successors. Yields after each item so answers are read.
+/// Makes items for quiz `id` until nothing is needed: the one the learner waits for first, then
+/// the current item's two possible successors. Yields after each item so answers are read; ends
+/// when the quiz does (a quiz started meanwhile has its own pump).
 async fn pump(engine: &Engine, slot: &Slot, post: &dyn Fn(Reply)) -> Result<(), String> {
-    if let Some(t) = slot.borrow_mut().as_mut() {
+    let Some(id) = slot.borrow_mut().as_mut().map(|t| {
         t.busy = true;
-    }
-    let result = pump_inner(engine, slot, post).await;
-    if let Some(t) = slot.borrow_mut().as_mut() {
+        t.id
+    }) else {
+        return Ok(());
+    };
+    let result = pump_inner(engine, slot, id, post).await;
+    if let Some(t) = slot.borrow_mut().as_mut().filter(|t| t.id == id) {
         t.busy = false;
     }
     result
 }
 
-async fn pump_inner(engine: &Engine, slot: &Slot, post: &dyn Fn(Reply)) -> Result<(), String> {
+async fn pump_inner(engine: &Engine, slot: &Slot, id: u32, post: &dyn Fn(Reply)) -> Result<(), String> {
     loop {
         let next = {
             let guard = slot.borrow();
-            let Some(t) = guard.as_ref().filter(|t| !t.over) else { return Ok(()) };
+            let Some(t) = guard.as_ref().filter(|t| t.id == id && !t.over) else { return Ok(()) };
             next_step(t)
         };
         match next {
             Next::Done => return Ok(()),
             Next::Deliver(branch, since) => {
                 let mut guard = slot.borrow_mut();
-                let Some(t) = guard.as_mut() else { return Ok(()) };
+                let Some(t) = guard.as_mut().filter(|t| t.id == id) else { return Ok(()) };
                 let i = t.prepared.iter().position(|p| p.0 == branch).expect("next_step saw it");
                 let (_, item, validation) = t.prepared.swap_remove(i);
                 t.prepared.clear();
@@ -130,9 +136,9 @@ async fn pump_inner(engine: &Engine, slot: &Slot, post: &dyn Fn(Reply)) -> Resul
                 post(Reply::QuizItem { id: t.id, number: t.quiz.rounds.len(), item, attempts, wait_ms: now_ms() - since });
             }
             Next::Make(branch, plan) => {
-                let made = make(engine, slot, branch, plan, post).await?;
+                let made = make(engine, slot, id, branch, plan, post).await?;
                 let mut guard = slot.borrow_mut();
-                let Some(t) = guard.as_mut() else { return Ok(()) };
+                let Some(t) = guard.as_mut().filter(|t| t.id == id) else { return Ok(()) };
                 match made {
                     Outcome::Made(item, validation) => t.prepared.push((branch, item, validation)),
                     // The next step says what is needed now.
@@ -186,15 +192,14 @@ enum Outcome {
     Abandoned,
 }
 
-/// One item for `plan`, moving to a fresh passage when a plan's item is skipped.
-async fn make(engine: &Engine, slot: &Slot, branch: Branch, mut plan: Plan, post: &dyn Fn(Reply)) -> Result<Outcome, String> {
-    let Some(cfg) = slot.borrow().as_ref().map(|t| t.cfg.clone()) else { return Ok(Outcome::Abandoned) };
+/// One item for `plan` of quiz `id`, moving to a fresh passage when a plan's item is skipped.
+async fn make(engine: &Engine, slot: &Slot, id: u32, branch: Branch, mut plan: Plan, post: &dyn Fn(Reply)) -> Result<Outcome, String> {
+    let Some(cfg) = slot.borrow().as_ref().filter(|t| t.id == id).map(|t| t.cfg.clone()) else { return Ok(Outcome::Abandoned) };
     for _ in 0..cfg.plans_per_item {
-        let mut quiz = match slot.borrow().as_ref() {
+        let mut quiz = match slot.borrow().as_ref().filter(|t| t.id == id) {
             Some(t) => t.quiz.clone(),
             None => return Ok(Outcome::Abandoned),
         };
-        let id = slot.borrow().as_ref().map_or(0, |t| t.id);
         post(Reply::QuizPreparing { id, branch, bloom: plan.bloom });
         let made = {
             let mut session = engine.session().await;
@@ -224,12 +229,13 @@ async fn make(engine: &Engine, slot: &Slot, branch: Branch, mut plan: Plan, post
 }
 
 /// Whether the item being made for `branch` of quiz `id` is no longer needed: the quiz ended or
-/// was replaced, the learner's answer went the other way, or it was being made ahead while
-/// another task waits for the model.
+/// was replaced, the learner's answer went the other way or its item is ready meanwhile (a
+/// "why" item for the option chosen), or it was being made ahead while another task waits for
+/// the model.
 fn needless(engine: &Engine, slot: &Slot, id: u32, branch: Branch) -> bool {
     match slot.borrow().as_ref() {
         Some(t) if t.id == id && !t.over => match t.waiting {
-            Some((waited, _)) => waited != branch,
+            Some((waited, _)) => waited != branch || t.prepared.iter().any(|p| p.0 == waited),
             None => engine.wanted(),
         },
         _ => true,

@@ -73,6 +73,10 @@ pub struct Args {
     /// quiz before session 34; for comparison).
     #[arg(long)]
     no_subtopic_first: bool,
+    /// A retake: an earlier run's `--json` output; the questions answered right there are asked
+    /// last, as the app does for the last quiz on a subtopic.
+    #[arg(long)]
+    known: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -158,6 +162,15 @@ pub fn run(a: Args) -> Result<()> {
     let mut q = now(Quiz::start(&env, &topic, subtopic, start, &cfg))?;
     if a.no_subtopic_first {
         q.inside = 0;
+    }
+    if let Some(path) = &a.known {
+        let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("--known {}: {e}", path.display()))?;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let v: serde_json::Value = serde_json::from_str(line).map_err(|e| anyhow::anyhow!("--known {}: {e}", path.display()))?;
+            if let (Some(question), Some(true)) = (v["question"].as_str(), v["correct"].as_bool()) {
+                q.known.push(question.to_string());
+            }
+        }
     }
     if a.plans_only {
         return plans_only(&bundle, &mut q, a.n, &cfg);

@@ -918,12 +918,10 @@ impl Job {
         // The CQ after the first rests on the next passages, so two CQs tell different stories;
         // passages the teacher's items already rest on last ([`Avoid`]).
         let avoided = |c: u32| self.request.avoid.evidence.iter().any(|e| !e.is_empty() && bundle.chunk_text(c).contains(e.as_str()));
-        let mut fresh: Vec<u32> = self.passages.iter().map(|p| p.0).filter(|&c| !avoided(c)).collect();
-        if fresh.is_empty() {
-            fresh = self.passages.iter().map(|p| p.0).collect();
-        }
-        let start = (self.cqs * 2) % fresh.len();
-        let chunks: Vec<u32> = fresh.iter().cycle().skip(start).take(2.min(fresh.len())).copied().collect();
+        let (mut order, rest): (Vec<u32>, Vec<u32>) = self.passages.iter().map(|p| p.0).partition(|&c| !avoided(c));
+        order.extend(rest);
+        let start = (self.cqs * 2) % order.len();
+        let chunks: Vec<u32> = order.iter().cycle().skip(start).take(2.min(order.len())).copied().collect();
         let text: String = chunks.iter().map(|&c| bundle.chunk_text(c)).collect::<Vec<_>>().join("\n\n");
         let passage = quiz::clip(&text, if lang == Lang::Bn { cfg.cq_passage_chars_bn } else { cfg.cq_passage_chars });
         let section = bundle.section_of(chunks[0]);

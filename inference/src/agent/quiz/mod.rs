@@ -467,6 +467,11 @@ pub struct Quiz {
     /// The examiner's calibration: its margin for a content-free pair, measured once.
     #[serde(default)]
     bias: Option<f64>,
+    /// Questions the learner answered right in an earlier quiz on this subtopic (set by the
+    /// host): the book's items ask another line or definition of a passage first, so a retake
+    /// is not the same quiz again.
+    #[serde(default)]
+    pub known: Vec<String>,
 }
 
 impl Quiz {
@@ -510,7 +515,7 @@ impl Quiz {
             passages.iter().flat_map(|&(c, _)| predict::within(env.bundle, c).into_iter().flat_map(move |p| predict::levels(env.bundle, p).into_iter().map(move |b| (c, b)))).collect();
         runnable.sort_unstable();
         runnable.dedup();
-        let mut quiz = Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, rounds: Vec::new(), skipped: Vec::new(), start: cfg.start, bias: None };
+        let mut quiz = Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, rounds: Vec::new(), skipped: Vec::new(), start: cfg.start, bias: None, known: Vec::new() };
         quiz.start = start.unwrap_or_else(|| quiz.opening(cfg));
         Ok(quiz)
     }
@@ -668,15 +673,20 @@ impl Quiz {
         let mut defs: Vec<define::Definition> = pools.askable(plan.chunk).into_iter().filter(|d| !used.contains(&d.sentence.as_str())).collect();
         defs.sort_by_key(|d| plan.focus.as_deref() != Some(d.sentence.as_str()));
         let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
+        let mut again = None;
         for def in defs {
             let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: def.sentence.clone() };
             let Some(item) = pools.item(&def, evidence) else { continue };
             let (checks, reason) = check::deterministic(&item, &earlier, def.lang == Lang::Bn);
             if reason.is_none() {
-                return Some(Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false } });
+                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false } };
+                match self.known_item(made) {
+                    Ok(made) => return Some(made),
+                    Err(made) => again = again.or(Some(made)),
+                }
             }
         }
-        None
+        again
     }
 
     /// An item on a line of `plan`'s passage that no earlier item rests on, at the plan's
@@ -687,6 +697,7 @@ impl Quiz {
     fn code_item(&self, bundle: &Bundle, plan: &Plan, earlier: &[String]) -> Option<Made> {
         let section = bundle.section_of(plan.chunk);
         let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
+        let mut again = None;
         for p in predict::within(bundle, plan.chunk) {
             // One item per line: a "why" stem shows the output the other asks for.
             let quote = p.quote();
@@ -704,10 +715,23 @@ impl Quiz {
             // (`word[0:2]` and `word[-2]` share every word): only the same stem is a repeat.
             let (checks, reason) = check::deterministic(&item, &[], false);
             if reason.is_none() {
-                return Some(Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true } });
+                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true } };
+                match self.known_item(made) {
+                    Ok(made) => return Some(made),
+                    Err(made) => again = again.or(Some(made)),
+                }
             }
         }
-        None
+        again
+    }
+
+    /// `made`, unless the learner answered its question right in an earlier quiz on this
+    /// subtopic ([`Quiz::known`]): then `Err(made)`, asked only when the passage has no other.
+    fn known_item(&self, made: Made) -> Result<Made, Made> {
+        match &made {
+            Made::Item { item, .. } if self.known.contains(&item.question) => Err(made),
+            _ => Ok(made),
+        }
     }
 
     /// After a wrong answer to the current item, when it asked what Python shows: the
@@ -1005,6 +1029,7 @@ mod tests {
             skipped: Vec::new(),
             start: Bloom::Understand,
             bias: None,
+            known: Vec::new(),
         }
     }
 

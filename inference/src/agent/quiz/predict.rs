@@ -4,6 +4,7 @@
 //! was built. No model writes them.
 
 use super::{Bloom, Item, ItemEvidence, prompt};
+use crate::agent::ask::verify::terms;
 use crate::bundle::Bundle;
 use crate::index::predict::{NO_ERROR, Prediction, WRONG, WrongOutput, aside, belief, concept, principle};
 
@@ -110,8 +111,8 @@ pub fn item(p: &Prediction, evidence: ItemEvidence) -> Item {
 /// After a wrong answer `chosen` to `p`'s item (`None`: prepared before the learner answers),
 /// an easier one on the same lines (Understand): why Python shows the book's output. The right
 /// option is the rule of the language the learner's misreading breaks ([`principle`]; not yet
-/// answered, the first shown misreading's that is not an [`aside`] of a loop, a block or a
-/// program); the wrong ones are misreadings stated as rules
+/// answered, of the shown misreadings that are not beside the lesson ([`side`]), the first one
+/// the section names ([`about`])); the wrong ones are misreadings stated as rules
 /// ([`belief`]): that one first, then those behind `p`'s other wrong outputs, then `nearby`
 /// ones (the chapter's other questions', those of the same concept first). `None` when the
 /// misreadings give no rule or fewer than three false ones.
@@ -160,8 +161,8 @@ fn side(rule: &str, heading_path: &[String]) -> bool {
 /// Whether the section `heading_path` names `rule`'s concept ("String methods" for `.strip()`
 /// read as `.lstrip()`; "print() and its arguments" for print()'s spaces).
 fn about(rule: &str, heading_path: &[String]) -> bool {
-    let name = |c: &str| c.trim_end_matches("()").trim_end_matches('s').to_lowercase();
-    concept(rule).map(name).is_some_and(|c| heading_path.iter().any(|h| h.to_lowercase().contains(&c)))
+    let heading = terms(&heading_path.join(" "));
+    concept(rule).is_some_and(|c| !terms(c).is_disjoint(&heading))
 }
 
 /// Three misreadings stated as rules for an item on `p` explaining `rule` (its rule `right`):
