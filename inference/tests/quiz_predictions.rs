@@ -198,7 +198,7 @@ fn a_first_quiz_opens_with_a_line_of_the_book_run_without_the_model() {
     assert_eq!(env.session.evaluated(), evaluated, "the model read nothing");
     // A retake by a learner who answered it right: another line of the passage first.
     let mut retake = now(Quiz::start(&env, "strings", quiz.subtopic.clone(), None, &cfg)).unwrap();
-    retake.known = vec![item.question.clone()];
+    retake.know(&b, vec![item.question.clone()]);
     let Made::Item { item: other, .. } = now(retake.make(&mut env, &retake.plan(Branch::First, &cfg).unwrap(), &cfg)).unwrap() else { panic!("an item") };
     assert!(other.question != item.question && other.evidence[0].chunk == item.evidence[0].chunk, "{}", other.question);
 

@@ -51,7 +51,7 @@ pub async fn start(engine: &Engine, slot: &Slot, cfg: &QuizConfig, id: u32, topi
         let env = QuizEnv { bundle: &engine.bundle, encoder: engine.encoder.as_ref(), session: &mut session };
         Quiz::start(&env, topic, subtopic, start, cfg).await.map_err(|e| e.to_string())?
     };
-    quiz.known = known;
+    quiz.know(&engine.bundle, known);
     *slot.borrow_mut() = Some(QuizTask { id, quiz, cfg: cfg.clone(), prepared: Vec::new(), waiting: Some((Branch::First, t0)), busy: false, over: false });
     pump(engine, slot, post).await
 }

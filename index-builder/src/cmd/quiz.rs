@@ -165,12 +165,14 @@ pub fn run(a: Args) -> Result<()> {
     }
     if let Some(path) = &a.known {
         let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("--known {}: {e}", path.display()))?;
+        let mut known = Vec::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let v: serde_json::Value = serde_json::from_str(line).map_err(|e| anyhow::anyhow!("--known {}: {e}", path.display()))?;
             if let (Some(question), Some(true)) = (v["question"].as_str(), v["correct"].as_bool()) {
-                q.known.push(question.to_string());
+                known.push(question.to_string());
             }
         }
+        q.know(&bundle, known);
     }
     if a.plans_only {
         return plans_only(&bundle, &mut q, a.n, &cfg);

@@ -467,11 +467,27 @@ pub struct Quiz {
     /// The examiner's calibration: its margin for a content-free pair, measured once.
     #[serde(default)]
     bias: Option<f64>,
-    /// Questions the learner answered right in an earlier quiz on this subtopic (set by the
-    /// host): the book's items ask another line or definition of a passage first, so a retake
-    /// is not the same quiz again.
+    /// Questions the learner answered right in an earlier quiz on this subtopic ([`Quiz::know`]):
+    /// the book's items ask other lines and definitions first, so a retake is not the same quiz.
     #[serde(default)]
     pub known: Vec<String>,
+    /// Of [`Quiz::runnable`], the passages and levels whose every line's item is known: planned
+    /// after the others.
+    #[serde(default)]
+    stale: Vec<(u32, Bloom)>,
+}
+
+/// The book's item on line `p` of passage `chunk` at `bloom`: what it shows (Apply, Analyse),
+/// why (Understand), or whether a classmate's misreading is right (Evaluate); `None` where the
+/// line gives none at that level.
+fn line_item(bundle: &Bundle, p: &crate::index::predict::Prediction, chunk: u32, bloom: Bloom) -> Option<Item> {
+    let section = bundle.section_of(chunk);
+    let evidence = ItemEvidence { chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: p.quote() };
+    match bloom {
+        Bloom::Understand => predict::why_item(p, None, &predict::chapter_rules(bundle, p), evidence),
+        Bloom::Evaluate => predict::judge_item(p, &predict::chapter_rules(bundle, p), evidence),
+        level => (p.is_multiple_choice() && predict::level(p) == level).then(|| predict::item(p, evidence)),
+    }
 }
 
 impl Quiz {
@@ -515,7 +531,7 @@ impl Quiz {
             passages.iter().flat_map(|&(c, _)| predict::within(env.bundle, c).into_iter().flat_map(move |p| predict::levels(env.bundle, p).into_iter().map(move |b| (c, b)))).collect();
         runnable.sort_unstable();
         runnable.dedup();
-        let mut quiz = Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, rounds: Vec::new(), skipped: Vec::new(), start: cfg.start, bias: None, known: Vec::new() };
+        let mut quiz = Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, rounds: Vec::new(), skipped: Vec::new(), start: cfg.start, bias: None, known: Vec::new(), stale: Vec::new() };
         quiz.start = start.unwrap_or_else(|| quiz.opening(cfg));
         Ok(quiz)
     }
@@ -560,6 +576,17 @@ impl Quiz {
         used.fresh(cfg, skipped.bloom).map(|chunk| Plan { chunk, focus: None, ..skipped.clone() })
     }
 
+    /// A retake: `known` are the questions the learner answered right last time
+    /// ([`Quiz::known`]); passages whose lines at a level all ask one of them come last.
+    pub fn know(&mut self, bundle: &Bundle, known: Vec<String>) {
+        self.known = known;
+        let known_at = |&(c, bloom): &(u32, Bloom)| {
+            let items: Vec<Item> = predict::within(bundle, c).into_iter().filter_map(|p| line_item(bundle, p, c, bloom)).collect();
+            !items.is_empty() && items.iter().all(|i| self.known.contains(&i.question))
+        };
+        self.stale = self.runnable.iter().filter(|r| known_at(r)).copied().collect();
+    }
+
     /// The level after the last answer (the start before any).
     fn next_level(&self) -> Bloom {
         match self.rounds.iter().rev().find(|r| r.correct.is_some()) {
@@ -574,7 +601,9 @@ impl Quiz {
     /// within each of those a passage with a line of the book to run at the item's level
     /// ([`Quiz::runnable`]) first.
     fn fresh(&self, cfg: &QuizConfig, bloom: Bloom) -> Option<u32> {
-        let other = |c: u32| !self.runnable.contains(&(c, bloom));
+        // Where a passage has no line at the level, or only lines the learner answered right
+        // last time, it comes after those that have one.
+        let other = |c: u32| !self.runnable.contains(&(c, bloom)) || self.stale.contains(&(c, bloom));
         // A passage is used once an item rests on it or it gave none; one with several
         // definitions to ask ([`Quiz::defined`]), once each has been asked.
         let used = |c: u32| {
@@ -695,7 +724,6 @@ impl Quiz {
     /// commonest misreading), or whether a classmate's misreading is right (Evaluate:
     /// [`predict::judge_item`]); checked as a written item is.
     fn code_item(&self, bundle: &Bundle, plan: &Plan, earlier: &[String]) -> Option<Made> {
-        let section = bundle.section_of(plan.chunk);
         let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
         let mut again = None;
         for p in predict::within(bundle, plan.chunk) {
@@ -704,13 +732,7 @@ impl Quiz {
             if self.rounds.iter().any(|r| r.item.evidence[0].quote == quote) {
                 continue;
             }
-            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote };
-            let item = match plan.bloom {
-                Bloom::Understand => predict::why_item(p, None, &predict::chapter_rules(bundle, p), evidence),
-                Bloom::Evaluate => predict::judge_item(p, &predict::chapter_rules(bundle, p), evidence),
-                level => (p.is_multiple_choice() && predict::level(p) == level).then(|| predict::item(p, evidence)),
-            };
-            let Some(item) = item.filter(|i| !earlier.contains(&i.question.as_str())) else { continue };
+            let Some(item) = line_item(bundle, p, plan.chunk, plan.bloom).filter(|i| !earlier.contains(&i.question.as_str())) else { continue };
             // Stems differ in their code, which the word-overlap repeat check does not read
             // (`word[0:2]` and `word[-2]` share every word): only the same stem is a repeat.
             let (checks, reason) = check::deterministic(&item, &[], false);
@@ -1030,6 +1052,7 @@ mod tests {
             start: Bloom::Understand,
             bias: None,
             known: Vec::new(),
+            stale: Vec::new(),
         }
     }
 
