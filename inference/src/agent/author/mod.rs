@@ -174,10 +174,6 @@ impl Avoid {
             self.questions.push(question);
         }
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.evidence.is_empty() && self.questions.is_empty()
-    }
 }
 
 impl AuthorRequest {
