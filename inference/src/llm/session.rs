@@ -97,8 +97,11 @@ pub struct Pause {
     /// Most tokens read in one piece: a longer read is split into pieces of this many.
     pub chunk: usize,
     /// Called after each piece; a future it returns is awaited before the next piece.
-    pub between: Box<dyn FnMut() -> Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>>>,
+    pub between: Box<dyn FnMut() -> Option<Wait>>,
 }
+
+/// What a [`Pause`] awaits between two pieces.
+pub type Wait = std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
 
 /// A loaded chat model: see the module docs.
 pub struct Session {

@@ -709,10 +709,10 @@ impl Quiz {
             let (checks, reason) = check::deterministic(&item, &earlier, def.lang == Lang::Bn);
             if reason.is_none() {
                 let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false } };
-                match self.known_item(made) {
-                    Ok(made) => return Some(made),
-                    Err(made) => again = again.or(Some(made)),
+                if !self.is_known(&made) {
+                    return Some(made);
                 }
+                again = again.or(Some(made));
             }
         }
         again
@@ -738,22 +738,19 @@ impl Quiz {
             let (checks, reason) = check::deterministic(&item, &[], false);
             if reason.is_none() {
                 let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true } };
-                match self.known_item(made) {
-                    Ok(made) => return Some(made),
-                    Err(made) => again = again.or(Some(made)),
+                if !self.is_known(&made) {
+                    return Some(made);
                 }
+                again = again.or(Some(made));
             }
         }
         again
     }
 
-    /// `made`, unless the learner answered its question right in an earlier quiz on this
-    /// subtopic ([`Quiz::known`]): then `Err(made)`, asked only when the passage has no other.
-    fn known_item(&self, made: Made) -> Result<Made, Made> {
-        match &made {
-            Made::Item { item, .. } if self.known.contains(&item.question) => Err(made),
-            _ => Ok(made),
-        }
+    /// Whether the learner answered `made`'s question right in an earlier quiz on this subtopic
+    /// ([`Quiz::known`]): such an item is asked only when the passage has no other.
+    fn is_known(&self, made: &Made) -> bool {
+        matches!(made, Made::Item { item, .. } if self.known.contains(&item.question))
     }
 
     /// After a wrong answer to the current item, when it asked what Python shows: the
