@@ -381,12 +381,6 @@ impl Eval for Session {
     /// every token's rows in order.
     async fn eval(&mut self, tokens: &[u32], all: bool) -> Result<Vec<f32>, LmError> {
         let chunk = self.pause.as_ref().map_or(usize::MAX, |p| p.chunk.max(1));
-        if self.pause.is_none() {
-            let logits = Eval::eval(self.lm.as_mut(), tokens, all).await?;
-            self.ids.extend_from_slice(tokens);
-            self.evaluated += tokens.len();
-            return Ok(logits);
-        }
         let mut logits = Vec::new();
         let mut rest = tokens;
         loop {
@@ -394,7 +388,9 @@ impl Eval for Session {
             let out = Eval::eval(self.lm.as_mut(), piece, all).await?;
             self.ids.extend_from_slice(piece);
             self.evaluated += piece.len();
-            if all || after.is_empty() {
+            if logits.is_empty() && (all || after.is_empty()) {
+                logits = out;
+            } else if all {
                 logits.extend(out);
             }
             if let Some(wait) = self.pause.as_mut().and_then(|p| (p.between)()) {

@@ -580,6 +580,10 @@ impl Quiz {
     /// ([`Quiz::known`]); passages whose lines at a level all ask one of them come last.
     pub fn know(&mut self, bundle: &Bundle, known: Vec<String>) {
         self.known = known;
+        if self.known.is_empty() {
+            self.stale.clear();
+            return;
+        }
         let known_at = |&(c, bloom): &(u32, Bloom)| {
             let items: Vec<Item> = predict::within(bundle, c).into_iter().filter_map(|p| line_item(bundle, p, c, bloom)).collect();
             !items.is_empty() && items.iter().all(|i| self.known.contains(&i.question))

@@ -5,6 +5,7 @@
 
 use super::{Bloom, Item, ItemEvidence, prompt};
 use crate::agent::ask::verify::terms;
+use std::collections::HashSet;
 use crate::bundle::Bundle;
 use crate::index::predict::{NO_ERROR, Prediction, WRONG, WrongOutput, aside, belief, concept, principle};
 
@@ -118,8 +119,9 @@ pub fn item(p: &Prediction, evidence: ItemEvidence) -> Item {
 /// misreadings give no rule or fewer than three false ones.
 pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence: ItemEvidence) -> Option<Item> {
     // Rules the line's section is about first (min() is not what "Returning two values" teaches).
-    let mut shown: Vec<&str> = p.wrong.iter().take(WRONG).flat_map(|w| w.rule.split('+')).filter(|r| !side(r, &evidence.heading_path)).collect();
-    shown.sort_by_key(|r| !about(r, &evidence.heading_path));
+    let heading = terms(&evidence.heading_path.join(" "));
+    let mut shown: Vec<&str> = p.wrong.iter().take(WRONG).flat_map(|w| w.rule.split('+')).filter(|r| !side(r, &heading)).collect();
+    shown.sort_by_key(|r| !about(r, &heading));
     let mine: Vec<&str> = p.wrong.iter().filter(|w| Some(w.output.as_str()) == chosen).flat_map(|w| w.rule.split('+')).collect();
     // The misreading to explain: the learner's, else the first shown one that breaks a rule.
     let (rule, right) = mine.iter().chain(&shown).find_map(|&r| principle(r).map(|x| (r, x)))?;
@@ -153,16 +155,16 @@ pub fn why_item(p: &Prediction, chosen: Option<&str>, nearby: &[&str], evidence:
 /// Whether misreading `rule` is beside what its lines teach, as the rule a "why" or a "judge"
 /// item is about: an [`aside`], including how every print() or f-string works (a "why" on
 /// print()'s spaces for an `if` on a dictionary, or for `print(a, b)` after a swap), unless the
-/// line's section (`heading_path`) is about it ("f-strings and format specifications").
-fn side(rule: &str, heading_path: &[String]) -> bool {
-    aside(rule, true) && !about(rule, heading_path)
+/// line's section (`heading`: its heading path's terms) is about it ("f-strings and format
+/// specifications"). Whatever the line's shape: `aside`'s `program` case for every line.
+fn side(rule: &str, heading: &HashSet<String>) -> bool {
+    aside(rule, true) && !about(rule, heading)
 }
 
-/// Whether the section `heading_path` names `rule`'s concept ("String methods" for `.strip()`
-/// read as `.lstrip()`; "print() and its arguments" for print()'s spaces).
-fn about(rule: &str, heading_path: &[String]) -> bool {
-    let heading = terms(&heading_path.join(" "));
-    concept(rule).is_some_and(|c| !terms(c).is_disjoint(&heading))
+/// Whether the section's heading path (`heading`, its terms) names `rule`'s concept ("String
+/// methods" for `.strip()` read as `.lstrip()`; "print() and its arguments" for print()'s spaces).
+fn about(rule: &str, heading: &HashSet<String>) -> bool {
+    concept(rule).is_some_and(|c| !terms(c).is_disjoint(heading))
 }
 
 /// Three misreadings stated as rules for an item on `p` explaining `rule` (its rule `right`):
@@ -196,8 +198,9 @@ pub fn judge_item(p: &Prediction, nearby: &[&str], evidence: ItemEvidence) -> Op
     if p.program || !short(&p.output) {
         return None;
     }
-    let mut wrong: Vec<&WrongOutput> = p.wrong.iter().take(WRONG).filter(|w| !w.rule.contains('+') && short(&w.output) && !side(&w.rule, &evidence.heading_path)).collect();
-    wrong.sort_by_key(|w| !about(&w.rule, &evidence.heading_path));
+    let heading = terms(&evidence.heading_path.join(" "));
+    let mut wrong: Vec<&WrongOutput> = p.wrong.iter().take(WRONG).filter(|w| !w.rule.contains('+') && short(&w.output) && !side(&w.rule, &heading)).collect();
+    wrong.sort_by_key(|w| !about(&w.rule, &heading));
     let (w, rule, right) = wrong.into_iter().find_map(|w| principle(&w.rule).map(|r| (w, w.rule.as_str(), r)))?;
     let reason = belief(rule)?;
     let others: Vec<(&str, String)> = beliefs(p, rule, &right, nearby)?.into_iter().filter(|(r, _)| *r != rule).take(2).collect();
