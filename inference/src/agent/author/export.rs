@@ -218,7 +218,8 @@ pub fn gift_escape(s: &str) -> String {
 /// between blank lines; the texts in its `[html]` format, escaped as the Moodle XML export's are
 /// (so a `<` in a program stays a `<`, not a tag), with GIFT's special characters escaped after;
 /// MCQ options with `=` (right) and `~`, each with its `#feedback`, the key as `####` general
-/// feedback; each CQ part an essay (`{}`).
+/// feedback; each CQ part an essay (`{####…}`) whose general feedback is what Moodle XML's
+/// grader information holds (the skill, and the marking guide where there is one).
 pub fn gift(items: &[Authored]) -> String {
     let text = |s: &str| gift_escape(&html(s));
     let mut out = String::new();
@@ -243,7 +244,10 @@ pub fn gift(items: &[Authored]) -> String {
             }
             Body::Cq(c) => {
                 for p in &c.parts {
-                    out.push_str(&format!("::{} {}::[html]{} {{}}\n\n", gift_escape(&name), gift_escape(&p.label), gift_escape(&cq_part_html(c, p, item.language))));
+                    // GIFT has no grader information: the skill and the marking guide go in the
+                    // part's general feedback (`####`), which Moodle shows after an attempt.
+                    let guide = gift_escape(&grader_info(p, item.language));
+                    out.push_str(&format!("::{} {}::[html]{} {{####{guide}}}\n\n", gift_escape(&name), gift_escape(&p.label), gift_escape(&cq_part_html(c, p, item.language))));
                 }
             }
         }
@@ -448,6 +452,7 @@ mod tests {
         for (q, p) in read[2..6].iter().zip(&c.parts) {
             assert_eq!((q.name.clone(), q.format.as_str()), (format!("x-Cq (Light) {}", p.label), "html"));
             assert_eq!(shown(&q.text), format!("{}\n{}\n{}) {} ({} marks)", c.headline, c.clue, p.label, p.question, p.marks));
+            assert_eq!(shown(&q.general), p.skill, "the part's grader information, as its general feedback");
         }
     }
 
@@ -458,8 +463,11 @@ mod tests {
         let html = cq_part_html(&c, &c.parts[0], Lang::En);
         assert_eq!(html, "<p>H</p><p>Stimulus: Rina typed:</p><pre>&gt;&gt;&gt; if x &lt; 2:\n...     print(x)</pre><p>Then she ran it.</p><p>a) Q0? (1 marks)</p>");
         assert_eq!(grader_info(&c.parts[3], Lang::En), "<p>knowledge</p><p>Answer: A3 &lt;ok&gt;</p>");
-        let xml = moodle_xml(&[Authored { by_running: true, ..Authored::new("x".into(), Body::Cq(c), "Ch".into(), "Co".into(), vec![], Difficulty::Beginner, Lang::En) }]);
+        let xml = moodle_xml(&[Authored { by_running: true, ..Authored::new("x".into(), Body::Cq(c.clone()), "Ch".into(), "Co".into(), vec![], Difficulty::Beginner, Lang::En) }]);
         assert!(xml.contains("&lt;p&gt;Answer: A0 &amp;lt;ok&amp;gt;&lt;/p&gt;") && xml.contains("<tag><text>from the book's code, run</text></tag>"), "{xml}");
+        // GIFT carries the same marking guide, as each part's general feedback.
+        let read = moodle_reads_gift(&gift(&[Authored::new("x".into(), Body::Cq(c), "Ch".into(), "Co".into(), vec![], Difficulty::Beginner, Lang::En)]));
+        assert_eq!(read.iter().map(|q| shown(&q.general)).collect::<Vec<_>>()[1..], ["knowledge\nAnswer: A0 <ok>", "knowledge\nAnswer: A1 <ok>", "knowledge\nAnswer: A2 <ok>", "knowledge\nAnswer: A3 <ok>"]);
     }
 
     #[test]
