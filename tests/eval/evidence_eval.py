@@ -10,7 +10,8 @@ defaults (or the `--ask-arg` settings) and lists the passages the model would re
 reads nothing. Then, per key fact:
   - lexical: the share of the fact's content words (stop words out, first five letters of each)
     found in the passages; a fact counts as held at 0.75 or more (and the same in the book quote
-    shown above the answer: `facts_in_quote_lexical`);
+    shown above the answer, `facts_in_quote_lexical`; in the book's sentence that opens the
+    answer, `facts_in_lead_lexical`; in either, `facts_in_lead_or_quote_lexical`);
   - with --judge: does a passage state the fact (`index-builder judge`, kind `fact`, the same
     question and threshold as answer_eval.py's key-fact recall; the judge reads the 400
     characters of each passage nearest the fact); held when any passage does;
@@ -78,9 +79,12 @@ def main():
                "passage_chars": sum(len(t) for t in texts), "prompt_tokens": r.get("prompt_tokens", 0),
                "abstain_reason": r.get("abstain_reason"), "facts": []}
         quote = (r.get("quote") or {}).get("text")
-        row["quote"] = quote
+        lead = r.get("lead")
+        row["quote"], row["lead"] = quote, lead
         for k, fact in enumerate(q["key_facts"]):
-            row["facts"].append({"fact": fact, "lexical": lexical(fact, texts), "quote_lexical": lexical(fact, [quote] if quote else [])})
+            row["facts"].append({"fact": fact, "lexical": lexical(fact, texts), "quote_lexical": lexical(fact, [quote] if quote else []),
+                                 "lead_lexical": lexical(fact, [lead] if lead else []),
+                                 "read_lexical": lexical(fact, [x for x in (lead, quote) if x])})
             for n, t in enumerate([quote] if a.quote else texts):
                 if t:
                     pairs.append({"id": f"{q['id']}:{k}:{n}", "kind": "fact", "text": t, "claim": fact})
@@ -101,6 +105,9 @@ def main():
         "refused": len(rows) - len(answered),
         "facts_held_lexical": round(sum(f["lexical"] >= 0.75 for f in facts) / max(1, len(facts)), 3),
         "facts_in_quote_lexical": round(sum(f["quote_lexical"] >= 0.75 for f in facts) / max(1, len(facts)), 3),
+        "facts_in_lead_lexical": round(sum(f["lead_lexical"] >= 0.75 for f in facts) / max(1, len(facts)), 3),
+        "facts_in_lead_or_quote_lexical": round(sum(f["read_lexical"] >= 0.75 for f in facts) / max(1, len(facts)), 3),
+        "leads": sum(r["lead"] is not None for r in rows),
         "median_quote_chars_all": statistics.median(len(r["quote"] or "") for r in rows) if rows else 0,
         "gold_in_passages": sum(r["gold_in_passages"] for r in rows),
         "median_passage_chars": statistics.median(r["passage_chars"] for r in answered) if answered else 0,

@@ -86,6 +86,10 @@ pub struct Args {
     /// `AskConfig::min_lead_cosine`; for tuning).
     #[arg(long)]
     min_lead_cosine: Option<f32>,
+    /// Characters of the book's sentences that open the answer (default: the app's;
+    /// `AskConfig::lead_chars`; for tuning).
+    #[arg(long)]
+    lead_chars: Option<usize>,
 }
 
 
@@ -144,7 +148,8 @@ struct AnswerLine<'a> {
     nearest: Vec<Place<'a>>,
     prompt_tokens: usize,
     sources_ms: Option<f64>,
-    /// When the answer's opening from the book was shown (`AskConfig::lead`).
+    /// The answer's opening from the book (`AskConfig::lead`) and when it was shown.
+    lead: Option<&'a str>,
     lead_ms: Option<f64>,
     first_token_ms: Option<f64>,
     new_tokens: usize,
@@ -164,6 +169,7 @@ struct Outcome {
     abstained: Option<(AbstainReason, String, Vec<u32>)>,
     sufficiency: Option<(bool, f64)>,
     sources_ms: Option<f64>,
+    lead: Option<String>,
     lead_ms: Option<f64>,
     first_token_ms: Option<f64>,
     answer_ms: Option<f64>,
@@ -202,6 +208,9 @@ pub fn run(a: Args) -> Result<()> {
     if let Some(x) = a.min_lead_cosine {
         settings.ask.min_lead_cosine = x;
     }
+    if let Some(x) = a.lead_chars {
+        settings.ask.lead_chars = x;
+    }
     if a.min_score.is_some() || a.min_lexical.is_some() {
         let fitted = CheckRule::for_checker(session.parameters());
         let min_score = a.min_score.unwrap_or(fitted.min_score);
@@ -228,7 +237,7 @@ pub fn run(a: Args) -> Result<()> {
 }
 
 /// Runs the agent on one question; streams the answer to stdout when `stream`.
-/// With `sources_only`, stops after the sources.
+/// With `sources_only`, stops after the sources (and the answer's opening from the book).
 fn answer(env: &mut AskEnv<'_>, question: &str, settings: AskSettings, stream: bool, sources_only: bool) -> Result<Outcome> {
     let t0 = Instant::now();
     let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
@@ -244,19 +253,18 @@ fn answer(env: &mut AskEnv<'_>, question: &str, settings: AskSettings, stream: b
                     }
                 }
                 (o.sources, o.quote, o.prompt_tokens) = (sources, quote, prompt_tokens);
-                if sources_only {
-                    break;
-                }
             }
-            AskEvent::Reading { .. } => {}
-            AskEvent::Sufficiency { margin, sufficient, .. } => o.sufficiency = Some((sufficient, margin)),
             AskEvent::Lead(text) => {
                 o.lead_ms = Some(ms(t0));
                 if stream {
                     print!("{text}");
                     std::io::stdout().flush()?;
                 }
+                o.lead = Some(text);
             }
+            _ if sources_only && o.sources_ms.is_some() => break,
+            AskEvent::Reading { .. } => {}
+            AskEvent::Sufficiency { margin, sufficient, .. } => o.sufficiency = Some((sufficient, margin)),
             AskEvent::Token(text) => {
                 o.first_token_ms.get_or_insert_with(|| ms(t0));
                 if stream {
@@ -331,6 +339,7 @@ fn line<'a>(bundle: &'a Bundle, id: &'a serde_json::Value, o: &'a Outcome) -> An
             .collect(),
         prompt_tokens: o.prompt_tokens,
         sources_ms: o.sources_ms,
+        lead: o.lead.as_deref(),
         lead_ms: o.lead_ms,
         first_token_ms: o.first_token_ms,
         new_tokens: o.answer.as_ref().map_or(0, |a| a.tokens),

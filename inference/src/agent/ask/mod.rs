@@ -379,17 +379,25 @@ impl AskRun {
         // The quote's lead opens the answer, cited as the model cites (the worked example's
         // "… [2]. "), so it goes on writing; not a question the book asks (an exercise answers
         // nothing), nor a sentence far from the question.
-        let mut lead = None;
+        let mut led = false;
         if let Some(q) = quoted.as_ref().filter(|q| self.settings.ask.lead && !q.lead().trim_end().ends_with('?')) {
-            if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead()).await? {
-                let text = q.lead().trim_end();
-                let stop = if text.ends_with('।') { '।' } else { '.' };
-                lead = Some(format!("{} [{}]{stop}", text.trim_end_matches(['.', ':', '।']), q.source.n));
-            }
+            led = near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead()).await?;
         }
-        // Above an answer its lead opens, the quote shows the book's other sentences.
+        // The opening: the lead, and the quote's next best sentences while they fit in
+        // `lead_chars`, each cited.
+        let opening = quoted.as_ref().filter(|_| led).map_or(Vec::new(), |q| q.opening(self.settings.ask.lead_chars));
+        let n = quoted.as_ref().map_or(0, |q| q.source.n);
+        let lead = (!opening.is_empty()).then(|| {
+            let cited = opening.iter().map(|text| {
+                let text = text.trim_end();
+                let stop = if text.ends_with('।') { '।' } else { '.' };
+                format!("{} [{n}]{stop}", text.trim_end_matches(['.', ':', '।']))
+            });
+            cited.collect::<Vec<_>>().join(" ")
+        });
+        // Above an answer its opening, the quote shows the book's other sentences.
         let quote = quoted.and_then(|q| {
-            let text = q.text(lead.is_some())?;
+            let text = q.text(opening.len())?;
             Some(Quote { n: q.source.n, section: q.source.section, heading_path: q.source.heading_path.clone(), text })
         });
         self.lead = match lead {

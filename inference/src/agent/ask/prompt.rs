@@ -66,6 +66,11 @@ pub struct AskConfig {
     /// them, 9 with (docs/EVALUATION.md, "A lead far from the question"). Not applied where
     /// cosines do not tell near from far (e5).
     pub min_lead_cosine: f32,
+    /// Characters of the book's sentences that open the answer ([`Self::lead`]): the lead, then
+    /// the book quote's next best sentences while they fit, one always left for the quote
+    /// ([`super::verify::Quoted::opening`]); 0: the lead alone. 500, chosen on our English
+    /// tuning half (Qwen-0.5B; docs/EVALUATION.md, "An opening of the book's sentences").
+    pub lead_chars: usize,
 }
 
 impl Default for AskConfig {
@@ -83,6 +88,7 @@ impl Default for AskConfig {
             quote_chars: 800,
             lead: true,
             min_lead_cosine: 0.40,
+            lead_chars: 500,
         }
     }
 }

@@ -393,34 +393,51 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
         picked.push((place, text));
         used += n;
     }
-    let lead = *picked.first()?;
-    picked.sort();
-    Some(Quoted { source, sentences: picked, lead })
+    (!picked.is_empty()).then_some(Quoted { source, picked })
 }
 
 /// The book's sentences on a question ([`quote`]), from one passage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Quoted<'a> {
     pub source: &'a Source,
-    /// The sentences in the passage's order, each with its place among the passage's prose.
-    sentences: Vec<(usize, &'a str)>,
-    /// The sentence holding most of the question's own weight, with its place.
-    lead: (usize, &'a str),
+    /// The sentences in the order they were picked (the lead first), each with its place among
+    /// the passage's prose.
+    picked: Vec<(usize, &'a str)>,
 }
 
 impl<'a> Quoted<'a> {
     /// The sentence holding most of the question's own weight.
     pub fn lead(&self) -> &'a str {
-        self.lead.1
+        self.picked[0].1
     }
 
-    /// The sentences, " " between neighbours and " … " where text was skipped; without the lead
-    /// when `without_lead` (it opens the answer, [`super::AskConfig::lead`]). None when no sentence
-    /// is left.
-    pub fn text(&self, without_lead: bool) -> Option<String> {
+    /// The first sentences as picked (the lead, then the next best) while they fit in
+    /// `max_chars` (the lead always), in the passage's order: the answer's opening
+    /// ([`super::AskConfig::lead_chars`]). Of two or more sentences one is left for the quote
+    /// ([`Self::text`]), so the answer still shows the book's words linked to their section.
+    pub fn opening(&self, max_chars: usize) -> Vec<&'a str> {
+        let mut used = 0;
+        let mut first: Vec<(usize, &str)> = Vec::new();
+        for (k, &(place, text)) in self.picked.iter().enumerate() {
+            used += text.chars().count();
+            if k > 0 && (used > max_chars || k + 1 == self.picked.len()) {
+                break;
+            }
+            first.push((place, text));
+        }
+        first.sort();
+        first.into_iter().map(|(_, text)| text).collect()
+    }
+
+    /// The sentences but the first `skip` picked (those opening the answer), in the passage's
+    /// order, " " between neighbours and " … " where text was skipped. None when no sentence is
+    /// left.
+    pub fn text(&self, skip: usize) -> Option<String> {
+        let mut rest: Vec<(usize, &str)> = self.picked.iter().skip(skip).copied().collect();
+        rest.sort();
         let mut text = String::new();
-        let mut last = None;
-        for &(place, sentence) in self.sentences.iter().filter(|(place, _)| !without_lead || *place != self.lead.0) {
+        let mut last: Option<usize> = None;
+        for (place, sentence) in rest {
             if let Some(last) = last {
                 text.push_str(if last + 1 == place { " " } else { " … " });
             }
@@ -592,8 +609,8 @@ mod tests {
         let idf = |_: &str| 1.0;
         let q = quote("How do I add an item to the end of a list?", &sources, &idf, 0).unwrap();
         assert_eq!((q.source.n, q.lead()), (1, "The append method adds an item to the end of the list."));
-        assert_eq!(q.text(false).as_deref(), Some(q.lead()));
-        assert_eq!(q.text(true), None, "the lead alone opens the answer");
+        assert_eq!(q.text(0).as_deref(), Some(q.lead()));
+        assert_eq!(q.text(1), None, "the lead alone opens the answer");
         assert!(quote("zebra", &sources, &idf, 0).is_none());
         // The first passage's sentence wins unless a later one shares twice the question's words.
         assert_eq!(quote("Are tuples immutable sequences?", &sources, &idf, 0).unwrap().source.n, 2);
@@ -612,7 +629,7 @@ mod tests {
                     You add an item at the end of a list again and again. And a cut-off sentence about adding items to the end of a";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = |max| quote("How do I add an item to the end of a list?", &sources, &idf, max).unwrap().text(false).unwrap();
+        let q = |max| quote("How do I add an item to the end of a list?", &sources, &idf, max).unwrap().text(0).unwrap();
         // The lead is the sentence holding most of the question's words (the first of equals).
         assert_eq!(q(0), "The append method adds an item to the end of the list.");
         // The next best (four of the question's terms, and two in the sentence before) fits.
@@ -625,12 +642,19 @@ mod tests {
              Use extend to add several items at once, from any iterable. You add an item at the end of a list again and again."
         );
         assert!(q(300).starts_with("Lists hold objects of any type you like. The append method"), "then the rest, as they fit");
+        // The answer's opening: the lead and the next best sentences that fit, in the passage's
+        // order; the quote then shows the others.
+        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 230).unwrap();
+        assert_eq!(q.opening(0), ["The append method adds an item to the end of the list."]);
+        assert_eq!(q.opening(1000).len(), 3, "one of the four is left for the quote");
+        assert_eq!(q.opening(120), ["The append method adds an item to the end of the list.", "You add an item at the end of a list again and again."]);
+        assert_eq!(q.text(2).as_deref(), Some("Sets have no order at all, unlike sequences. Use extend to add several items at once, from any iterable."));
         // Without the lead, which opens the answer, its neighbours are no longer neighbours.
-        let folded = quote("How do I add an item to the end of a list?", &sources, &idf, 300).unwrap().text(true).unwrap();
+        let folded = quote("How do I add an item to the end of a list?", &sources, &idf, 300).unwrap().text(1).unwrap();
         assert!(folded.starts_with("Lists hold objects of any type you like. … Sets have no order"), "{folded}");
         // An indented example between two quoted sentences is skipped text too; a blank line is not.
         let sources = [source(1, "The append method adds an item to the end of the list.\n\n    x.append(3)\n\nYou add an item at the end of a list again and again.\n\nItems go on the end of a list with append as well.")];
-        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 400).unwrap().text(false).unwrap();
+        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 400).unwrap().text(0).unwrap();
         assert_eq!(q, "The append method adds an item to the end of the list. … You add an item at the end of a list again and again. Items go on the end of a list with append as well.");
     }
 
@@ -644,7 +668,7 @@ mod tests {
                     Other sequence types such as tuples support the same operations as well.";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = quote("Why does changing one row of my grid change every row?", &sources, &idf, 800).unwrap().text(false).unwrap();
+        let q = quote("Why does changing one row of my grid change every row?", &sources, &idf, 800).unwrap().text(0).unwrap();
         assert_eq!(
             q,
             "Changes to one row of a grid made with * show in every row of the grid. … \
@@ -661,7 +685,7 @@ mod tests {
                     A loop's else clause runs when no break occurs, like a try statement's else clause.";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = quote("When does the else clause of a loop run?", &sources, &idf, 400).unwrap().text(false).unwrap();
+        let q = quote("When does the else clause of a loop run?", &sources, &idf, 400).unwrap().text(0).unwrap();
         assert_eq!(
             q,
             "The else clause of a loop runs when the loop ends without a break statement. … \
