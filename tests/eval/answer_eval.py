@@ -13,7 +13,8 @@
 3. Figures (in-corpus questions count whether answered or not; an abstention states no fact):
    - key-fact recall: the share of key facts the shown answer states (the book quote excluded);
      also of the quote alone, and of what the student reads: the shown answer or the book's
-     quote the app shows above it (also above an answer withheld by the check);
+     quote the app shows above it (also above an answer withheld by the check), each judged on
+     its own, and the two judged as one text (quote, then answer: a fact split between them);
    - faithfulness: the share of sentences the judge finds supported, on the raw and the shown answer,
      and the number of answers whose shown text has an unsupported sentence;
    - citation precision: the share of answered questions whose citations include the gold section
@@ -102,6 +103,12 @@ def pairs_for(qa, answers, tag, facts_only=False):
         if r.get("quote"):
             for i, fact in enumerate(q["key_facts"]):
                 pairs.append({"id": f"{tag}:{q['id']}:quotefact:{i}", "kind": "fact", "text": r["quote"]["text"], "claim": fact})
+        # What the student reads as one text: the quote, then the shown answer below it (a fact
+        # split between the two is stated by neither alone).
+        read = [x for x in ((r.get("quote") or {}).get("text"), None if r["abstained"] else r["answer"]) if x]
+        if read:
+            for i, fact in enumerate(q["key_facts"]):
+                pairs.append({"id": f"{tag}:{q['id']}:readfact:{i}", "kind": "fact", "text": "\n\n".join(read), "claim": fact})
         if facts_only:
             continue
         sources = {s["n"]: s["text"] for s in r["sources"]}
@@ -118,6 +125,7 @@ def pairs_for(qa, answers, tag, facts_only=False):
 
 def figures(qa, ooc, answers, verdicts, tag):
     recall, recall_raw, recall_quote, recall_read, raw, shown, bad, cite_ok, answered = [], [], [], [], [], [], 0, 0, 0
+    recall_together = []
     for q in qa:
         r = answers[q["id"]]
         facts = [verdicts.get(f"{tag}:{q['id']}:fact:{i}") for i in range(len(q["key_facts"]))]
@@ -126,6 +134,8 @@ def figures(qa, ooc, answers, verdicts, tag):
             quoted = [verdicts.get(f"{tag}:{q['id']}:quotefact:{i}") for i in range(len(q["key_facts"]))]
             recall_quote.append(sum(1 for v in quoted if v) / len(q["key_facts"]))
             recall_read.append(sum(1 for a, b in zip(facts, quoted) if a or b) / len(q["key_facts"]))
+            together = [verdicts.get(f"{tag}:{q['id']}:readfact:{i}") for i in range(len(q["key_facts"]))]
+            recall_together.append(sum(1 for v in together if v) / len(q["key_facts"]))
             # The raw answer's facts (the same verdicts where it is the shown answer).
             same = r.get("raw_answer") and r["raw_answer"] == r.get("answer")
             raw_facts = facts if same else [verdicts.get(f"{tag}:{q['id']}:rawfact:{i}") for i in range(len(q["key_facts"]))]
@@ -152,6 +162,8 @@ def figures(qa, ooc, answers, verdicts, tag):
         # Of the book's quote shown above the answer, and of the two together (what is read).
         "key_fact_recall_quote": sum(recall_quote) / len(recall_quote) if recall_quote else None,
         "key_fact_recall_with_quote": sum(recall_read) / len(recall_read) if recall_read else None,
+        # Of the quote and the answer judged as one text, as the student reads them.
+        "key_fact_recall_read_together": sum(recall_together) / len(recall_together) if recall_together else None,
         "faithfulness_raw": sum(raw) / len(raw) if raw else None,
         "faithfulness_shown": sum(shown) / len(shown) if shown else None,
         "sentences_raw": len(raw),

@@ -53,9 +53,10 @@ pub struct AskConfig {
     /// default: on our English tuning half Qwen-0.5B's shown answers then state 0.30 of the key
     /// facts instead of 0.16 (withheld answers 14 → 1 of 52), and on the Bangla course, where
     /// the model wrote its worked example's answer instead, they show the book's sentences
-    /// (docs/EVALUATION.md, "The answer opens with the book's sentence"). On the shared dev set it
-    /// does not pay (what the student reads 0.453 → 0.377): a lead that is an example or an aside
-    /// leads the 0.5B away from the point; which sentence may open the answer is still open.
+    /// (docs/EVALUATION.md, "The answer opens with the book's sentence"). On the shared dev set the
+    /// single sentence did not pay (what the student reads 0.453 → 0.377: a lead that is an
+    /// example or an aside leads the 0.5B away from the point); with the opening of
+    /// [`Self::lead_chars`] the shown answer states 0.327 of its key facts (0.197 with one).
     pub lead: bool,
     /// Least cosine (calibrated, [`crate::embed::Calibration`]) between the question and the lead
     /// sentence for it to open the answer; a farther one is left out and the model writes the
