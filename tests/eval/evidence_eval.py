@@ -10,7 +10,7 @@ defaults (or the `--ask-arg` settings) and lists the passages the model would re
 reads nothing. Then, per key fact:
   - lexical: the share of the fact's content words (stop words out, first five letters of each)
     found in the passages; a fact counts as held at 0.75 or more (and the same in the book quote
-    shown above the answer, `facts_in_quote_lexical`; in the book's sentence that opens the
+    shown above the answer, `facts_in_quote_lexical`; in the book's sentences that open the
     answer, `facts_in_lead_lexical`; in either, `facts_in_lead_or_quote_lexical`);
   - with --judge: does a passage state the fact (`index-builder judge`, kind `fact`, the same
     question and threshold as answer_eval.py's key-fact recall; the judge reads the 400

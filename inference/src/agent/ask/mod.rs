@@ -379,19 +379,18 @@ impl AskRun {
         // The quote's lead opens the answer, cited as the model cites (the worked example's
         // "… [2]. "), so it goes on writing; not a question the book asks (an exercise answers
         // nothing), nor a sentence far from the question.
-        let mut led = false;
+        let mut opening = Vec::new();
         if let Some(q) = quoted.as_ref().filter(|q| self.settings.ask.lead && !q.lead().trim_end().ends_with('?')) {
-            led = near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead()).await?;
+            if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead()).await? {
+                // The lead and the quote's next best sentences while they fit, each cited.
+                opening = q.opening(self.settings.ask.lead_chars);
+            }
         }
-        // The opening: the lead, and the quote's next best sentences while they fit in
-        // `lead_chars`, each cited.
-        let opening = quoted.as_ref().filter(|_| led).map_or(Vec::new(), |q| q.opening(self.settings.ask.lead_chars));
-        let n = quoted.as_ref().map_or(0, |q| q.source.n);
-        let lead = (!opening.is_empty()).then(|| {
+        let lead = quoted.as_ref().filter(|_| !opening.is_empty()).map(|q| {
             let cited = opening.iter().map(|text| {
                 let text = text.trim_end();
                 let stop = if text.ends_with('।') { '।' } else { '.' };
-                format!("{} [{n}]{stop}", text.trim_end_matches(['.', ':', '।']))
+                format!("{} [{}]{stop}", text.trim_end_matches(['.', ':', '।']), q.source.n)
             });
             cited.collect::<Vec<_>>().join(" ")
         });
