@@ -90,6 +90,10 @@ pub struct Args {
     /// `AskConfig::lead_chars`; for tuning).
     #[arg(long)]
     lead_chars: Option<usize>,
+    /// Least share of the lead's weight on the question another passage's best sentence needs
+    /// to join the opening (default: the app's; `AskConfig::opening_others`; `inf`: never).
+    #[arg(long)]
+    opening_others: Option<f32>,
 }
 
 
@@ -210,6 +214,9 @@ pub fn run(a: Args) -> Result<()> {
     }
     if let Some(x) = a.lead_chars {
         settings.ask.lead_chars = x;
+    }
+    if let Some(x) = a.opening_others {
+        settings.ask.opening_others = x;
     }
     if a.min_score.is_some() || a.min_lexical.is_some() {
         let fitted = CheckRule::for_checker(session.parameters());

@@ -379,24 +379,25 @@ impl AskRun {
         // The quote's lead opens the answer, cited as the model cites (the worked example's
         // "… [2]. "), so it goes on writing; not a question the book asks (an exercise answers
         // nothing), nor a sentence far from the question.
-        let mut opening = Vec::new();
+        let mut opening = verify::Opening { sentences: Vec::new(), own: 0 };
         if let Some(q) = quoted.as_ref().filter(|q| self.settings.ask.lead && !q.lead().trim_end().ends_with('?')) {
             if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead()).await? {
-                // The lead and the quote's next best sentences while they fit, each cited.
-                opening = q.opening(self.settings.ask.lead_chars);
+                // The lead, the other passages' sentences as much on the question, and the
+                // quote's next best sentences while they fit, each cited.
+                opening = q.opening(self.settings.ask.lead_chars, self.settings.ask.opening_others);
             }
         }
-        let lead = quoted.as_ref().filter(|_| !opening.is_empty()).map(|q| {
-            let cited = opening.iter().map(|text| {
+        let lead = (!opening.sentences.is_empty()).then(|| {
+            let cited = opening.sentences.iter().map(|(n, text)| {
                 let text = text.trim_end();
                 let stop = if text.ends_with('।') { '।' } else { '.' };
-                format!("{} [{}]{stop}", text.trim_end_matches(['.', ':', '।']), q.source.n)
+                format!("{} [{n}]{stop}", text.trim_end_matches(['.', ':', '।']))
             });
             cited.collect::<Vec<_>>().join(" ")
         });
         // Above an answer its opening, the quote shows the book's other sentences.
         let quote = quoted.and_then(|q| {
-            let text = q.text(opening.len())?;
+            let text = q.text(opening.own)?;
             Some(Quote { n: q.source.n, section: q.source.section, heading_path: q.source.heading_path.clone(), text })
         });
         self.lead = match lead {

@@ -346,7 +346,9 @@ const FOLLOW_WEIGHT: f32 = 0.5;
 /// lower passage needs twice, three times the overlap). From that passage, its sentences on the
 /// question (their own weight plus [`FOLLOW_WEIGHT`] of the sentence before), best first, while
 /// the quote stays within `max_chars` (0: the best sentence alone), in the passage's order
-/// ([`Quoted::text`]). None when no sentence shares a content term with the question.
+/// ([`Quoted::text`]); and each other passage's sentence with most of the question's weight,
+/// which may join the answer's opening ([`Quoted::opening`]). None when no sentence shares a
+/// content term with the question.
 pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<Quoted<'a>> {
     /// A quotable whole sentence on the question: its place in the passage, its own weight, and
     /// that weight with the sentence before weighed in.
@@ -359,6 +361,8 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
     let q = terms(question);
     let overlap = |sentence: &str| question_weight(&q, sentence, idf);
     let mut best: Option<(f32, &Source, Vec<Candidate>)> = None;
+    // Each passage's sentence with most of the question's own weight.
+    let mut tops: Vec<(f32, &Source, &str)> = Vec::new();
     for (rank, s) in sources.iter().enumerate() {
         let prose = prose_sentences(&s.text);
         let own: Vec<f32> = prose.iter().map(|(_, x)| overlap(x)).collect();
@@ -370,7 +374,9 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
             .filter(|c| quotable(c.text) && ends_sentence(c.text) && c.weight > 0.0)
             .collect();
         // The passage is picked by its best sentence's own weight.
-        let top = candidates.iter().map(|c| c.own).fold(0.0, f32::max) / (1 + rank) as f32;
+        let Some(c) = candidates.iter().max_by(|a, b| a.own.total_cmp(&b.own).then(b.place.cmp(&a.place))) else { continue };
+        tops.push((c.own, s, c.text));
+        let top = c.own / (1 + rank) as f32;
         if top > 0.0 && best.as_ref().is_none_or(|(b, _, _)| top > *b) {
             best = Some((top, s, candidates));
         }
@@ -383,6 +389,7 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
         let lead = candidates.remove(lead);
         candidates.insert(0, lead);
     }
+    let lead_weight = candidates.first().map_or(0.0, |c| c.own);
     let mut picked: Vec<(usize, &str)> = Vec::new();
     let mut used = 0;
     for Candidate { place, text, .. } in candidates {
@@ -393,7 +400,27 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
         picked.push((place, text));
         used += n;
     }
-    (!picked.is_empty()).then_some(Quoted { source, picked })
+    if picked.is_empty() {
+        return None;
+    }
+    // The other passages' best sentences, as shares of the lead's weight, best first (a
+    // sentence the quote holds already, from an overlapping chunk, is not repeated).
+    let mut others: Vec<(f32, &Source, &str)> = tops
+        .into_iter()
+        .filter(|&(own, s, text)| s.n != source.n && own > 0.0 && !picked.iter().any(|&(_, p)| p == text))
+        .map(|(own, s, text)| (own / lead_weight, s, text))
+        .collect();
+    others.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.n.cmp(&b.1.n)));
+    Some(Quoted { source, picked, others })
+}
+
+/// The sentences that open an answer ([`Quoted::opening`]), each with the number of the passage
+/// it cites.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opening<'a> {
+    pub sentences: Vec<(usize, &'a str)>,
+    /// How many of them are the quote's own (they are left out of [`Quoted::text`]).
+    pub own: usize,
 }
 
 /// The book's sentences on a question ([`quote`]), from one passage.
@@ -403,6 +430,9 @@ pub struct Quoted<'a> {
     /// The sentences in the order they were picked (the lead first), each with its place among
     /// the passage's prose.
     picked: Vec<(usize, &'a str)>,
+    /// Each other passage's sentence with most of the question's weight, with that weight as
+    /// a share of the lead's, best first.
+    others: Vec<(f32, &'a Source, &'a str)>,
 }
 
 impl<'a> Quoted<'a> {
@@ -411,22 +441,35 @@ impl<'a> Quoted<'a> {
         self.picked[0].1
     }
 
-    /// The first sentences as picked (the lead, then the next best) while they fit in
-    /// `max_chars` (the lead always), in the passage's order: the answer's opening
-    /// ([`super::AskConfig::lead_chars`]). Of two or more sentences one is left for the quote
-    /// ([`Self::text`]), so the answer still shows the book's words linked to their section.
-    pub fn opening(&self, max_chars: usize) -> Vec<&'a str> {
-        let mut used = 0;
-        let mut first: Vec<(usize, &str)> = Vec::new();
-        for (k, &(place, text)) in self.picked.iter().enumerate() {
+    /// The answer's opening ([`super::AskConfig::lead_chars`]) within `max_chars` (the lead
+    /// always): the lead; then each other passage's best sentence holding at least `others`
+    /// of the lead's weight on the question, best first while it fits
+    /// ([`super::AskConfig::opening_others`]); then the quote's next best sentences while they
+    /// fit. The quote's own come first, in the passage's order, then the others'. Of two or
+    /// more quoted sentences one is left for the quote ([`Self::text`]), so the answer still
+    /// shows the book's words linked to their section.
+    pub fn opening(&self, max_chars: usize, others: f32) -> Opening<'a> {
+        let mut used = self.picked[0].1.chars().count();
+        let mut theirs = Vec::new();
+        for &(_, s, text) in self.others.iter().take_while(|(share, _, _)| *share >= others) {
+            let n = text.chars().count();
+            if used + n <= max_chars {
+                used += n;
+                theirs.push((s.n, text));
+            }
+        }
+        let mut first = vec![self.picked[0]];
+        for (k, &(place, text)) in self.picked.iter().enumerate().skip(1) {
             used += text.chars().count();
-            if k > 0 && (used > max_chars || k + 1 == self.picked.len()) {
+            if used > max_chars || k + 1 == self.picked.len() {
                 break;
             }
             first.push((place, text));
         }
         first.sort();
-        first.into_iter().map(|(_, text)| text).collect()
+        let own = first.len();
+        let sentences = first.into_iter().map(|(_, text)| (self.source.n, text)).chain(theirs).collect();
+        Opening { sentences, own }
     }
 
     /// The sentences but the first `skip` picked (those opening the answer), in the passage's
@@ -645,9 +688,10 @@ mod tests {
         // The answer's opening: the lead and the next best sentences that fit, in the passage's
         // order; the quote then shows the others.
         let q = quote("How do I add an item to the end of a list?", &sources, &idf, 230).unwrap();
-        assert_eq!(q.opening(0), ["The append method adds an item to the end of the list."]);
-        assert_eq!(q.opening(1000).len(), 3, "one of the four is left for the quote");
-        assert_eq!(q.opening(120), ["The append method adds an item to the end of the list.", "You add an item at the end of a list again and again."]);
+        let opening = |max| q.opening(max, f32::INFINITY).sentences.into_iter().map(|(n, text)| (assert_eq!(n, 1), text).1).collect::<Vec<_>>();
+        assert_eq!(opening(0), ["The append method adds an item to the end of the list."]);
+        assert_eq!(opening(1000).len(), 3, "one of the four is left for the quote");
+        assert_eq!(opening(120), ["The append method adds an item to the end of the list.", "You add an item at the end of a list again and again."]);
         assert_eq!(q.text(2).as_deref(), Some("Sets have no order at all, unlike sequences. Use extend to add several items at once, from any iterable."));
         // Without the lead, which opens the answer, its neighbours are no longer neighbours.
         let folded = quote("How do I add an item to the end of a list?", &sources, &idf, 300).unwrap().text(1).unwrap();
@@ -656,6 +700,29 @@ mod tests {
         let sources = [source(1, "The append method adds an item to the end of the list.\n\n    x.append(3)\n\nYou add an item at the end of a list again and again.\n\nItems go on the end of a list with append as well.")];
         let q = quote("How do I add an item to the end of a list?", &sources, &idf, 400).unwrap().text(0).unwrap();
         assert_eq!(q, "The append method adds an item to the end of the list. … You add an item at the end of a list again and again. Items go on the end of a list with append as well.");
+    }
+
+    #[test]
+    fn another_passages_sentence_as_much_on_the_question_joins_the_opening() {
+        let sources = [
+            source(1, "The append method adds an item to the end of a list. Lists are sequences of any objects you like."),
+            source(2, "Tuples are immutable sequences, unlike lists of items. The extend method adds each item of an iterable to the end of a list."),
+            source(3, "Dictionaries map keys to values, and a key may be any immutable object."),
+        ];
+        let idf = |_: &str| 1.0;
+        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 800).unwrap();
+        assert_eq!(q.source.n, 1);
+        let lead = "The append method adds an item to the end of a list.";
+        let extend = "The extend method adds each item of an iterable to the end of a list.";
+        // The second passage's best sentence holds as much of the question as the lead: it
+        // follows the quote's own sentences, cited [2]; the third passage's shares nothing.
+        let o = q.opening(200, 1.0);
+        assert_eq!(o.sentences, [(1, lead), (2, extend)]);
+        assert_eq!(o.own, 1, "the quote keeps its second sentence");
+        assert_eq!(q.text(o.own).as_deref(), Some("Lists are sequences of any objects you like."));
+        // Off, or when it does not fit, the opening is the quote's own.
+        assert_eq!(q.opening(200, f32::INFINITY).sentences, [(1, lead)]);
+        assert_eq!(q.opening(60, 1.0).sentences, [(1, lead)]);
     }
 
     #[test]
