@@ -11,7 +11,8 @@ reads nothing. Then, per key fact:
   - lexical: the share of the fact's content words (stop words out, first five letters of each)
     found in the passages; a fact counts as held at 0.75 or more (and the same in the book quote
     shown above the answer, `facts_in_quote_lexical`; in the book's sentences that open the
-    answer, `facts_in_lead_lexical`; in either, `facts_in_lead_or_quote_lexical`);
+    answer, `facts_in_lead_lexical`; in either, `facts_in_lead_or_quote_lexical`; openings
+    that cite the gold section, `leads_citing_gold`);
   - with --judge: does a passage state the fact (`index-builder judge`, kind `fact`, the same
     question and threshold as answer_eval.py's key-fact recall; the judge reads the 400
     characters of each passage nearest the fact); held when any passage does;
@@ -81,6 +82,10 @@ def main():
         quote = (r.get("quote") or {}).get("text")
         lead = r.get("lead")
         row["quote"], row["lead"] = quote, lead
+        # Does the opening cite the gold section (its `[n]` markers, 1-based into the sources)?
+        sources = r.get("sources", [])
+        cited = {int(n) for n in re.findall(r"\[(\d+)\]", lead or "") if 0 < int(n) <= len(sources)}
+        row["lead_cites_gold"] = any(is_hit(sources[n - 1], q) for n in cited)
         for k, fact in enumerate(q["key_facts"]):
             row["facts"].append({"fact": fact, "lexical": lexical(fact, texts), "quote_lexical": lexical(fact, [quote] if quote else []),
                                  "lead_lexical": lexical(fact, [lead] if lead else []),
@@ -108,6 +113,7 @@ def main():
         "facts_in_lead_lexical": round(sum(f["lead_lexical"] >= 0.75 for f in facts) / max(1, len(facts)), 3),
         "facts_in_lead_or_quote_lexical": round(sum(f["read_lexical"] >= 0.75 for f in facts) / max(1, len(facts)), 3),
         "leads": sum(r["lead"] is not None for r in rows),
+        "leads_citing_gold": sum(r["lead_cites_gold"] for r in rows),
         "median_quote_chars_all": statistics.median(len(r["quote"] or "") for r in rows) if rows else 0,
         "gold_in_passages": sum(r["gold_in_passages"] for r in rows),
         "median_passage_chars": statistics.median(r["passage_chars"] for r in answered) if answered else 0,
