@@ -14,9 +14,9 @@
 //!    answer the question ([`sufficiency`], [`AskEvent::Sufficiency`]; a few more tokens): a
 //!    "no" is [`AbstainReason::Sufficiency`]. A question the gate doubted (few of its words in
 //!    the book, [`crate::retrieve::Retrieval::uncertain`]) is answered only on a sure "yes";
-//! 3. the answer streams: its opening, the book's sentence that best answers the question
-//!    ([`AskConfig::lead`], [`AskEvent::Lead`]), at once, then the model's text after it
-//!    ([`AskEvent::Token`]);
+//! 3. the answer streams: its opening, the book's sentences that best answer the question
+//!    ([`AskConfig::lead`], [`verify::Quoted::opening`], [`AskEvent::Lead`]), at once, then
+//!    the model's text after it ([`AskEvent::Token`]);
 //! 4. every sentence (and code block) is checked against the passage it cites, or, uncited,
 //!    against the passage that holds most of its words: the model's yes/no judgement of that
 //!    passage's nearest sentences and lexical support together ([`VerifyConfig::supported`]).
