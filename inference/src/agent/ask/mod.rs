@@ -379,7 +379,7 @@ impl AskRun {
         // The quote's lead opens the answer, cited as the model cites (the worked example's
         // "… [2]. "), so it goes on writing; not a question the book asks (an exercise answers
         // nothing), nor a sentence far from the question.
-        let mut opening = verify::Opening { sentences: Vec::new(), own: 0 };
+        let mut opening = verify::Opening::default();
         if let Some(q) = quoted.as_ref().filter(|q| self.settings.ask.lead && !q.lead().trim_end().ends_with('?')) {
             if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead()).await? {
                 // The lead, the other passages' sentences as much on the question, and the

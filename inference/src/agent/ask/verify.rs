@@ -358,6 +358,10 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
         weight: f32,
         text: &'t str,
     }
+    /// Orders by the question's own weight, the earlier of equals greater.
+    fn by_own(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+        a.own.total_cmp(&b.own).then(b.place.cmp(&a.place))
+    }
     let q = terms(question);
     let overlap = |sentence: &str| question_weight(&q, sentence, idf);
     let mut best: Option<(f32, &Source, Vec<Candidate>)> = None;
@@ -374,7 +378,7 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
             .filter(|c| quotable(c.text) && ends_sentence(c.text) && c.weight > 0.0)
             .collect();
         // The passage is picked by its best sentence's own weight.
-        let Some(c) = candidates.iter().max_by(|a, b| a.own.total_cmp(&b.own).then(b.place.cmp(&a.place))) else { continue };
+        let Some(c) = candidates.iter().max_by(|a, b| by_own(a, b)) else { continue };
         tops.push((c.own, s, c.text));
         let top = c.own / (1 + rank) as f32;
         if top > 0.0 && best.as_ref().is_none_or(|(b, _, _)| top > *b) {
@@ -385,11 +389,11 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
     // The sentence with most of the question's own weight first, then the rest by weight with
     // the sentence before weighed in (the earlier of equals), as many as fit.
     candidates.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.place.cmp(&b.place)));
-    if let Some(lead) = candidates.iter().enumerate().max_by(|(_, a), (_, b)| a.own.total_cmp(&b.own).then(b.place.cmp(&a.place))).map(|(i, _)| i) {
-        let lead = candidates.remove(lead);
-        candidates.insert(0, lead);
-    }
-    let lead_weight = candidates.first().map_or(0.0, |c| c.own);
+    // (A passage is picked only with a candidate, so there is a lead.)
+    let lead = candidates.iter().enumerate().max_by(|(_, a), (_, b)| by_own(a, b)).map(|(i, _)| i)?;
+    let lead = candidates.remove(lead);
+    let lead_weight = lead.own;
+    candidates.insert(0, lead);
     let mut picked: Vec<(usize, &str)> = Vec::new();
     let mut used = 0;
     for Candidate { place, text, .. } in candidates {
@@ -399,9 +403,6 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
         }
         picked.push((place, text));
         used += n;
-    }
-    if picked.is_empty() {
-        return None;
     }
     // The other passages' best sentences, as shares of the lead's weight, best first (a
     // sentence the quote holds already, from an overlapping chunk, is not repeated).
@@ -416,7 +417,7 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
 
 /// The sentences that open an answer ([`Quoted::opening`]), each with the number of the passage
 /// it cites.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Opening<'a> {
     pub sentences: Vec<(usize, &'a str)>,
     /// How many of them are the quote's own (they are left out of [`Quoted::text`]).
