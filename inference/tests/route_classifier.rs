@@ -1,6 +1,6 @@
-//! The shipped router classifier is what training on the labelled bank with the real
-//! multilingual-e5-small gives (so nobody can edit the weights by hand), and it routes a few
-//! plain messages of each kind (written here, not from any evaluation set).
+//! The shipped router classifiers are what training on the labelled bank with the real
+//! multilingual-e5-small and all-MiniLM-L6-v2 gives (so nobody can edit the weights by hand), and
+//! they route a few plain messages of each kind (written here, not from any evaluation set).
 
 mod common;
 
@@ -10,34 +10,38 @@ use inference::embed::Role;
 
 #[test]
 fn shipped_weights_are_reproduced_by_training() {
-    let enc = common::e5_encoder();
-    let shipped = Classifier::for_encoder(enc.id()).expect("a classifier is shipped for multilingual-e5-small");
     let bank = bank();
     let texts: Vec<&str> = bank.iter().map(|(t, _)| t.as_str()).collect();
-    let vectors = enc.embed_many(&texts, Role::Query, 16, |_| {}).unwrap();
     let labels: Vec<Label> = bank.iter().map(|(_, l)| *l).collect();
-    let trained = Classifier::train(&vectors, &labels, enc.id(), &TrainConfig::default());
-    assert_eq!(trained.labels, shipped.labels);
-    // The encoder's vectors round differently on CPUs whose kernels differ (AVX-512 against
-    // AVX2: 0.0069 at most, on weights up to 1.12, from an AMD Zen 2 against the Intel host that
-    // trained them), so the weights are compared to 0.02 and, exactly, what they decide: the
-    // label of every message of the bank.
-    let diff = trained.weights.iter().zip(&shipped.weights).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
-    let fix = "run `index-builder route-train --out inference/src/agent/route/router-e5.json`";
-    assert!(diff < 0.02, "retrained weights differ from the shipped ones by {diff}: {fix}");
-    let top = |c: &Classifier, v: &[f32]| c.log_probs(v).into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
-    for ((text, _), v) in bank.iter().zip(&vectors) {
-        assert_eq!(top(&trained, v), top(&shipped, v), "retrained and shipped weights route {text:?} differently: {fix}");
-    }
+    for (enc, file) in [(common::e5_encoder(), "e5"), (common::encoder(), "minilm")] {
+        let shipped = Classifier::for_encoder(enc.id()).unwrap_or_else(|| panic!("a classifier is shipped for {}", enc.id().name));
+        let vectors = enc.embed_many(&texts, Role::Query, 16, |_| {}).unwrap();
+        let trained = Classifier::train(&vectors, &labels, enc.id(), &TrainConfig::for_encoder(enc.id()));
+        assert_eq!((&trained.labels, &trained.config), (&shipped.labels, &shipped.config));
+        // The encoder's vectors round differently on CPUs whose kernels differ (AVX-512 against
+        // AVX2: 0.0069 at most, on weights up to 1.12, from an AMD Zen 2 against the Intel host
+        // that trained them), so the weights are compared to 0.02 and, exactly, what they
+        // decide: the label of every message of the bank.
+        let diff = trained.weights.iter().zip(&shipped.weights).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        let fix = format!("run `index-builder route-train --encoder {} --out inference/src/agent/route/router-{file}.json`", if file == "e5" { "e5-small" } else { file });
+        assert!(diff < 0.02, "retrained weights differ from the shipped ones by {diff}: {fix}");
+        let top = |c: &Classifier, v: &[f32]| c.log_probs(v).into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap().0;
+        for ((text, _), v) in bank.iter().zip(&vectors) {
+            assert_eq!(top(&trained, v), top(&shipped, v), "retrained and shipped weights route {text:?} differently: {fix}");
+        }
 
-    let best = |text: &str| top(&shipped, &enc.embed(&[text], Role::Query).unwrap().remove(0));
-    // "What does the print function do in Python?" goes to `code` (-0.34 vs -1.25 for
-    // conceptual) since routing_train3 joined the bank: a known conceptual/code confusion
-    // (docs/EVALUATION.md "Router"); both go to the course, and the learner can switch.
-    assert_eq!(best("How does a for loop work?"), Label::Conceptual);
-    assert_eq!(best("Which film won the most awards this year?"), Label::OffTopic);
-    assert_eq!(best("Give me five practice questions on photosynthesis"), Label::Quiz);
-    assert_eq!(best("কেমন আছ বন্ধু?"), Label::Greeting);
+        let best = |text: &str| top(shipped, &enc.embed(&[text], Role::Query).unwrap().remove(0));
+        // "What does the print function do in Python?" goes to `code` (-0.34 vs -1.25 for
+        // conceptual) with e5 since routing_train3 joined the bank: a known conceptual/code
+        // confusion (docs/EVALUATION.md "Router"); both go to the course, and the learner can
+        // switch.
+        assert_eq!(best("How does a for loop work?"), Label::Conceptual, "{file}");
+        assert_eq!(best("Which film won the most awards this year?"), Label::OffTopic, "{file}");
+        assert_eq!(best("Give me five practice questions on photosynthesis"), Label::Quiz, "{file}");
+        if file == "e5" {
+            assert_eq!(best("কেমন আছ বন্ধু?"), Label::Greeting);
+        }
+    }
 }
 
 /// A harmful request after a course question: the whole message reads as the question, its
@@ -87,11 +91,44 @@ fn a_harmful_sentence_after_a_course_question_is_refused() {
     let routed_harm = |text: &str| {
         use inference::agent::route::classify::{Lexical, combined};
         let v = enc.embed(&[text], Role::Query).unwrap().remove(0);
-        lead(combined(&classifier.log_probs(&v), &Lexical::shipped().log_probs(text), cfg.lexical_weight))
+        lead(combined(&classifier.log_probs(&v), &Lexical::shipped().log_probs(text), classifier.config.lexical_weight))
     };
     for text in ["how do i say sorry to my best friend after we fought yesterday", "আমার ছোট ভাই সারাদিন মোবাইলে গেম খেলে, কীভাবে থামাব?"] {
         assert!((0.0..least).contains(&routed_harm(text)), "{text}: harmful leads by {}", routed_harm(text));
         let r = now(route(&mut env, text, None, &cfg)).unwrap();
         assert_eq!(r.label, Label::OffTopic, "{text}: {:?}", r.scores);
     }
+}
+
+/// A course built with all-MiniLM-L6-v2 (the default for English courses) is routed by its own
+/// classifier: the chat model reads nothing — no router prefix ahead, no label scoring — also for
+/// a Bangla message, whose letters MiniLM barely reads.
+#[test]
+fn a_minilm_course_is_routed_without_the_chat_model() {
+    use inference::agent::route::{DecidedBy, RouteConfig, RouteEnv, model_prefix, route};
+    use inference::bundle::CourseInfo;
+    use inference::corpus::{Block, BlockKind, Document};
+    use inference::llm::{LoadOptions, Session, now};
+
+    let enc = common::encoder();
+    let docs = vec![Document {
+        file: "loops.md".into(),
+        blocks: vec![Block::new(BlockKind::Heading(1), "Loops", 1), Block::new(BlockKind::Paragraph, "A for loop repeats its body for each item.", 2)],
+    }];
+    let course = CourseInfo { subjects: vec!["introductory Python programming".into()], lang: None };
+    let bundle = common::lexical_bundle("Loops", &docs, course);
+    let bytes = common::model_bytes("SmolLM2-135M-Instruct.Q4_1.gguf").expect("the test model");
+    let mut session = Session::load(std::sync::Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).unwrap();
+    let cfg = RouteConfig::default();
+    assert!(model_prefix(&bundle, Some(&enc), &session, &cfg).unwrap().is_none(), "no router prefix to read ahead");
+    assert!(!enc.can_read("লুপ নিয়ে আমাকে পাঁচটা প্রশ্ন দাও"));
+    let mut env = RouteEnv { bundle: &bundle, encoder: Some(&enc), session: &mut session };
+    let r = now(route(&mut env, "How does a for loop work?", None, &cfg)).unwrap();
+    assert_eq!((r.label, r.decided_by), (Label::Conceptual, DecidedBy::Model), "{:?}", r.scores);
+    let r = now(route(&mut env, "Which film won the most awards this year?", None, &cfg)).unwrap();
+    assert_eq!(r.label, Label::OffTopic);
+    // Not caught by a rule, and read by the classifier rather than sent to the chat model.
+    let r = now(route(&mut env, "সালোকসংশ্লেষণে সূর্যের আলো কেন লাগে?", None, &cfg)).unwrap();
+    assert_eq!((r.label, r.decided_by), (Label::Conceptual, DecidedBy::Model), "{:?}", r.scores);
+    assert_eq!(session.evaluated(), 0, "the chat model read nothing");
 }

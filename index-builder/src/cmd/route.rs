@@ -50,7 +50,8 @@ pub struct Args {
     /// for tuning).
     #[arg(long, allow_hyphen_values = true)]
     harmful_unnamed: Option<f64>,
-    /// The weight of the classifier's naive Bayes part (default: the app's; for tuning).
+    /// The weight of the classifier's naive Bayes part (default: the one the classifier was
+    /// trained with; for tuning).
     #[arg(long)]
     lexical_weight: Option<f64>,
     /// Score labels with the chat model even where a learned classifier exists for the
@@ -95,7 +96,7 @@ pub fn run(a: Args) -> Result<()> {
         m.harmful_unnamed = a.harmful_unnamed.or(m.harmful_unnamed);
     }
     cfg.use_classifier = !a.no_classifier;
-    cfg.lexical_weight = a.lexical_weight.unwrap_or(cfg.lexical_weight);
+    cfg.lexical_weight = a.lexical_weight.or(cfg.lexical_weight);
 
     let lines: Vec<Result<Line, String>> = match (&a.text, &a.queries) {
         (Some(t), None) => vec![Ok(Line { id: serde_json::Value::from(1), text: t.clone(), followup: None })],
@@ -197,7 +198,8 @@ pub struct TrainArgs {
     /// Encoder (`e5-small`, `minilm`, a folder or file).
     #[arg(long, default_value = "e5-small")]
     encoder: String,
-    /// Where to write the classifier (JSON); the crate ships inference/src/agent/route/router-e5.json.
+    /// Where to write the classifier (JSON); the crate ships inference/src/agent/route/router-e5.json
+    /// and router-minilm.json.
     /// With `--cv K`: where to write the out-of-fold log-probabilities (JSONL).
     #[arg(long)]
     out: PathBuf,
@@ -215,21 +217,28 @@ pub struct TrainArgs {
     l2: Option<f32>,
     #[arg(long)]
     steps: Option<usize>,
-    /// The naive Bayes part's weight in the `--cv` scores (default: the app's).
+    /// The naive Bayes part's weight (default: the encoder's, `TrainConfig::for_encoder`); kept in
+    /// the classifier, and used for the `--cv` scores.
     #[arg(long)]
     lexical_weight: Option<f64>,
 }
 
 pub fn train(a: TrainArgs) -> Result<()> {
-    use inference::agent::route::classify::{Classifier, LEXICAL_WEIGHT, Lexical, TrainConfig, bank, combined};
+    use inference::agent::route::classify::{Classifier, Lexical, TrainConfig, bank, combined};
     let encoder = crate::encoder::load(&crate::encoder::resolve(&a.encoder, None))?;
     let bank = bank();
     let texts: Vec<&str> = bank.iter().map(|(t, _)| t.as_str()).collect();
     let t0 = Instant::now();
     let vectors = encoder.embed_many(&texts, inference::embed::Role::Query, 16, |_| {})?;
     let labels: Vec<Label> = bank.iter().map(|(_, l)| *l).collect();
-    let defaults = TrainConfig::default();
-    let config = TrainConfig { scale: a.scale.unwrap_or(defaults.scale), l2: a.l2.unwrap_or(defaults.l2), steps: a.steps.unwrap_or(defaults.steps), ..defaults };
+    let defaults = TrainConfig::for_encoder(encoder.id());
+    let config = TrainConfig {
+        scale: a.scale.unwrap_or(defaults.scale),
+        l2: a.l2.unwrap_or(defaults.l2),
+        steps: a.steps.unwrap_or(defaults.steps),
+        lexical_weight: a.lexical_weight.unwrap_or(defaults.lexical_weight),
+        ..defaults
+    };
     if let Some(k) = a.cv {
         if k < 2 {
             bail!("--cv needs at least 2 folds");
@@ -248,7 +257,7 @@ pub fn train(a: TrainArgs) -> Result<()> {
             let ys: Vec<Label> = train.iter().map(|&i| labels[i]).collect();
             let c = Classifier::train(&xs, &ys, encoder.id(), &config);
             let lexical = Lexical::train(train.iter().map(|&i| (texts[i], labels[i])));
-            let weight = a.lexical_weight.unwrap_or(LEXICAL_WEIGHT);
+            let weight = config.lexical_weight;
             let score = |v: &[f32], text: &str| named(combined(&c.log_probs(v), &lexical.log_probs(text), weight));
             for i in (fold..bank.len()).step_by(k) {
                 let pieces: Vec<_> = piece_vectors[i].iter().zip(&pieces[i]).map(|(v, t)| score(v, t)).collect();

@@ -1,12 +1,14 @@
-//! A learned router: softmax regression over a multilingual encoder's message vectors, trained on
+//! A learned router: softmax regression over the course encoder's message vectors, trained on
 //! labelled messages (our own routing sets `routing.jsonl`, `routing_more.jsonl`,
 //! `routing_train3.jsonl` … `routing_train6.jsonl`, 1,308 messages in English, Bangla and mixed;
 //! never the shared dev set or the blind sets).
 //!
 //! The 0.5B chat model's label scores carry almost no signal about these classes
-//! (docs/EVALUATION.md "Router"); an encoder that reads Bengali separates them well. The weights
-//! depend only on the encoder and the labelled messages, not on a course, so they are trained
-//! once per encoder (`index-builder route-train`) and shipped in the crate
+//! (docs/EVALUATION.md "Router"); an encoder's vectors separate them well — multilingual-e5-small
+//! best, all-MiniLM-L6-v2 nearly as well in English (and, with the naive Bayes below, better than
+//! the chat model in Bangla, whose letters it barely reads). The weights depend only on the
+//! encoder and the labelled messages, not on a course, so they are trained once per encoder
+//! (`index-builder route-train --encoder e5-small|minilm`) and shipped in the crate
 //! (`router-<encoder>.json`); [`Classifier::for_encoder`] picks the one made with the bundle's
 //! encoder (same sha256), and a test checks that training again gives the same weights. Next to
 //! it, a naive Bayes over the message's spelling ([`Lexical`], counted from the same messages
@@ -29,7 +31,7 @@ const BANK: [&str; 6] = [
 ];
 
 /// The shipped classifiers, one per encoder.
-const SHIPPED: [&str; 1] = [include_str!("router-e5.json")];
+const SHIPPED: [&str; 2] = [include_str!("router-e5.json"), include_str!("router-minilm.json")];
 
 /// Labelled messages for training: `(text, label)`.
 pub fn bank() -> Vec<(String, Label)> {
@@ -47,7 +49,8 @@ pub fn bank() -> Vec<(String, Label)> {
         .collect()
 }
 
-/// How the classifier is trained (chosen by 5-fold cross-validation on the bank; EVALUATION.md).
+/// How the classifier is trained and combined with [`Lexical`] (chosen by 5-fold
+/// cross-validation on the bank, per encoder; EVALUATION.md "Router").
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrainConfig {
     /// Vectors are multiplied by this before the linear layer (unit vectors are small).
@@ -56,11 +59,28 @@ pub struct TrainConfig {
     pub l2: f32,
     pub steps: usize,
     pub learning_rate: f32,
+    /// The weight of [`Lexical`]'s log-probabilities against the softmax's ([`combined`]).
+    #[serde(default = "default_lexical_weight")]
+    pub lexical_weight: f64,
+}
+
+fn default_lexical_weight() -> f64 {
+    LEXICAL_WEIGHT
 }
 
 impl Default for TrainConfig {
     fn default() -> Self {
-        TrainConfig { scale: 10.0, l2: 1e-4, steps: 1000, learning_rate: 0.5 }
+        TrainConfig { scale: 10.0, l2: 1e-4, steps: 1000, learning_rate: 0.5, lexical_weight: LEXICAL_WEIGHT }
+    }
+}
+
+impl TrainConfig {
+    /// The settings for an encoder: multilingual-e5-small's are the defaults; with any other
+    /// (all-MiniLM-L6-v2) the naive Bayes weighs twice as much, since the vectors read less
+    /// (5-fold CV on the bank with MiniLM: accuracy 0.889 → 0.895, harmful 349 → 352 of 357,
+    /// others refused 29 → 29 of 951; scales 5–40 and L2 1e-3 were no better).
+    pub fn for_encoder(id: &EncoderId) -> TrainConfig {
+        if id.name == crate::embed::E5_NAME { TrainConfig::default() } else { TrainConfig { lexical_weight: 0.1, ..TrainConfig::default() } }
     }
 }
 
@@ -134,7 +154,8 @@ impl Classifier {
 
 /// Naive Bayes over a message's character 3–5-grams and words (each counted once per message),
 /// counted from labelled messages. It reads spelling — romanised Bangla, slang, a program's
-/// shape — that one e5 vector blurs; its log-probabilities, times [`LEXICAL_WEIGHT`], are added
+/// shape — that one sentence vector blurs; its log-probabilities, times
+/// [`TrainConfig::lexical_weight`], are added
 /// to the softmax's ([`combined`]). Counting takes milliseconds, so the shipped one is counted
 /// from [`bank`] on first use ([`Lexical::shipped`]) and needs no weights file.
 #[derive(Clone, Debug)]
@@ -153,8 +174,9 @@ const ALPHA: f64 = 0.5;
 /// The number of labels ([`Label::ALL`]).
 const LABELS: usize = Label::ALL.len();
 
-/// The weight of [`Lexical`]'s log-probabilities against the softmax's (5-fold CV on the bank,
-/// `tests/eval/route_cv.py`; docs/EVALUATION.md "Router").
+/// The weight of [`Lexical`]'s log-probabilities against multilingual-e5-small's softmax (5-fold
+/// CV on the bank, `tests/eval/route_cv.py`; docs/EVALUATION.md "Router"); per encoder in
+/// [`TrainConfig::for_encoder`].
 pub const LEXICAL_WEIGHT: f64 = 0.05;
 
 impl Lexical {

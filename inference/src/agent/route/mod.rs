@@ -10,9 +10,9 @@
 //!    the other rules ("write a python script that steals a password" is a program request too)
 //!    — for a message that names nothing harmful ([`rules::names_harm`]: "how do I tell my
 //!    crush …") only when very sure ([`Margins::harmful_unnamed`]).
-//! 3. Otherwise, when the course's encoder reads the message and a [`classify::Classifier`] was
-//!    trained for it (multilingual-e5-small), the learned classifier gives each label a
-//!    log-probability; without one, the course's model scores each label after the router's own
+//! 3. Otherwise, when a [`classify::Classifier`] was trained for the course's encoder
+//!    (multilingual-e5-small; all-MiniLM-L6-v2, the default for English courses), the learned
+//!    classifier gives each label a log-probability; without one, the course's model scores each label after the router's own
 //!    kept prefix ([`PREFIX`]: the instruction, the course's subjects and a few examples written
 //!    for it), length-normalised. Either way `off_topic`, `harmful` and `ambiguous` must beat the
 //!    best course label by a margin ("when unsure, the course"; "never invent ambiguity"), and a
@@ -172,8 +172,9 @@ pub struct RouteConfig {
     pub classifier: Margins,
     /// Use the learned classifier where one exists for the course's encoder.
     pub use_classifier: bool,
-    /// The weight of the classifier's naive Bayes part ([`classify::Lexical`]).
-    pub lexical_weight: f64,
+    /// The weight of the classifier's naive Bayes part ([`classify::Lexical`]); `None`: the
+    /// one the classifier was trained with ([`classify::TrainConfig::lexical_weight`]).
+    pub lexical_weight: Option<f64>,
     /// Options offered with a clarifying question.
     pub options: usize,
     pub retrieval: RetrievalConfig,
@@ -199,7 +200,7 @@ impl Default for RouteConfig {
             // docs/EVALUATION.md "Router".
             classifier: Margins { off_topic: 0.0, ambiguous: 0.0, harmful: 0.0, harmful_first: 0.0, harmful_sentence: 1.0, harmful_unnamed: Some(6.0) },
             use_classifier: true,
-            lexical_weight: classify::LEXICAL_WEIGHT,
+            lexical_weight: None,
             options: 3,
             retrieval: RetrievalConfig::default(),
         }
@@ -369,15 +370,23 @@ impl Classified {
     }
 }
 
-/// The learned classifier's reading of `text`, when the course's encoder has one and reads it: the
-/// softmax over its e5 vector combined with the naive Bayes over its spelling.
+/// The learned classifier's reading of `text`, when the course's encoder has one: the softmax over
+/// its vector combined with the naive Bayes over its spelling. A message in a script the encoder
+/// barely reads (Bangla for MiniLM) is classified too: the classifier was trained on such
+/// vectors of the bank's Bangla messages, and with the naive Bayes they route better than the
+/// chat model (docs/EVALUATION.md "Router", v8).
 async fn classified(env: &RouteEnv<'_>, text: &str, cfg: &RouteConfig) -> Result<Option<Classified>, RouteError> {
     let Some((encoder, classifier)) = classifier(env.encoder) else { return Ok(None) };
     let unreadable = |e: &dyn std::fmt::Display| RouteError::BadInput(format!("the message could not be read: {e}"));
-    let Some(v) = crate::agent::ask::query_vector(Some(encoder), text).await.map_err(|e| unreadable(&e))? else { return Ok(None) };
+    // Through `query_vector` when the encoder reads the message, so retrieval reuses the vector.
+    let v = match crate::agent::ask::query_vector(Some(encoder), text).await.map_err(|e| unreadable(&e))? {
+        Some(v) => v,
+        None => encoder.embed(&[text], crate::embed::Role::Query).map_err(|e| unreadable(&e))?.remove(0),
+    };
     let lexical = classify::Lexical::shipped();
-    let scores = |v: &[f32], text: &str| classify::combined(&classifier.log_probs(v), &lexical.log_probs(text), cfg.lexical_weight);
-    let pieces: Vec<&str> = classify::pieces(text).into_iter().filter(|p| encoder.can_read(p)).collect();
+    let weight = cfg.lexical_weight.unwrap_or(classifier.config.lexical_weight);
+    let scores = |v: &[f32], text: &str| classify::combined(&classifier.log_probs(v), &lexical.log_probs(text), weight);
+    let pieces = classify::pieces(text);
     let sentences = if pieces.len() < 2 {
         Vec::new()
     } else {
