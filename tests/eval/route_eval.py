@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Routing quality: every message of a set through `index-builder route --json` (the app's router).
 
-    python3 tests/eval/route_eval.py --bundle demo.bundle --model M.gguf [--set dev|blind|blind2|blind3|blind4|blind5|blind6|blind7|blind8|FILE.jsonl|own[-tuning|-heldout]|own2[-tuning|-heldout]] [--out F.jsonl]
+    python3 tests/eval/route_eval.py --bundle demo.bundle --model M.gguf [--set dev|blind|blind2|…|blind9|FILE.jsonl|own[-tuning|-heldout]|own2[-tuning|-heldout]|ask-SET] [--out F.jsonl]
 
 The bundle is the demo course built with its subjects (scripts/demo.sh: "introductory Python
 programming", "school science (Class 8)"). Figures: accuracy, per-class precision and recall, the
@@ -9,8 +9,12 @@ confusion table (rows: gold, columns: routed), harmful recall (must be 1.0), ove
 (clear course messages — gold conceptual, quiz or code — sent to a clarifying question; target 0),
 the share decided by rules, and the median time per routing. Our own sets (`own`: routing.jsonl,
 `own2`: routing_more.jsonl) split by id: odd ids tune, even ids are held out
-(tests/eval/data/own/README.md); `blind`, `blind2`, `blind3`, `blind4`, `blind5`, `blind6`, `blind7` and `blind8` (routing_blind*.jsonl) are held out whole, and the
-shared dev set is never tuned on.
+(tests/eval/data/own/README.md); `blind`, `blind2`, … `blind9` (routing_blind*.jsonl) are held out whole, and the
+shared dev set is never tuned on. `ask-SET` routes the questions of one of retrieval_eval.py's
+sets (`ask-dev`, `ask-own-tuning`, `ask-own-heldout`, `ask-bn-tuning`, `ask-bn-heldout`, …),
+the questions the book answers, each labelled conceptual: real course questions, longer and
+more technical than the routing sets' messages, that must reach Ask (route them over the bundle
+of their course: the Python docs, or the demo course for Bangla).
 """
 import argparse
 import json
@@ -20,7 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from answer_eval import number, run_jsonl  # noqa: E402
-from retrieval_eval import load_jsonl  # noqa: E402
+from retrieval_eval import load_jsonl, load_set as load_qa_set  # noqa: E402
 
 LABELS = ["greeting", "harmful", "off_topic", "ambiguous", "conceptual", "quiz", "code"]
 
@@ -28,15 +32,21 @@ LABELS = ["greeting", "harmful", "off_topic", "ambiguous", "conceptual", "quiz",
 def load_set(name, data):
     if name.endswith(".jsonl"):
         return load_jsonl(name)
+    if name.startswith("ask-"):
+        # Ask's question sets (retrieval_eval.py's names): every question the book answers is
+        # for Ask, so each is labelled conceptual (their out-of-course ones are left out: some
+        # are off-topic, others Python questions the book does not cover).
+        inside, _ = load_qa_set(name[len("ask-"):], os.path.join(data, "dev"))
+        return [{"id": q["id"], "text": q["question"], "label": "conceptual", "lang": q.get("lang", "en")} for q in inside]
     if name == "dev":
         return load_jsonl(os.path.join(data, "dev", "routing.jsonl"))
-    whole = {"blind": "routing_blind.jsonl", "blind2": "routing_blind2.jsonl", "blind3": "routing_blind3.jsonl", "blind4": "routing_blind4.jsonl", "blind5": "routing_blind5.jsonl", "blind6": "routing_blind6.jsonl", "blind7": "routing_blind7.jsonl", "blind8": "routing_blind8.jsonl"}
+    whole = {"blind": "routing_blind.jsonl", "blind2": "routing_blind2.jsonl", "blind3": "routing_blind3.jsonl", "blind4": "routing_blind4.jsonl", "blind5": "routing_blind5.jsonl", "blind6": "routing_blind6.jsonl", "blind7": "routing_blind7.jsonl", "blind8": "routing_blind8.jsonl", "blind9": "routing_blind9.jsonl"}
     if name in whole:
         return load_jsonl(os.path.join(data, "own", whole[name]))
     base, _, part = name.partition("-")
     files = {"own": "routing.jsonl", "own2": "routing_more.jsonl"}
     if base not in files or part not in ("", "tuning", "heldout"):
-        sys.exit(f"unknown set {name}; use dev, blind, blind2, blind3, blind4, blind5, blind6, blind7, blind8, FILE.jsonl, or own / own2 with -tuning or -heldout (or neither: all)")
+        sys.exit(f"unknown set {name}; use dev, blind, blind2, … blind9, FILE.jsonl, ask-SET, or own / own2 with -tuning or -heldout (or neither: all)")
     rows = load_jsonl(os.path.join(data, "own", files[base]))
     if not part:
         return rows

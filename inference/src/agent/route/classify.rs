@@ -1,7 +1,8 @@
 //! A learned router: softmax regression over the course encoder's message vectors, trained on
 //! labelled messages (our own routing sets `routing.jsonl`, `routing_more.jsonl`,
-//! `routing_train3.jsonl` … `routing_train6.jsonl`, 1,308 messages in English, Bangla and mixed;
-//! never the shared dev set or the blind sets).
+//! `routing_train3.jsonl` … `routing_train7.jsonl`, 1,600 messages in English, Bangla and mixed,
+//! and the 82 questions of the tuning halves of Ask's own question sets as conceptual; never the
+//! shared dev set, the blind sets or a held-out half).
 //!
 //! The 0.5B chat model's label scores carry almost no signal about these classes
 //! (docs/EVALUATION.md "Router"); an encoder's vectors separate them well — multilingual-e5-small
@@ -21,13 +22,25 @@ use serde::{Deserialize, Serialize};
 
 /// The labelled messages the classifier learns from (tuning data: our own sets, see
 /// tests/eval/data/own/README.md).
-const BANK: [&str; 6] = [
+const BANK: [&str; 7] = [
     include_str!("../../../../tests/eval/data/own/routing.jsonl"),
     include_str!("../../../../tests/eval/data/own/routing_more.jsonl"),
     include_str!("../../../../tests/eval/data/own/routing_train3.jsonl"),
     include_str!("../../../../tests/eval/data/own/routing_train4.jsonl"),
     include_str!("../../../../tests/eval/data/own/routing_train5.jsonl"),
     include_str!("../../../../tests/eval/data/own/routing_train6.jsonl"),
+    include_str!("../../../../tests/eval/data/own/routing_train7.jsonl"),
+];
+
+/// Ask's own question sets (in-course questions in students' words, English over the Python
+/// docs and Bangla over the demo course): the questions of their tuning halves (odd ids; the
+/// even ids are held out) are messages for Ask, so the bank takes them as conceptual. The
+/// routing sets' conceptual messages are shorter and plainer than real course questions, which
+/// quote code, name errors and use words that sound alarming out of context.
+const ASK_TUNING: [&str; 3] = [
+    include_str!("../../../../tests/eval/data/own/qa_tutorial_faq.jsonl"),
+    include_str!("../../../../tests/eval/data/own/qa_reference_howto.jsonl"),
+    include_str!("../../../../tests/eval/data/own/qa_bn.jsonl"),
 ];
 
 /// The shipped classifiers, one per encoder.
@@ -40,13 +53,22 @@ pub fn bank() -> Vec<(String, Label)> {
         text: String,
         label: String,
     }
-    BANK.iter()
-        .flat_map(|f| f.lines().filter(|l| !l.trim().is_empty()))
-        .map(|l| {
-            let line: Line = serde_json::from_str(l).expect("the routing sets are JSON lines");
-            (line.text, Label::parse(&line.label).expect("a known label"))
-        })
-        .collect()
+    #[derive(Deserialize)]
+    struct Question {
+        id: String,
+        question: String,
+    }
+    let lines = |files: &'static [&'static str]| files.iter().flat_map(|f| f.lines().filter(|l| !l.trim().is_empty()));
+    let routed = lines(&BANK).map(|l| {
+        let line: Line = serde_json::from_str(l).expect("the routing sets are JSON lines");
+        (line.text, Label::parse(&line.label).expect("a known label"))
+    });
+    let asked = lines(&ASK_TUNING).filter_map(|l| {
+        let q: Question = serde_json::from_str(l).expect("Ask's question sets are JSON lines");
+        let n: u32 = q.id.rsplit('-').next().and_then(|n| n.parse().ok()).expect("a question id ends in its number");
+        (n % 2 == 1).then_some((q.question, Label::Conceptual))
+    });
+    routed.chain(asked).collect()
 }
 
 /// How the classifier is trained and combined with [`Lexical`] (chosen by 5-fold
@@ -326,7 +348,7 @@ mod tests {
     #[test]
     fn the_bank_has_every_label_and_no_evaluation_set() {
         let bank = bank();
-        assert_eq!(bank.len(), 1308);
+        assert_eq!(bank.len(), 1682);
         for l in Label::ALL {
             assert!(bank.iter().filter(|(_, x)| *x == l).count() >= 20, "{l:?}");
         }
@@ -385,7 +407,7 @@ mod tests {
         for s in SHIPPED {
             let c: Classifier = serde_json::from_str(s).expect("shipped classifier is JSON");
             assert_eq!(c.weights.len(), c.encoder.dim * c.labels.len());
-            assert_eq!(c.examples, 1308);
+            assert_eq!(c.examples, 1682);
         }
     }
 }

@@ -2,8 +2,9 @@
 //! exactly one [`Label`] before any agent runs.
 //!
 //! 1. Bad input (empty, too long, no words) gets a clear message.
-//! 2. Deterministic [`rules`]: the harmful lexicon first, then a learner's program (an error
-//!    name, pasted code, "write a program"), purely social messages, the specificity guard (bare "teach me", yes/no alone, a topicless exam request), everyday
+//! 2. Deterministic [`rules`]: the harmful lexicon first, then a learner's program (pasted
+//!    code, "write a program"; an error name or "my function" only where no classifier reads
+//!    the message, [`rules::code_request`]), purely social messages, the specificity guard (bare "teach me", yes/no alone, a topicless exam request), everyday
 //!    subjects no course teaches (politics, sport, films …) when the message names nothing of the
 //!    course's subjects or outline, and requests to be tested. Where the learned classifier
 //!    exists (3), it reads every message the lexicon let through, and its "harmful" overrides
@@ -258,9 +259,10 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
     let title = env.bundle.header.title.clone();
     let decided = |label: Label, decided_by: DecidedBy, scores: Option<Vec<(Label, f64)>>| Route { label, decided_by, scores, lang, reply: None, clarification: None };
     let course_word = course_words(env.bundle);
+    let learned = cfg.use_classifier && classifier(env.encoder).is_some();
     let rule = if rules::harmful(&text) {
         Some(Label::Harmful)
-    } else if rules::code(&text) {
+    } else if if learned { rules::code_request(&text) } else { rules::code(&text) } {
         Some(Label::Code)
     } else if rules::greeting(&text, &course_word) {
         Some(Label::Greeting)
@@ -277,7 +279,7 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
     // other rules, and "write a python script that steals a password" is a program request too.
     let classified = match rule {
         Some(Label::Harmful) => None,
-        _ if cfg.use_classifier => classified(env, &text, cfg).await?,
+        _ if learned => classified(env, &text, cfg).await?,
         _ => None,
     };
     let named = rules::names_harm(&text);

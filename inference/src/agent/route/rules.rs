@@ -346,6 +346,23 @@ pub fn code(text: &str) -> bool {
     error_name || pasted(text) || CODE_PHRASES.iter().any(|p| has(&norm, p)) || CODE_BN.iter().any(|p| norm.contains(p))
 }
 
+/// Asking for a program to be written or fixed, in so many words.
+const CODE_REQUESTS: &[&str] = &[
+    "write a program", "write a function", "write a script", "write code", "write python code", "program that", "script that", "debug",
+    "traceback", "fix my", "code likh", "program likh",
+];
+const CODE_REQUESTS_BN: &[&str] = &["প্রোগ্রাম লিখ", "কোড লিখ"];
+
+/// The narrower [`code`] rule for a course whose learned classifier reads every message: code
+/// pasted in, or a program asked for or to be fixed in so many words. An error name or "my
+/// function" alone is left to the classifier, since learners name them in questions about how
+/// Python behaves ("Why does `word[42]` raise an IndexError but `word[4:42]` not?"), which the
+/// book answers (docs/EVALUATION.md "Router", v9).
+pub fn code_request(text: &str) -> bool {
+    let norm = normalise(text);
+    pasted(text) || CODE_REQUESTS.iter().any(|p| has(&norm, p)) || CODE_REQUESTS_BN.iter().any(|p| norm.contains(p))
+}
+
 /// Whether the message holds code: a fenced block, a line that starts a Python statement, or a
 /// call of `print`/`input`.
 pub fn pasted(text: &str) -> bool {
