@@ -22,7 +22,9 @@ pub async fn yield_now() {
 
 /// Reads the agents' fixed prompt prefixes once the course is ready, a chunk at a time, while the
 /// learner reads the page ([`Warmup`]); ends when done, or once a message is being answered
-/// (`asking`) or another task used the model. A failure here is the agent's to report when it runs.
+/// (`asking`) or another task used the model. A message arriving mid-chunk stops the chunk at
+/// the session's next pause (what was read stays kept), so its sources and the book's sentence
+/// do not wait for the chunk. A failure here is the agent's to report when it runs.
 pub async fn warm(engine: &Engine, routing: bool, asking: &Cell<bool>) {
     let route_cfg = RouteConfig::default();
     let warmup = {
@@ -35,7 +37,7 @@ pub async fn warm(engine: &Engine, routing: bool, asking: &Cell<bool>) {
         // Another task holds the model: it is using it, so the warm-up is over (and never
         // waits for the session, which would make work done ahead give way, `Engine::wanted`).
         let Ok(mut session) = engine.session.try_borrow_mut() else { return };
-        if asking.get() || !matches!(warmup.step(&mut session).await, Ok(true)) {
+        if asking.get() || !matches!(super::engine::unless(|| asking.get() || engine.wanted(), warmup.step(&mut session)).await, Some(Ok(true))) {
             return;
         }
     }
