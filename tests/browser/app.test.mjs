@@ -224,6 +224,8 @@ test('the front door routes every message: a greeting, a refusal, off-topic, one
   const chip = await page.$eval('[data-testid=route-chip]', (e) => ({ ...e.dataset }));
   console.log(`# route after the clarification: ${chip.label} by ${chip.decidedBy} in ${chip.ms} ms`);
   assert.notEqual(chip.label, 'ambiguous', 'never a second clarification');
+  // The clarifying question asked which topic to explain: the topic chosen goes to Ask.
+  assert.equal(chip.label, 'conceptual', 'the chosen topic is explained');
   if ((await page.getAttribute('[data-testid=answer]', 'data-state')) === 'streaming') {
     await page.evaluate(() => document.querySelector('[data-testid=ask-stop]')?.click());
   }

@@ -5,8 +5,9 @@
 //! judge's before its own words: with Qwen2.5-Coder-0.5B in the browser the router's alone took
 //! ~8.5 s of the first answer's wait. The app's worker steps a [`Warmup`] once the course is
 //! ready, while the learner is still reading the page: one chunk of tokens per step, the session
-//! free between steps, so a message that arrives meanwhile waits for one chunk at most and
-//! resumes from what was read (a partly read prefix is kept too).
+//! free between steps, so a message that arrives meanwhile waits for one chunk at most (in the
+//! browser not even that: the worker drops the step at the session's next pause) and resumes
+//! from what was read (a partly read prefix is kept too).
 
 use super::{ask, route};
 use crate::bundle::Bundle;
