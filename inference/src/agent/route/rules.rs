@@ -330,28 +330,28 @@ pub fn quiz(text: &str) -> bool {
     QUIZ.iter().any(|p| has(&norm, p)) || QUIZ_BN.iter().any(|p| norm.contains(p))
 }
 
-/// Error names and the words of a learner's own program.
-const CODE_PHRASES: &[&str] = &[
-    "my code", "my program", "my script", "my loop", "my function", "this code", "this program", "the code below", "write a program",
-    "write a function", "write a script", "write code", "write python code", "python program", "program that", "function that", "script that",
-    "debug", "traceback", "fix my", "amar code", "code likh", "program likh", "code ta", "program ta",
-];
-const CODE_BN: &[&str] = &["আমার কোড", "কোডে", "প্রোগ্রাম লিখ", "প্রোগ্রামে", "প্রোগ্রামটা", "কোড লিখ", "আমার লুপ", "প্রোগ্রাম"];
-
-/// Whether the message is about a program of the learner's: an error name (`NameError`), code
-/// pasted in, or asking for a program to be written or fixed.
-pub fn code(text: &str) -> bool {
-    let norm = normalise(text);
-    let error_name = text.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| (w.ends_with("Error") && w.len() > 5 && w.starts_with(|c: char| c.is_ascii_uppercase())) || w == "Traceback");
-    error_name || pasted(text) || CODE_PHRASES.iter().any(|p| has(&norm, p)) || CODE_BN.iter().any(|p| norm.contains(p))
-}
-
 /// Asking for a program to be written or fixed, in so many words.
 const CODE_REQUESTS: &[&str] = &[
     "write a program", "write a function", "write a script", "write code", "write python code", "program that", "script that", "debug",
     "traceback", "fix my", "code likh", "program likh",
 ];
 const CODE_REQUESTS_BN: &[&str] = &["প্রোগ্রাম লিখ", "কোড লিখ"];
+
+/// The words of a learner's own program, or of a program in general.
+const PROGRAM_WORDS: &[&str] = &[
+    "my code", "my program", "my script", "my loop", "my function", "this code", "this program", "the code below", "python program", "function that",
+    "amar code", "code ta", "program ta",
+];
+const PROGRAM_WORDS_BN: &[&str] = &["আমার কোড", "কোডে", "প্রোগ্রামে", "প্রোগ্রামটা", "আমার লুপ", "প্রোগ্রাম"];
+
+/// Whether the message is about a program of the learner's: an error name (`NameError`), code
+/// pasted in, a program named, or asking for a program to be written or fixed. The router's rule
+/// where no learned classifier reads the message.
+pub fn code(text: &str) -> bool {
+    let norm = normalise(text);
+    let error_name = text.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| (w.ends_with("Error") && w.len() > 5 && w.starts_with(|c: char| c.is_ascii_uppercase())) || w == "Traceback");
+    error_name || code_request(text) || PROGRAM_WORDS.iter().any(|p| has(&norm, p)) || PROGRAM_WORDS_BN.iter().any(|p| norm.contains(p))
+}
 
 /// The narrower [`code`] rule for a course whose learned classifier reads every message: code
 /// pasted in, or a program asked for or to be fixed in so many words. An error name or "my
