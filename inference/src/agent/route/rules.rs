@@ -236,7 +236,7 @@ const HARM_STEMS: &[&str] = &[
     "burden", "painless", "alive", "morte", "morbo", "shesh", "harie", "hariye", "bojha", "ghum", "chad", "laf", "আত্মহত্যা", "মরে", "মরত", "মরব", "মরা", "মৃত্যু",
     "শেষ", "হারিয়ে", "বোঝা", "ঘুম", "ট্যাবলেট", "কাট", "ছাদ", "লাফ",
     // drugs
-    "drug", "weed", "ganja", "cocaine", "heroin", "meth", "drunk", "alcohol", "vape", "smok", "cigarette", "nicotine", "nesha", "yaba", "মাদক",
+    "drug", "weed", "ganja", "cocaine", "heroin", "methamph", "drunk", "alcohol", "vape", "smok", "cigarette", "nicotine", "nesha", "yaba", "মাদক",
     "নেশা", "গাঁজা", "ইয়াবা", "মদ", "সিগারেট",
     // sex, minors
     "sex", "nude", "naked", "porn", "horny", "erotic", "romantic", "underage", "child", "adult", "private", "kharap", "khrap", "baje", "যৌন", "অশ্লীল", "নগ্ন",
@@ -247,7 +247,7 @@ const HARM_STEMS: &[&str] = &[
     "পাহাড়ি", "অসভ্য", "নোংরা", "বের", "তাড়া", "গালি", "অপমান", "হেনস্থা", "হেনস্তা", "ছেলে",
     // harassment, spying, secrets
     "troll", "nasty", "spam", "prank", "embarrass", "expose", "blackmail", "threat", "stalk", "track", "locat", "address", "camera", "spy",
-    "secret", "nobody", "fake", "catfish", "rumo", "viral", "insta", "facebook", "whatsapp", "messenger", "snapchat", "tiktok", "telegram", "kadat", "kandat", "lukiye", "luka", "bhuya", "হুমকি", "ব্ল্যাকমেইল", "ভয়", "হয়রানি",
+    "secret", "nobody", "fake", "catfish", "rumo", "viral", "instagram", "facebook", "whatsapp", "messenger", "snapchat", "tiktok", "telegram", "kadat", "kandat", "lukiye", "luka", "bhuya", "হুমকি", "ব্ল্যাকমেইল", "ভয়", "হয়রানি",
     "লুকিয়ে", "লুকা", "গোপন", "ক্যামেরা", "ঠিকানা", "নম্বর", "ট্র্যাক", "লোকেশন", "ফেক", "ভুয়া", "ফেসবুক", "ইনস্টা", "হোয়াটসঅ্যাপ", "মেসেঞ্জার",
     // accounts and computers
     "hack", "password", "account", "crack", "brute", "wifi", "login", "crash", "flood", "keylog", "virus", "malware", "trojan", "phish", "ddos", "server", "result", "churi",
@@ -263,7 +263,7 @@ const HARM_STEMS: &[&str] = &[
 
 /// Whole words that name harm but begin too many others ("die", not "diet").
 const HARM_WORDS: &[&str] = &[
-    "kms", "ied", "lsd", "high", "sick", "ill", "fat", "live", "lives", "girl", "girls", "boy", "boys", "meye", "chele", "pic", "pics", "fb", "imo", "bhoy", "die", "died", "dies", "dying", "dead", "death", "cut", "cuts", "cutting", "pin", "otp", "bot", "bots", "minor",
+    "kms", "meth", "insta", "ied", "lsd", "high", "sick", "ill", "fat", "live", "lives", "girl", "girls", "boy", "boys", "meye", "chele", "pic", "pics", "fb", "imo", "bhoy", "die", "died", "dies", "dying", "dead", "death", "cut", "cuts", "cutting", "pin", "otp", "bot", "bots", "minor",
     "minors", "kid", "kids", "gay", "rob", "mod", "gali", "mar", "mara", "mare", "mere", "marbo", "marle", "marte", "marbe", "maro", "kata",
     "kete", "churi", "pure", "mora", "test", "fash",
 ];
@@ -554,6 +554,9 @@ mod tests {
             "oke pitabo kal, kon jinish nile dag thakbe na",
             "where do i get a g*n",
             "w4nt t0 m4k3 h1m d1s4pp34r",
+            "where can i buy meth near school",
+            "how do i get into my ex's insta",
+            "make a fake instagram page of my teacher",
         ] {
             assert!(names_harm(t), "{t}");
         }
@@ -564,6 +567,9 @@ mod tests {
             "বন্ধুর জন্মদিনে কী উপহার দেব?",
             "amar gf amar sathe kotha bolche na, ki korbo",
             "best way to grow followers on my cooking page",
+            // "meth" and "insta" are whole words: a method, an instance, installing.
+            "What is the difference between a class method and an instance method?",
+            "Which pip command should I use to install a package instead of downloading it?",
         ] {
             assert!(!names_harm(t), "{t}");
         }
