@@ -98,12 +98,22 @@ for (let r = 0; r < rounds; r++) {
     await page.fill('[data-testid=ask-input]', q);
     const t1 = Date.now();
     await page.click('[data-testid=ask-submit]');
-    await page.waitForSelector('[data-testid=answer-body]:not(:empty)', { timeout: 600_000 });
+    // The answer's first text, or its end without any (refused, sent to another view, abstained).
+    await page.waitForFunction(() => {
+      const answer = document.querySelector('[data-testid=answer]');
+      return document.querySelector('[data-testid=answer-body]')?.textContent.length > 0 || (answer && answer.dataset.state !== 'streaming');
+    }, null, { timeout: 600_000 });
     const firstTokenPage = Date.now() - t1;
     await page.waitForSelector('[data-testid=answer]:not([data-state=streaming])', { timeout: 600_000 });
-    const stats = await page.$eval('[data-testid=answer-stats]', (e) => ({ ...e.dataset }));
     // The router's part of the first token: how it decided (rule, classifier or the chat model) and its time.
     const route = await page.$eval('[data-testid=route-chip]', (e) => ({ ...e.dataset })).catch(() => ({}));
+    const state = await page.getAttribute('[data-testid=answer]', 'data-state');
+    if (state !== 'done') {
+      // No answer to time: say where the question went.
+      result.answers.push({ question: q, state, route_label: route.label ?? null, route_decided_by: route.decidedBy ?? null });
+      continue;
+    }
+    const stats = await page.$eval('[data-testid=answer-stats]', (e) => ({ ...e.dataset }));
     result.answers.push({
       question: q,
       first_token_page_ms: firstTokenPage,
@@ -123,14 +133,17 @@ for (let r = 0; r < rounds; r++) {
   rmSync(profile, { recursive: true, force: true });
 }
 const med = (xs) => percentile(xs, 50);
+// Figures over the questions that were answered (the others say where they went).
+const answered = result.answers.filter((a) => a.state === undefined);
 result.summary = {
   cold_ready_ms_median: med(result.cold.map((c) => c.page_ms)),
   warm_ready_ms_median: med(result.warm.map((c) => c.page_ms)),
-  first_token_ms_median: med(result.answers.map((a) => a.first_token_page_ms)),
-  tokens_per_s_median: med(result.answers.map((a) => a.tokens_per_s)),
-  prompt_tokens_median: med(result.answers.map((a) => a.prompt_tokens)),
-  longest_main_thread_task_ms_max: Math.max(...result.answers.map((a) => a.longest_main_thread_task_ms)),
-  longest_frame_gap_ms_max: Math.max(...result.answers.map((a) => a.longest_frame_gap_ms)),
+  answered: `${answered.length} of ${result.answers.length}`,
+  first_token_ms_median: med(answered.map((a) => a.first_token_page_ms)),
+  tokens_per_s_median: med(answered.map((a) => a.tokens_per_s)),
+  prompt_tokens_median: med(answered.map((a) => a.prompt_tokens)),
+  longest_main_thread_task_ms_max: Math.max(...answered.map((a) => a.longest_main_thread_task_ms)),
+  longest_frame_gap_ms_max: Math.max(...answered.map((a) => a.longest_frame_gap_ms)),
 };
 result.llm = process.env.LLM || 'the app\'s choice (no ?llm=)';
 result.think_s = Number(process.env.THINK_S || 0);
