@@ -275,32 +275,26 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
     } else {
         None
     };
-    // The classifier reads every message the lexicon did not refuse: harmful comes before the
-    // other rules, and "write a python script that steals a password" is a program request too.
-    let read = match rule {
-        Some(Label::Harmful) => None,
-        _ if learned => classified(env, &text, cfg).await?,
-        _ => None,
-    };
-    let named = rules::names_harm(&text);
-    let (by_classifier, by_model) = (cfg.classifier.naming(named), cfg.model.naming(named));
     // After a clarifying question ("which topic do you want to know about?") the learner named a
     // part of the course: a vague message with a heading joined to it ("আমাকে বোঝাও Chapter 1:
     // Getting Started") reads like nothing the classifier learned from, and it sent such
     // messages to harmful, quiz or greeting. The vague message itself passed the harmful check
-    // when it was first routed, so the learner's answer, read alone, decides harmful; else a
-    // rule (a quiz asked for, a program pasted), or Ask on the topic named.
+    // when it was first routed, so the classifier reads only the learner's answer, for harm;
+    // else a rule (a quiz asked for, a program pasted) decides, or Ask on the topic named.
     let clarified = followup.map(str::trim).filter(|f| !f.is_empty());
-    let answer_harmful = match clarified {
-        Some(f) if learned && rule != Some(Label::Harmful) => {
-            classified(env, f, cfg).await?.is_some_and(|a| a.harmful(&cfg.classifier.naming(rules::names_harm(f))))
-        }
-        _ => false,
+    let read_text = clarified.unwrap_or(&text);
+    // The classifier reads every message the lexicon did not refuse: harmful comes before the
+    // other rules, and "write a python script that steals a password" is a program request too.
+    let read = match rule {
+        Some(Label::Harmful) => None,
+        _ if learned => classified(env, read_text, cfg).await?,
+        _ => None,
     };
+    let named = rules::names_harm(read_text);
+    let (by_classifier, by_model) = (cfg.classifier.naming(named), cfg.model.naming(named));
     let mut route = match (rule, read) {
         (Some(Label::Harmful), _) => decided(Label::Harmful, DecidedBy::Rule, None),
-        (_, Some(c)) if clarified.is_some() && answer_harmful => decided(Label::Harmful, DecidedBy::Model, Some(c.scores)),
-        (_, Some(c)) if clarified.is_none() && c.harmful(&by_classifier) => decided(Label::Harmful, DecidedBy::Model, Some(c.scores)),
+        (_, Some(c)) if c.harmful(&by_classifier) => decided(Label::Harmful, DecidedBy::Model, Some(c.scores)),
         (Some(label), _) => decided(label, DecidedBy::Rule, None),
         (None, Some(Classified { scores, .. })) if clarified.is_some() => decided(Label::Conceptual, DecidedBy::Model, Some(scores)),
         (None, Some(Classified { scores, .. })) => {
