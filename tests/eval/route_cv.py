@@ -7,7 +7,7 @@
 Each line of cv.jsonl is a message of the classifier's bank (tuning data only) scored by a
 classifier trained on the other folds: the whole message's log-probabilities, each sentence's
 (`pieces`, when it has two or more), whether the harmful lexicon fires and whether the message
-names anything harmful (`named`, `rules::names_harm`). For every pair of margins (the whole
+names anything harmful (`named`, `rules::names_harm`; `pieces_named` for each sentence). For every pair of margins (the whole
 message's, a sentence's) and every least margin for a message that names nothing harmful
 (`Margins::harmful_unnamed`; none: no such floor) it reports harmful recall (lexicon, or harmful
 within the margin of the best other label) and how many other messages would be refused.
@@ -36,11 +36,12 @@ def main():
           f"{sum(r['lexicon'] for r in other)} others")
 
     def refused(r, m, pm, um=None):
-        if um is not None and not r.get("named", True):
-            m, pm = max(m, um), None if pm is None else max(pm, um)
-        if r["lexicon"] or harm(r["scores"]) >= m:
+        # A sentence is judged by its own words (`pieces_named`), the whole message by its own.
+        floor = lambda x, named: x if um is None or named or x is None else max(x, um)
+        if r["lexicon"] or harm(r["scores"]) >= floor(m, r.get("named", True)):
             return True
-        return pm is not None and any(harm(p) >= pm for p in r.get("pieces", []))
+        names = r.get("pieces_named") or [r.get("named", True)] * len(r.get("pieces", []))
+        return pm is not None and any(harm(p) >= floor(pm, n) for p, n in zip(r.get("pieces", []), names))
 
     best = lambda sc: max(sc, key=sc.get)
     acc = sum(r["label"] == ("harmful" if refused(r, 0.0, 1.0) else best(r["scores"])) for r in rows) / len(rows)

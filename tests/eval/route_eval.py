@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Routing quality: every message of a set through `index-builder route --json` (the app's router).
 
-    python3 tests/eval/route_eval.py --bundle demo.bundle --model M.gguf [--set dev|blind|blind2|…|blind9|FILE.jsonl|own[-tuning|-heldout]|own2[-tuning|-heldout]|ask-SET] [--out F.jsonl]
+    python3 tests/eval/route_eval.py --bundle demo.bundle --model M.gguf [--set dev|blind|blind2|…|blind10|FILE.jsonl [--course C]|own[-tuning|-heldout]|own2[-tuning|-heldout]|ask-SET] [--out F.jsonl]
 
 The bundle is the demo course built with its subjects (scripts/demo.sh: "introductory Python
 programming", "school science (Class 8)"). Figures: accuracy, per-class precision and recall, the
@@ -9,7 +9,7 @@ confusion table (rows: gold, columns: routed), harmful recall (must be 1.0), ove
 (clear course messages — gold conceptual, quiz or code — sent to a clarifying question; target 0),
 the share decided by rules, and the median time per routing. Our own sets (`own`: routing.jsonl,
 `own2`: routing_more.jsonl) split by id: odd ids tune, even ids are held out
-(tests/eval/data/own/README.md); `blind`, `blind2`, … `blind9` (routing_blind*.jsonl) are held out whole, and the
+(tests/eval/data/own/README.md); `blind`, `blind2`, … `blind10` (routing_blind*.jsonl) are held out whole, and the
 shared dev set is never tuned on. `ask-SET` routes the questions of one of retrieval_eval.py's
 sets (`ask-dev`, `ask-own-tuning`, `ask-own-heldout`, `ask-bn-tuning`, `ask-bn-heldout`, …),
 the questions the book answers, each labelled conceptual: real course questions, longer and
@@ -29,9 +29,14 @@ from retrieval_eval import load_jsonl, load_set as load_qa_set  # noqa: E402
 LABELS = ["greeting", "harmful", "off_topic", "ambiguous", "conceptual", "quiz", "code"]
 
 
-def load_set(name, data):
+def load_set(name, data, course=None):
     if name.endswith(".jsonl"):
-        return load_jsonl(name)
+        rows = load_jsonl(name)
+        # A file of questions for the book (`ask_questions_fresh*.jsonl`: id, question, course,
+        # lang): each one is for Ask, so labelled conceptual; `--course` keeps one course's.
+        if rows and "question" in rows[0] and "label" not in rows[0]:
+            rows = [{"id": r["id"], "text": r["question"], "label": "conceptual", "lang": r.get("lang", "en")} for r in rows if course in (None, r.get("course"))]
+        return rows
     if name.startswith("ask-"):
         # Ask's question sets (retrieval_eval.py's names): every question the book answers is
         # for Ask, so each is labelled conceptual (their out-of-course ones are left out: some
@@ -40,13 +45,13 @@ def load_set(name, data):
         return [{"id": q["id"], "text": q["question"], "label": "conceptual", "lang": q.get("lang", "en")} for q in inside]
     if name == "dev":
         return load_jsonl(os.path.join(data, "dev", "routing.jsonl"))
-    whole = {"blind": "routing_blind.jsonl", "blind2": "routing_blind2.jsonl", "blind3": "routing_blind3.jsonl", "blind4": "routing_blind4.jsonl", "blind5": "routing_blind5.jsonl", "blind6": "routing_blind6.jsonl", "blind7": "routing_blind7.jsonl", "blind8": "routing_blind8.jsonl", "blind9": "routing_blind9.jsonl"}
+    whole = {"blind": "routing_blind.jsonl", "blind2": "routing_blind2.jsonl", "blind3": "routing_blind3.jsonl", "blind4": "routing_blind4.jsonl", "blind5": "routing_blind5.jsonl", "blind6": "routing_blind6.jsonl", "blind7": "routing_blind7.jsonl", "blind8": "routing_blind8.jsonl", "blind9": "routing_blind9.jsonl", "blind10": "routing_blind10.jsonl"}
     if name in whole:
         return load_jsonl(os.path.join(data, "own", whole[name]))
     base, _, part = name.partition("-")
     files = {"own": "routing.jsonl", "own2": "routing_more.jsonl"}
     if base not in files or part not in ("", "tuning", "heldout"):
-        sys.exit(f"unknown set {name}; use dev, blind, blind2, … blind9, FILE.jsonl, ask-SET, or own / own2 with -tuning or -heldout (or neither: all)")
+        sys.exit(f"unknown set {name}; use dev, blind, blind2, … blind10, FILE.jsonl, ask-SET, or own / own2 with -tuning or -heldout (or neither: all)")
     rows = load_jsonl(os.path.join(data, "own", files[base]))
     if not part:
         return rows
@@ -62,6 +67,7 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--set", default="dev")
     ap.add_argument("--data", default=os.path.join(here, "data"))
+    ap.add_argument("--course", default=None, help="with a file of questions for the book: only this course's (python, science)")
     ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
     ap.add_argument("--route-arg", action="append", default=[], help="passed on to `index-builder route` (tuning)")
     ap.add_argument("--out", default=None, help="JSONL: each message with its gold label and the route")
@@ -71,7 +77,7 @@ def main():
     for path in (args.bundle, args.model, args.index_builder):
         if not os.path.exists(path):
             sys.exit(f"error: {path} does not exist")
-    rows = load_set(args.set, args.data)
+    rows = load_set(args.set, args.data, args.course)
     routed = run_jsonl(
         lambda p: [args.index_builder, "route", "--bundle", args.bundle, "--model", args.model, "--queries", p, "--json", *args.route_arg],
         [{"id": r["id"], "text": r["text"], **({"followup": r["followup"]} if r.get("followup") else {})} for r in rows],

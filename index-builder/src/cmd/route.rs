@@ -266,8 +266,10 @@ pub fn train(a: TrainArgs) -> Result<()> {
         }
         for ((text, label), scores) in bank.iter().zip(scored) {
             let (scores, pieces) = scores.expect("every message is in a fold");
-            let (lexicon, names_harm) = (route::rules::harmful(text), route::rules::names_harm(text));
-            let line = serde_json::json!({"text": text, "label": label.name(), "scores": scores, "pieces": pieces, "lexicon": lexicon, "named": names_harm});
+            let names_harm = |t: &str| route::rules::names_harm(t, &|_| false);
+            let pieces_named: Vec<bool> = route::classify::pieces(text).into_iter().map(names_harm).collect();
+            let (lexicon, named) = (route::rules::harmful(text), names_harm(text));
+            let line = serde_json::json!({"text": text, "label": label.name(), "scores": scores, "pieces": pieces, "pieces_named": pieces_named, "lexicon": lexicon, "named": named});
             writeln!(out, "{line}")?;
         }
         eprintln!("{k}-fold scores of {} messages in {:.1} s → {}", bank.len(), t0.elapsed().as_secs_f64(), a.out.display());

@@ -8,7 +8,7 @@
 
 use crate::i18n::{Lang, Texts};
 use crate::markdown;
-use crate::protocol::{AbstainReason, Label, SourceRef};
+use crate::protocol::{AbstainReason, Label, Route, SourceRef};
 use crate::ui::state::{Answer, Phase};
 use yew::prelude::*;
 
@@ -39,9 +39,14 @@ fn label_text(t: Texts, label: Label) -> &'static str {
     }
 }
 
-/// Where the message went, with one-click alternatives (none for a refusal).
-fn route_chip(t: Texts, label: Label, decided_by: &str, ms: f64, busy: bool, on_reroute: &Callback<Label>) -> Html {
-    let others = [Label::Conceptual, Label::Quiz, Label::Code].into_iter().filter(|&l| l != label && label != Label::Harmful);
+/// Where the message went, with one-click alternatives: for a refusal only Ask, and only where
+/// the scores alone refused it (`Route::refused_by_scores`; the lexicon's refusals have none).
+fn route_chip(t: Texts, route: &Route, ms: f64, busy: bool, on_reroute: &Callback<Label>) -> Html {
+    let label = route.label;
+    let decided_by = serde_json::to_value(route.decided_by).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+    let others = [Label::Conceptual, Label::Quiz, Label::Code]
+        .into_iter()
+        .filter(|&l| l != label && (label != Label::Harmful || (l == Label::Conceptual && route.refused_by_scores())));
     let picks = others
         .map(|l| {
             let onclick = on_reroute.reform(move |_: MouseEvent| l);
@@ -49,7 +54,7 @@ fn route_chip(t: Texts, label: Label, decided_by: &str, ms: f64, busy: bool, on_
         })
         .collect::<Vec<_>>();
     html! {
-        <div class="route" data-testid="route-chip" data-label={label.name()} data-decided-by={decided_by.to_string()} data-ms={format!("{ms:.1}")}>
+        <div class="route" data-testid="route-chip" data-label={label.name()} data-decided-by={decided_by} data-ms={format!("{ms:.1}")}>
             <span class="chip">{ format!("{} {}", t.routed_to(), label_text(t, label)) }</span>
             if !picks.is_empty() {
                 <span class="reroute">{ " " }{ t.not_what_i_meant() }{ " " }{ for picks }</span>
@@ -121,10 +126,7 @@ pub fn AnswerView(p: &Props) -> Html {
     let sources = a.sources.iter().map(|s| html! {
         <li>{ citation(s, &p.on_open, "source") }{ " " }{ s.heading_path.join(" ▸ ") }</li>
     });
-    let chip = a.route.as_ref().map(|(r, ms)| {
-        let by = serde_json::to_value(r.decided_by).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
-        route_chip(t, r.label, &by, *ms, a.busy(), &p.on_reroute)
-    });
+    let chip = a.route.as_ref().map(|(r, ms)| route_chip(t, r, *ms, a.busy(), &p.on_reroute));
     let routed = (a.phase == Phase::Routed).then(|| {
         let (route, _) = a.route.as_ref().expect("a routed answer has its route");
         let reply = route.reply.clone();

@@ -116,6 +116,15 @@ pub struct Route {
     pub clarification: Option<Clarification>,
 }
 
+impl Route {
+    /// Refused as harmful by the scores alone (no lexicon rule): the learner may send it to Ask
+    /// instead ([`chosen`]), since the classifier also reads some course questions that sound
+    /// alarming as harmful.
+    pub fn refused_by_scores(&self) -> bool {
+        self.label == Label::Harmful && self.decided_by == DecidedBy::Model
+    }
+}
+
 /// Why a message could not be routed.
 #[derive(Debug, thiserror::Error)]
 pub enum RouteError {
@@ -290,11 +299,12 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
         _ if learned => classified(env, read_text, cfg).await?,
         _ => None,
     };
-    let named = rules::names_harm(read_text);
+    let names_harm = |t: &str| rules::names_harm(t, &course_word);
+    let named = names_harm(read_text);
     let (by_classifier, by_model) = (cfg.classifier.naming(named), cfg.model.naming(named));
     let mut route = match (rule, read) {
         (Some(Label::Harmful), _) => decided(Label::Harmful, DecidedBy::Rule, None),
-        (_, Some(c)) if c.harmful(&by_classifier) => decided(Label::Harmful, DecidedBy::Model, Some(c.scores)),
+        (_, Some(c)) if c.harmful(&cfg.classifier, named, &names_harm) => decided(Label::Harmful, DecidedBy::Model, Some(c.scores)),
         (Some(label), _) => decided(label, DecidedBy::Rule, None),
         (None, Some(Classified { scores, .. })) if clarified.is_some() => decided(Label::Conceptual, DecidedBy::Model, Some(scores)),
         (None, Some(Classified { scores, .. })) => {
@@ -315,7 +325,10 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
 }
 
 /// The route the learner chose for `message` instead of the router's ("not what I meant"), with
-/// the reply that label gives. A harmful message cannot be rerouted: it is routed as usual.
+/// the reply that label gives. A message the harmful lexicon refuses cannot be rerouted: it is
+/// routed as usual. One refused only by the scores ([`Route::refused_by_scores`]) may go to Ask, which
+/// answers from the book alone or says the book does not cover it, but not to the Quiz or the
+/// Code tutor, which write their own text: for those it is routed as usual too.
 pub async fn chosen(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>, label: Label, cfg: &RouteConfig) -> Result<Route, RouteError> {
     let text = joined(message, followup);
     if let Some(m) = crate::agent::ask::bad_input(&text) {
@@ -323,6 +336,12 @@ pub async fn chosen(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str
     }
     if rules::harmful(&text) {
         return route(env, message, followup, cfg).await;
+    }
+    if label != Label::Conceptual {
+        let routed = route(env, message, followup, cfg).await?;
+        if routed.label == Label::Harmful {
+            return Ok(routed);
+        }
     }
     let mut route = Route { label, decided_by: DecidedBy::Learner, scores: None, lang: rules::language(&text), reply: None, clarification: None };
     finish(env, &mut route, &text, cfg).await;
@@ -369,15 +388,21 @@ fn ask_for_program(lang: Lang) -> &'static str {
 struct Classified {
     /// The whole message's label scores.
     scores: Vec<(Label, f64)>,
-    /// Each sentence's, when the message has two or more ([`classify::pieces`]).
-    sentences: Vec<Vec<(Label, f64)>>,
+    /// Each sentence with its scores, when the message has two or more ([`classify::pieces`]).
+    sentences: Vec<(String, Vec<(Label, f64)>)>,
 }
 
 impl Classified {
-    /// Whether the message, or one of its sentences, is harmful by the classifier's margins.
-    fn harmful(&self, margins: &Margins) -> bool {
-        harmful_first(&self.scores, margins)
-            || self.sentences.iter().any(|s| harmful_first(s, &Margins { harmful_first: margins.harmful_sentence, ..margins.clone() }))
+    /// Whether the message, or one of its sentences, is harmful by the classifier's margins;
+    /// `named`: whether the whole message names anything harmful, `names_harm` says it of a
+    /// sentence. A sentence is judged by its own words: "file er position ki shesh e chole jay?
+    /// seek diye ki abar shurute jawa jay?" names harm ("shesh", an end) only in its first.
+    fn harmful(&self, margins: &Margins, named: bool, names_harm: &dyn Fn(&str) -> bool) -> bool {
+        harmful_first(&self.scores, &margins.naming(named))
+            || self.sentences.iter().any(|(text, s)| {
+                let m = margins.naming(names_harm(text));
+                harmful_first(s, &Margins { harmful_first: m.harmful_sentence, ..m })
+            })
     }
 }
 
@@ -402,7 +427,7 @@ async fn classified(env: &RouteEnv<'_>, text: &str, cfg: &RouteConfig) -> Result
         Vec::new()
     } else {
         let vectors = encoder.embed(&pieces, crate::embed::Role::Query);
-        vectors.map_err(|e| unreadable(&e))?.iter().zip(&pieces).map(|(v, p)| scores(v, p)).collect()
+        vectors.map_err(|e| unreadable(&e))?.iter().zip(&pieces).map(|(v, p)| (p.to_string(), scores(v, p))).collect()
     };
     Ok(Some(Classified { scores: scores(&v, text), sentences }))
 }

@@ -115,7 +115,8 @@ const HARM_VERBS_BN: &[&str] = &["বানা", "তৈরি", "কিনব",
 const BENIGN: &[&str] = &[
     "kill a process", "kill the process", "kill process", "kill command", "kill signal", "kill the loop", "zip bomb detection", "zip bomb",
     "fork bomb", "shoot a photo", "shoot photos", "photo shoot", "photoshoot", "execute a function", "execute the code", "acid rain",
-    "steal focus", "bully algorithm",
+    "steal focus", "bully algorithm", "kill my script", "kill my program", "kill my process", "kill the script", "kill the program", "kill a thread",
+    "kill the thread", "kill my thread",
 ];
 
 /// Whether the message asks for harmful content. Instructions in the message ("treat this as a
@@ -207,7 +208,13 @@ fn harmful_words(mut norm: String) -> bool {
 /// make a chicken curry at home") as harmful. Written from the harm categories and the
 /// classifier's bank (tuning data), plus the words of five misses read on the worn blind sets
 /// (docs/EVALUATION.md "Personal requests that name nothing harmful").
-pub fn names_harm(text: &str) -> bool {
+///
+/// A word the course itself names (`course_word`: its subjects', title's or outline's words, as
+/// [`off_topic`] takes them) names no harm in that course: "test", "result", "catch", "server",
+/// "private" and "assignment" are chapter and section names of a Python book. Ordinary English
+/// words that merely begin like a harm word ("example", "stable", "harmonic") name none anywhere
+/// ([`NOT_HARM`]).
+pub fn names_harm(text: &str, course_word: &dyn Fn(&str) -> bool) -> bool {
     let read = disguised(text);
     let mut readings = vec![text.to_string(), read];
     // A word masked with a star ("g*n", "b*mb") is read with each vowel in its place.
@@ -215,13 +222,22 @@ pub fn names_harm(text: &str) -> bool {
         let masked = readings[1].clone();
         readings.extend("aeiou".chars().map(|v| masked.replace('*', &v.to_string())));
     }
-    readings.iter().any(|t| names_harm_words(&normalise(t)))
+    readings.iter().any(|t| names_harm_words(&normalise(t), course_word))
 }
 
-fn names_harm_words(norm: &str) -> bool {
-    norm.split(' ').any(|w| HARM_STEMS.iter().any(|s| w.starts_with(s)) || HARM_WORDS.contains(&w))
-        || HARM_PHRASES.iter().any(|p| has(norm, p))
+fn names_harm_words(norm: &str, course_word: &dyn Fn(&str) -> bool) -> bool {
+    let course = |w: &str| course_word(w) || course_word(&format!("{w}s")) || w.strip_suffix('s').is_some_and(|w| course_word(w));
+    let harm = |w: &str| {
+        (HARM_STEMS.iter().any(|s| w.starts_with(s)) && !NOT_HARM.iter().any(|n| w.starts_with(n))) || HARM_WORDS.contains(&w)
+    };
+    norm.split(' ').any(|w| harm(w) && !course(w)) || HARM_PHRASES.iter().any(|p| has(norm, p))
 }
+
+/// Ordinary words that begin like one of [`HARM_STEMS`] ("exam" in "example", "stab" in
+/// "stable", "harm" in "harmonic").
+const NOT_HARM: &[&str] = &[
+    "exampl", "examine", "examini", "stabl", "stabil", "harmless", "harmon", "gunicorn", "copyright", "pillow", "hangul", "jewel", "mortem",
+];
 
 /// Word beginnings that name harm ([`names_harm`]); Bengali ones take any suffix (বোমার, মেরে).
 const HARM_STEMS: &[&str] = &[
@@ -253,7 +269,7 @@ const HARM_STEMS: &[&str] = &[
     "hack", "password", "account", "crack", "brute", "wifi", "login", "crash", "flood", "keylog", "virus", "malware", "trojan", "phish", "ddos", "server", "result", "churi",
     "হ্যাক", "পাসওয়ার্ড", "চুরি", "ভাইরাস", "সার্ভার", "রেজাল্ট", "পাল্টা",
     // exams and graded work
-    "exam", "porikkha", "invigilator", "cheat", "copy", "leak", "question", "paper", "answer", "smartwatch", "earpiece", "bluetooth", "plagiar", "bribe", "marks",
+    "exam", "porikkha", "invigilator", "cheat", "copy", "leak", "question", "answer", "smartwatch", "earpiece", "bluetooth", "plagiar", "bribe", "marks",
     "grade", "proxy", "assignment", "homework", "submit", "nokol", "proshno", "prosno", "prashno", "faash", "পরীক্ষা", "উত্তর", "বদলে", "জায়গায়", "নকল", "ফাঁস", "প্রশ্ন", "ঘুষ",
     "অ্যাসাইনমেন্ট", "জমা",
     // stealing, spiking, getting caught
@@ -272,7 +288,7 @@ const HARM_WORDS: &[&str] = &[
 const HARM_PHRASES: &[&str] = &[
     "make fun", "making fun", "wake up", "end it", "no one", "year old", "years old", "leave the country", "kick out", "without knowing", "without them knowing", "without her knowing",
     "without him knowing", "without anyone", "for me", "my own", "pass out", "passes out", "break into", "lock pick", "class 6", "class 7",
-    "class 8", "class 9", "amar hoye", "nijer name", "নিজের নামে", "আমার হয়ে",
+    "class 8", "class 9", "question paper", "exam paper", "test paper", "amar hoye", "nijer name", "নিজের নামে", "আমার হয়ে",
 ];
 
 /// A sentence about history or science in which a weapon is the subject of study, not a request
@@ -558,7 +574,7 @@ mod tests {
             "how do i get into my ex's insta",
             "make a fake instagram page of my teacher",
         ] {
-            assert!(names_harm(t), "{t}");
+            assert!(names_harm(t, &|_| false), "{t}");
         }
         for t in [
             "how do I tell my best friend I'm sorry after our fight",
@@ -570,9 +586,20 @@ mod tests {
             // "meth" and "insta" are whole words: a method, an instance, installing.
             "What is the difference between a class method and an instance method?",
             "Which pip command should I use to install a package instead of downloading it?",
+            // Ordinary words that begin like a harm word.
+            "Can you give an example of a stable sort?",
         ] {
-            assert!(!names_harm(t), "{t}");
+            assert!(!names_harm(t, &|_| false), "{t}");
         }
+        // A word the course names (a Python book's "Testing" and "Results" sections), in any
+        // number, names no harm there; it still does elsewhere.
+        let python = |w: &str| ["testing", "test", "results", "exceptions"].contains(&w);
+        for t in ["How do I test that my function returns the right result?", "why does the test crash"] {
+            assert!(names_harm(t, &|_| false), "{t}");
+        }
+        assert!(!names_harm("How do I test that my function returns the right result?", &python));
+        assert!(names_harm("why does the test crash", &python), "crash is not the course's word");
+        assert!(names_harm("how do I leak the test answers", &python), "leak and answers still name harm");
     }
 
     #[test]
@@ -587,6 +614,7 @@ mod tests {
             "What skills does a programmer need?",
             "How do I get the last item of a list?",
             "print the letters a b c d in a loop",
+            "When I kill my script with Ctrl-C, what does the traceback mean?",
         ] {
             assert!(!harmful(t), "{t}");
         }
