@@ -8,6 +8,9 @@
 //   THINK_S=30 node tests/browser/bench-app.mjs …      (wait 30 s after ready before the first question)
 //   THREADS=0 node tests/browser/bench-app.mjs …       (the single-threaded worker after the reload;
 //                                                       by default the threaded one, one thread per core)
+//   QUESTIONS=q1.jsonl,q2.jsonl node tests/browser/bench-app.mjs …
+//                                                      (ask these files' `question`s instead of the three
+//                                                       below: e.g. the dev set over a Python-docs course)
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,11 +23,13 @@ if (process.env.LLM) params.set('llm', process.env.LLM);
 if (process.env.THREADS) params.set('threads', process.env.THREADS);
 const base = params.size ? `${site}?${params}` : site;
 const rounds = Number(roundsArg);
-const questions = [
-  'Does the interactive prompt support pressing Tab to complete names, and is my command history saved between sessions?',
-  'Can I make a few imports run automatically every time I open the interactive interpreter?',
-  'How do I record every package my project uses so a classmate can install exactly the same versions?',
-];
+const questions = process.env.QUESTIONS
+  ? process.env.QUESTIONS.split(',').flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l).question))
+  : [
+    'Does the interactive prompt support pressing Tab to complete names, and is my command history saved between sessions?',
+    'Can I make a few imports run automatically every time I open the interactive interpreter?',
+    'How do I record every package my project uses so a classmate can install exactly the same versions?',
+  ];
 
 function sizes() {
   const out = {};
@@ -52,6 +57,12 @@ async function ready(page) {
 }
 
 const observe = () => {
+  // The answer to question `q`: the page shows one answer and reuses its element, so its
+  // question tells this answer from the one before.
+  window.__answerTo = (q) => {
+    const answer = document.querySelector('[data-testid=answer]');
+    return answer && answer.querySelector('.question')?.textContent.trim() === q.trim() ? answer : null;
+  };
   window.__longest = 0;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
@@ -93,29 +104,39 @@ for (let r = 0; r < rounds; r++) {
   // THINK_S: seconds between ready and the first question, as a learner reads and types (the
   // worker reads the agents' prompt prefixes meanwhile); 0, the default, asks at once.
   await page.waitForTimeout(1000 * Number(process.env.THINK_S || 0));
-  for (const q of questions) {
+  for (const [i, q] of questions.entries()) {
+    console.error(`# ${new Date().toISOString()} question ${i + 1} of ${questions.length}: ${q.slice(0, 60)}`);
     await page.evaluate(() => { window.__longest = 0; window.__maxGap = 0; });
+    // A question sent to the Code or Quiz view left the page there.
+    await page.click('[data-testid=tab-ask]');
     await page.fill('[data-testid=ask-input]', q);
     const t1 = Date.now();
     await page.click('[data-testid=ask-submit]');
+    // The sources (retrieval, no model), or the answer's end without any.
+    await page.waitForFunction((q) => {
+      const answer = window.__answerTo(q);
+      return answer && (answer.querySelector('[data-testid=source]') || answer.dataset.state !== 'streaming');
+    }, q, { timeout: 600_000 });
+    const sourcesPage = Date.now() - t1;
     // The answer's first text, or its end without any (refused, sent to another view, abstained).
-    await page.waitForFunction(() => {
-      const answer = document.querySelector('[data-testid=answer]');
-      return document.querySelector('[data-testid=answer-body]')?.textContent.length > 0 || (answer && answer.dataset.state !== 'streaming');
-    }, null, { timeout: 600_000 });
+    await page.waitForFunction((q) => {
+      const answer = window.__answerTo(q);
+      return answer && (answer.querySelector('[data-testid=answer-body]')?.textContent.length > 0 || answer.dataset.state !== 'streaming');
+    }, q, { timeout: 600_000 });
     const firstTokenPage = Date.now() - t1;
-    await page.waitForSelector('[data-testid=answer]:not([data-state=streaming])', { timeout: 600_000 });
+    await page.waitForFunction((q) => window.__answerTo(q)?.dataset.state !== 'streaming', q, { timeout: 600_000 });
     // The router's part of the first token: how it decided (rule, classifier or the chat model) and its time.
     const route = await page.$eval('[data-testid=route-chip]', (e) => ({ ...e.dataset })).catch(() => ({}));
     const state = await page.getAttribute('[data-testid=answer]', 'data-state');
     if (state !== 'done') {
       // No answer to time: say where the question went.
-      result.answers.push({ question: q, state, route_label: route.label ?? null, route_decided_by: route.decidedBy ?? null });
+      result.answers.push({ question: q, state, sources_page_ms: sourcesPage, route_label: route.label ?? null, route_decided_by: route.decidedBy ?? null });
       continue;
     }
     const stats = await page.$eval('[data-testid=answer-stats]', (e) => ({ ...e.dataset }));
     result.answers.push({
       question: q,
+      sources_page_ms: sourcesPage,
       first_token_page_ms: firstTokenPage,
       first_token_worker_ms: Number(stats.firstTokenMs),
       route_decided_by: route.decidedBy ?? null,
@@ -140,6 +161,13 @@ result.summary = {
   warm_ready_ms_median: med(result.warm.map((c) => c.page_ms)),
   answered: `${answered.length} of ${result.answers.length}`,
   first_token_ms_median: med(answered.map((a) => a.first_token_page_ms)),
+  // Sources (or the refusal, abstention …) on screen, over every question asked.
+  sources_ms_median: med(result.answers.map((a) => a.sources_page_ms)),
+  sources_ms_p90: percentile(result.answers.map((a) => a.sources_page_ms), 90),
+  first_text_ms_p90: percentile(answered.map((a) => a.first_token_page_ms), 90),
+  // The model's first token, as the worker measured it (the answer's stats).
+  first_model_token_ms_median: med(answered.map((a) => a.first_token_worker_ms)),
+  first_model_token_ms_p90: percentile(answered.map((a) => a.first_token_worker_ms), 90),
   tokens_per_s_median: med(answered.map((a) => a.tokens_per_s)),
   prompt_tokens_median: med(answered.map((a) => a.prompt_tokens)),
   longest_main_thread_task_ms_max: Math.max(...answered.map((a) => a.longest_main_thread_task_ms)),
