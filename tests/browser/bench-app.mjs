@@ -63,6 +63,8 @@ const observe = () => {
     const answer = document.querySelector('[data-testid=answer]');
     return answer && answer.querySelector('.question')?.textContent.trim() === q.trim() ? answer : null;
   };
+  // Whether question `q` was sent to the Code view (it opens with the task filled in).
+  window.__toCode = (q) => document.querySelector('[data-testid=code-view]:not([hidden]) [data-testid=code-task-input]')?.value.trim() === q.trim();
   window.__longest = 0;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
@@ -115,16 +117,20 @@ for (let r = 0; r < rounds; r++) {
     // The sources (retrieval, no model), or the answer's end without any.
     await page.waitForFunction((q) => {
       const answer = window.__answerTo(q);
-      return answer && (answer.querySelector('[data-testid=source]') || answer.dataset.state !== 'streaming');
+      return window.__toCode(q) || (answer && (answer.querySelector('[data-testid=source]') || answer.dataset.state !== 'streaming'));
     }, q, { timeout: 600_000 });
     const sourcesPage = Date.now() - t1;
     // The answer's first text, or its end without any (refused, sent to another view, abstained).
     await page.waitForFunction((q) => {
       const answer = window.__answerTo(q);
-      return answer && (answer.querySelector('[data-testid=answer-body]')?.textContent.length > 0 || answer.dataset.state !== 'streaming');
+      return window.__toCode(q) || (answer && (answer.querySelector('[data-testid=answer-body]')?.textContent.length > 0 || answer.dataset.state !== 'streaming'));
     }, q, { timeout: 600_000 });
     const firstTokenPage = Date.now() - t1;
-    await page.waitForFunction((q) => window.__answerTo(q)?.dataset.state !== 'streaming', q, { timeout: 600_000 });
+    await page.waitForFunction((q) => window.__toCode(q) || window.__answerTo(q)?.dataset.state !== 'streaming', q, { timeout: 600_000 });
+    if (await page.evaluate((q) => window.__toCode(q), q)) {
+      result.answers.push({ question: q, state: 'code', sources_page_ms: sourcesPage, route_label: 'code' });
+      continue;
+    }
     // The router's part of the first token: how it decided (rule, classifier or the chat model) and its time.
     const route = await page.$eval('[data-testid=route-chip]', (e) => ({ ...e.dataset })).catch(() => ({}));
     const state = await page.getAttribute('[data-testid=answer]', 'data-state');
