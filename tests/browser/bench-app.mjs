@@ -171,9 +171,11 @@ result.summary = {
   sources_ms_median: med(result.answers.map((a) => a.sources_page_ms)),
   sources_ms_p90: percentile(result.answers.map((a) => a.sources_page_ms), 90),
   first_text_ms_p90: percentile(answered.map((a) => a.first_token_page_ms), 90),
-  // The model's first token, as the worker measured it (the answer's stats).
-  first_model_token_ms_median: med(answered.map((a) => a.first_token_worker_ms)),
-  first_model_token_ms_p90: percentile(answered.map((a) => a.first_token_worker_ms), 90),
+  // The model's first token, as the worker measured it (the answer's stats), over the answers
+  // the model wrote into (an answer the book's opening covers whole has none: 0 tokens).
+  model_answers: answered.filter((a) => a.tokens > 0).length,
+  first_model_token_ms_median: med(answered.filter((a) => a.tokens > 0).map((a) => a.first_token_worker_ms)),
+  first_model_token_ms_p90: percentile(answered.filter((a) => a.tokens > 0).map((a) => a.first_token_worker_ms), 90),
   tokens_per_s_median: med(answered.map((a) => a.tokens_per_s)),
   prompt_tokens_median: med(answered.map((a) => a.prompt_tokens)),
   longest_main_thread_task_ms_max: Math.max(...answered.map((a) => a.longest_main_thread_task_ms)),
