@@ -259,6 +259,13 @@ fn user_turn(message: &str) -> String {
 /// Routes `message`; `followup` is the learner's answer to the clarifying question the router
 /// asked about it (then no second clarification is asked).
 pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>, cfg: &RouteConfig) -> Result<Route, RouteError> {
+    let mut route = decide(env, message, followup, cfg).await?;
+    finish(env, &mut route, &joined(message, followup), cfg).await;
+    Ok(route)
+}
+
+/// Where `message` goes, without the reply shown for it ([`finish`]).
+async fn decide(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>, cfg: &RouteConfig) -> Result<Route, RouteError> {
     let text = joined(message, followup);
     if let Some(m) = crate::agent::ask::bad_input(&text) {
         return Err(RouteError::BadInput(m));
@@ -302,7 +309,7 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
     let names_harm = |t: &str| rules::names_harm(t, &course_word);
     let named = names_harm(read_text);
     let (by_classifier, by_model) = (cfg.classifier.naming(named), cfg.model.naming(named));
-    let mut route = match (rule, read) {
+    let route = match (rule, read) {
         (Some(Label::Harmful), _) => decided(Label::Harmful, DecidedBy::Rule, None),
         (_, Some(c)) if c.harmful(&cfg.classifier, named, &names_harm) => decided(Label::Harmful, DecidedBy::Model, Some(c.scores)),
         (Some(label), _) => decided(label, DecidedBy::Rule, None),
@@ -320,7 +327,6 @@ pub async fn route(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str>
             decided(label, DecidedBy::Model, Some(scores))
         }
     };
-    finish(env, &mut route, &text, cfg).await;
     Ok(route)
 }
 
@@ -338,8 +344,9 @@ pub async fn chosen(env: &mut RouteEnv<'_>, message: &str, followup: Option<&str
         return route(env, message, followup, cfg).await;
     }
     if label != Label::Conceptual {
-        let routed = route(env, message, followup, cfg).await?;
+        let mut routed = decide(env, message, followup, cfg).await?;
         if routed.label == Label::Harmful {
+            finish(env, &mut routed, &text, cfg).await;
             return Ok(routed);
         }
     }
