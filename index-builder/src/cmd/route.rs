@@ -206,7 +206,8 @@ pub struct TrainArgs {
     /// K-fold cross-validation instead of training: each message is scored by a classifier
     /// trained on the other folds (message i is in fold i mod K), one JSON line per message,
     /// `{"text", "label", "scores": {"<label>": log-prob}, "pieces": [scores of each sentence],
-    /// "lexicon": whether the harmful lexicon fires, "named": whether it names anything harmful}`,
+    /// "pieces_named": whether each sentence names anything harmful, "lexicon": whether the
+    /// harmful lexicon fires, "named": whether the message names anything harmful}`,
     /// for choosing margins.
     #[arg(long)]
     cv: Option<usize>,
