@@ -30,10 +30,30 @@ fn bundle() -> &'static PathBuf {
     })
 }
 
+/// The demo bundle built with multilingual-e5-small, as the app ships it (built once).
+fn bundle_e5() -> &'static PathBuf {
+    static BUNDLE: OnceLock<PathBuf> = OnceLock::new();
+    BUNDLE.get_or_init(|| {
+        let out = std::env::temp_dir().join(format!("pathshala-demo-e5-{}.bundle", std::process::id()));
+        let status = bin()
+            .args(["build", "--encoder", "e5-small", "--title", "Demo", "--out"])
+            .arg(&out)
+            .arg("index-builder/demo-course")
+            .status()
+            .expect("index-builder runs");
+        assert!(status.success(), "build failed (fetch the encoder with `models/fetch.sh e5`)");
+        out
+    })
+}
+
 fn search_json(question: &str) -> serde_json::Value {
+    search_json_in(bundle(), question)
+}
+
+fn search_json_in(bundle: &PathBuf, question: &str) -> serde_json::Value {
     let dir = std::env::temp_dir().join(format!("pathshala-q-{}-{}", std::process::id(), question.len()));
     std::fs::write(&dir, serde_json::json!({"id": "q1", "question": question}).to_string() + "\n").unwrap();
-    let out = bin().args(["search", "--json", "--top", "5", "--bundle"]).arg(bundle()).arg("--queries").arg(&dir).output().unwrap();
+    let out = bin().args(["search", "--json", "--top", "5", "--bundle"]).arg(bundle).arg("--queries").arg(&dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let line = String::from_utf8(out.stdout).unwrap();
     serde_json::from_str(line.lines().next().expect("one line per query")).unwrap()
@@ -58,6 +78,24 @@ fn answers_in_bengali_from_the_bengali_chapter() {
     let r = search_json("ক্লোরোফিল কোথায় থাকে এবং এর কাজ কী?");
     assert_eq!(r["abstained"], false, "{r}");
     assert_eq!(r["results"][0]["file"], "science-bn/08-photosynthesis.md", "{r}");
+}
+
+/// With a multilingual encoder the bundle keeps its words' vectors, so an English word the
+/// Bangla chapter never writes is read as its Bengali translation, and a Bangla word as the
+/// English chapter's; a foreign name finds none (questions of the Bangla tuning half).
+#[test]
+fn words_of_the_other_script_are_read_by_meaning() {
+    let r = search_json_in(bundle_e5(), "chloroplast কে কেন plant এর food factory বলে? grana আর stroma কী?");
+    assert_eq!(r["abstained"], false, "{r}");
+    let alikes = r["alike_terms"].as_array().expect("alike_terms");
+    assert!(alikes.iter().any(|a| a[0] == "factori" && a[1][0] == "কারখানা"), "{r}");
+    assert_eq!(r["results"][0]["file"], "science-bn/08-photosynthesis.md", "{r}");
+    let r = search_json_in(bundle_e5(), "lambda function কী, sort করার সময় key হিসেবে কীভাবে দেয়?");
+    assert_eq!(r["abstained"], true, "{r}");
+    assert!(r["jargon_terms"].as_array().unwrap().iter().any(|t| t == "lambda"), "{r}");
+    // MiniLM reads no Bengali: its bundle keeps no word vectors, and the same question is refused.
+    let r = search_json("chloroplast কে কেন plant এর food factory বলে? grana আর stroma কী?");
+    assert_eq!(r["alike_terms"].as_array().map_or(0, |a| a.iter().filter(|x| x[0] == "factori").count()), 0, "{r}");
 }
 
 #[test]

@@ -223,10 +223,11 @@ fn reads_a_format_1_bundle_without_the_course_info() {
     };
     let header = bincode::serde::encode_to_vec(&v1, bincode::config::standard()).unwrap();
     let old_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    // Formats 1 and 2's payload is format 3's without `predictions` (here empty: one 0 byte).
+    // Formats 1 and 2's payload is format 5's without `predictions` (here empty: one 0 byte) and
+    // `term_vectors` (here none: one 0 byte).
     let payload = &bytes[16 + old_len + 12..];
-    assert_eq!(payload.last(), Some(&0));
-    let payload = &payload[..payload.len() - 1];
+    assert!(payload.ends_with(&[0, 0]));
+    let payload = &payload[..payload.len() - 2];
     let mut old = Vec::new();
     old.extend_from_slice(&bytes[..8]);
     old.extend_from_slice(&1u32.to_le_bytes());
@@ -266,5 +267,44 @@ fn predictions_round_trip_and_one_outside_its_section_or_without_a_wrong_output_
     assert!(matches!(Bundle::from_bytes(&b.to_bytes().unwrap()), Err(BundleError::Invalid(_))));
     b.predictions[0].wrong = vec![wrong("'Pyt'")];
     b.predictions[0].section = b.sections.len() as u32;
+    assert!(matches!(Bundle::from_bytes(&b.to_bytes().unwrap()), Err(BundleError::Invalid(_))));
+}
+
+/// Format 5 payload bytes, re-framed as an older `version` with the given payload.
+fn reframed(bytes: &[u8], version: u32, payload: &[u8]) -> Vec<u8> {
+    let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut old = Vec::new();
+    old.extend_from_slice(&bytes[..8]);
+    old.extend_from_slice(&version.to_le_bytes());
+    old.extend_from_slice(&bytes[12..16 + header_len]);
+    old.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    old.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    old.extend_from_slice(payload);
+    old
+}
+
+#[test]
+fn reads_a_format_4_bundle_without_term_vectors() {
+    let b = small_bundle();
+    let bytes = b.to_bytes().unwrap();
+    let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    // Format 4's payload is format 5's without `term_vectors` (here none: one 0 byte).
+    let payload = &bytes[16 + header_len + 12..];
+    assert_eq!(payload.last(), Some(&0));
+    let back = Bundle::from_bytes(&reframed(&bytes, 4, &payload[..payload.len() - 1])).expect("a format 4 bundle still reads");
+    assert_eq!(back.sections, b.sections);
+    assert!(back.term_vectors.is_none());
+}
+
+#[test]
+fn term_vectors_round_trip_and_ones_that_do_not_match_their_terms_are_refused() {
+    use inference::retrieve::meanings::TermVectors;
+    let mut b = small_bundle();
+    let v = |x: f32| vec![x, 1.0 - x, 0.5];
+    b.term_vectors = Some(TermVectors::new(vec!["loop".into(), "উদ্ভিদ".into()], &[v(0.2), v(0.9)]));
+    let back = Bundle::from_bytes(&b.to_bytes().unwrap()).expect("reads back");
+    let (t, u) = (back.term_vectors.as_ref().unwrap(), b.term_vectors.as_ref().unwrap());
+    assert_eq!((&t.terms, &t.values, &t.scales, t.dim), (&u.terms, &u.values, &u.scales, u.dim));
+    b.term_vectors.as_mut().unwrap().terms.pop();
     assert!(matches!(Bundle::from_bytes(&b.to_bytes().unwrap()), Err(BundleError::Invalid(_))));
 }

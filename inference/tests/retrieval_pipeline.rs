@@ -75,7 +75,8 @@ fn ask(question: &str, cfg: &RetrievalConfig) -> inference::retrieve::Retrieval 
     let f = fixture();
     let v = f.encoder.embed(&[question], inference::embed::Role::Query).unwrap().remove(0);
     let common = |w: &str| f.encoder.is_whole_word(w);
-    let q = Query { text: question, vector: Some(&v), is_common_word: Some(&common) };
+    let words = |ws: &[&str]| inference::retrieve::meanings::embed_words(&f.encoder, ws);
+    let q = Query { text: question, vector: Some(&v), is_common_word: Some(&common), embed_words: Some(&words) };
     retrieve(&f.bundle, cfg, &q, Some(&FeatureReranker::default() as &dyn Reranker))
 }
 
@@ -126,7 +127,7 @@ fn quiz_evidence_is_diverse() {
     let f = fixture();
     let q = "loops";
     let v = f.encoder.embed(&[q], inference::embed::Role::Query).unwrap().remove(0);
-    let picked = quiz_evidence(&f.bundle, &Query { text: q, vector: Some(&v), is_common_word: None });
+    let picked = quiz_evidence(&f.bundle, &Query { text: q, vector: Some(&v), is_common_word: None, embed_words: None });
     assert!(!picked.is_empty() && picked.len() <= 25);
     let mut ids: Vec<u32> = picked.iter().map(|e| e.chunk).collect();
     ids.sort_unstable();

@@ -124,6 +124,13 @@ pub fn run(a: Args) -> Result<()> {
         None => None,
     };
     let mut bundle = finish(prepared, vectors, &opts);
+    if let Some(enc) = &encoder {
+        let t0 = std::time::Instant::now();
+        bundle.term_vectors = inference::index::build::term_vectors(&bundle, enc, a.batch_size)?;
+        if let Some(t) = &bundle.term_vectors {
+            eprintln!("embedded {} course terms (matched across scripts by meaning) in {:.1}s", t.terms.len(), t0.elapsed().as_secs_f64());
+        }
+    }
     let t0 = std::time::Instant::now();
     let (predictions, report) = inference::index::predict::mine(&bundle.sections);
     if report.askable > 0 {

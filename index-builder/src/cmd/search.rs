@@ -90,6 +90,9 @@ struct ResultLine<'a> {
     missing_terms: &'a [String],
     unknown_terms: &'a [String],
     jargon_terms: &'a [String],
+    /// Key terms that stood for course terms sounding alike or meaning the same in the other
+    /// script: `[term, [course terms]]`.
+    alike_terms: &'a [(String, Vec<String>)],
     results: Vec<Hit<'a>>,
 }
 
@@ -167,10 +170,12 @@ pub fn run(a: Args) -> Result<()> {
             _ => None,
         };
         let common = |w: &str| encoder.as_ref().is_some_and(|e| e.is_whole_word(w));
+        let words = |ws: &[&str]| encoder.as_ref().map(|e| inference::retrieve::meanings::embed_words(e, ws)).unwrap_or_default();
         let query = Query {
             text: &q.question,
             vector: vector.as_deref(),
             is_common_word: encoder.as_ref().map(|_| &common as &dyn Fn(&str) -> bool),
+            embed_words: encoder.as_ref().map(|_| &words as &inference::retrieve::meanings::EmbedWords),
         };
         let r = retrieve(&bundle, &cfg, &query, Some(&reranker as &dyn Reranker));
         let ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -197,6 +202,7 @@ pub fn run(a: Args) -> Result<()> {
                 missing_terms: &r.coverage.missing,
                 unknown_terms: &r.coverage.unknown,
                 jargon_terms: &r.coverage.jargon,
+                alike_terms: &r.coverage.alikes,
                 results: r
                     .evidence
                     .iter()
@@ -227,6 +233,10 @@ fn print_text(out: &mut impl Write, bundle: &Bundle, question: &str, r: &inferen
     writeln!(out, "Q: {question}")?;
     let dense = r.best_dense.map(|d| format!(", best cosine {d:.2}")).unwrap_or_default();
     writeln!(out, "coverage {:.2}{dense}", r.coverage.score)?;
+    if !r.coverage.alikes.is_empty() {
+        let alikes: Vec<String> = r.coverage.alikes.iter().map(|(t, found)| format!("{t} → {}", found.join(" / "))).collect();
+        writeln!(out, "read as the course's words: {}", alikes.join(", "))?;
+    }
     if r.abstained {
         let why = if r.coverage.jargon.is_empty() { r.coverage.missing.join(", ") } else { format!("never mentions {}", r.coverage.jargon.join(", ")) };
         writeln!(out, "→ the course does not cover this ({why}). Nearest sections:")?;

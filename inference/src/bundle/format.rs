@@ -47,7 +47,25 @@ struct BodyV2 {
 impl From<BodyV2> for BundleBody {
     fn from(b: BodyV2) -> BundleBody {
         let BodyV2 { sections, chunks, bm25, vectors, heading_vectors } = b;
-        BundleBody { sections, chunks, bm25, vectors, heading_vectors, predictions: Vec::new() }
+        BundleBody { sections, chunks, bm25, vectors, heading_vectors, predictions: Vec::new(), term_vectors: None }
+    }
+}
+
+/// Formats 3 and 4's payload: [`BundleBody`] without `term_vectors`.
+#[derive(Deserialize)]
+struct BodyV4 {
+    sections: Vec<crate::index::Section>,
+    chunks: Vec<crate::index::Chunk>,
+    bm25: crate::bm25::Bm25Index,
+    vectors: Option<crate::vector::VectorIndex>,
+    heading_vectors: Option<Vec<f32>>,
+    predictions: Vec<crate::index::predict::Prediction>,
+}
+
+impl From<BodyV4> for BundleBody {
+    fn from(b: BodyV4) -> BundleBody {
+        let BodyV4 { sections, chunks, bm25, vectors, heading_vectors, predictions } = b;
+        BundleBody { sections, chunks, bm25, vectors, heading_vectors, predictions, term_vectors: None }
     }
 }
 
@@ -63,8 +81,9 @@ pub const MAGIC: [u8; 8] = *b"PTSHALA\0";
 /// Bumped whenever the header's or the payload's layout or meaning changes. 2: the header's
 /// `course` (subjects and language). 3: the payload's `predictions`. 4: a prediction may have
 /// fewer wrong outputs than a "what does Python show?" item's three (one stated misreading is
-/// enough for a "why" or "judge" item or a creative question; same layout as 3).
-pub const FORMAT_VERSION: u32 = 4;
+/// enough for a "why" or "judge" item or a creative question; same layout as 3). 5: the
+/// payload's `term_vectors`.
+pub const FORMAT_VERSION: u32 = 5;
 /// Oldest format this code still reads.
 pub const OLDEST_SUPPORTED_VERSION: u32 = 1;
 
@@ -159,6 +178,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<(BundleHeader, BundleBody), BundleErr
     }
     let body = match version {
         1 | 2 => decode_body::<BodyV2>(payload)?,
+        3 | 4 => decode_body::<BodyV4>(payload)?,
         _ => decode_body::<BundleBody>(payload)?,
     };
     if cur.pos != bytes.len() {

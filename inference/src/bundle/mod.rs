@@ -27,6 +27,7 @@ use crate::bm25::Bm25Index;
 use crate::embed::EncoderId;
 use crate::index::predict::Prediction;
 use crate::index::{Chunk, ChunkConfig, Section};
+use crate::retrieve::meanings::TermVectors;
 use crate::vector::VectorIndex;
 use serde::{Deserialize, Serialize};
 
@@ -74,6 +75,9 @@ pub struct BundleBody {
     /// and for a course without Python sessions; from format 4 also lines with fewer wrong
     /// outputs, for "why" and "judge" items): [`crate::index::predict`].
     pub predictions: Vec<Prediction>,
+    /// One 8-bit vector per course term, for matching a question's words across scripts by
+    /// meaning (format 5; built with a multilingual encoder only): [`crate::retrieve::meanings`].
+    pub term_vectors: Option<TermVectors>,
 }
 
 /// A loaded course: header plus index, ready for retrieval.
@@ -88,6 +92,8 @@ pub struct Bundle {
     pub heading_vectors: Option<Vec<f32>>,
     /// "What does Python show?" questions checked by running them: [`crate::index::predict`].
     pub predictions: Vec<Prediction>,
+    /// The course's terms as the encoder places them: [`crate::retrieve::meanings`].
+    pub term_vectors: Option<TermVectors>,
     /// [`Bundle::newest_version`], read from the text when first asked for (not stored).
     newest_version: std::sync::OnceLock<Option<crate::retrieve::coverage::Version>>,
     /// [`Bundle::sounds`], built from the BM25 vocabulary when first asked for (not stored).
@@ -97,8 +103,8 @@ pub struct Bundle {
 impl Bundle {
     /// A bundle from its parts.
     pub fn new(header: BundleHeader, body: BundleBody) -> Bundle {
-        let BundleBody { sections, chunks, bm25, vectors, heading_vectors, predictions } = body;
-        Bundle { header, sections, chunks, bm25, vectors, heading_vectors, predictions, newest_version: std::sync::OnceLock::new(), sounds: std::sync::OnceLock::new() }
+        let BundleBody { sections, chunks, bm25, vectors, heading_vectors, predictions, term_vectors } = body;
+        Bundle { header, sections, chunks, bm25, vectors, heading_vectors, predictions, term_vectors, newest_version: std::sync::OnceLock::new(), sounds: std::sync::OnceLock::new() }
     }
 
     /// The newest software release the course documents: a question about a later one is not
@@ -122,6 +128,7 @@ impl Bundle {
             vectors: self.vectors.as_ref(),
             heading_vectors: self.heading_vectors.as_deref(),
             predictions: &self.predictions,
+            term_vectors: self.term_vectors.as_ref(),
         })
     }
 
@@ -238,6 +245,9 @@ impl Bundle {
                 }
             }
         }
+        if self.term_vectors.as_ref().is_some_and(|t| !t.is_consistent() || t.scales.iter().any(|x| !x.is_finite())) {
+            return bad("term vectors do not match their terms".into());
+        }
         for p in &self.predictions {
             let ok = self.sections.get(p.section as usize).is_some_and(|s| s.text.is_char_boundary(p.offset as usize) && (p.offset as usize) < s.text.len());
             if !ok || p.wrong.is_empty() {
@@ -257,4 +267,5 @@ struct BodyRef<'a> {
     vectors: Option<&'a VectorIndex>,
     heading_vectors: Option<&'a [f32]>,
     predictions: &'a [Prediction],
+    term_vectors: Option<&'a TermVectors>,
 }

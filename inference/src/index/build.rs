@@ -126,7 +126,7 @@ pub fn finish(prepared: Prepared, embeddings: Option<Embeddings>, opts: &BuildOp
         chunks: chunks.len() as u32,
         course: opts.course.clone(),
     };
-    Bundle::new(header, BundleBody { sections, chunks, bm25, vectors, heading_vectors, predictions: Vec::new() })
+    Bundle::new(header, BundleBody { sections, chunks, bm25, vectors, heading_vectors, predictions: Vec::new(), term_vectors: None })
 }
 
 /// Build the whole index, embedding every chunk. `progress(done, total)` follows the embedding.
@@ -146,5 +146,16 @@ pub fn build(documents: &[Document], encoder: Option<&SentenceEncoder>, opts: &B
         }
         None => None,
     };
-    Ok(finish(prepared, vectors, opts))
+    let mut bundle = finish(prepared, vectors, opts);
+    if let Some(enc) = encoder {
+        bundle.term_vectors = term_vectors(&bundle, enc, opts.batch_size)?;
+    }
+    Ok(bundle)
+}
+
+/// The course terms' vectors ([`crate::retrieve::meanings`]) from its sections' text and
+/// headings, when `encoder` is multilingual.
+pub fn term_vectors(bundle: &Bundle, encoder: &SentenceEncoder, batch_size: usize) -> Result<Option<crate::retrieve::meanings::TermVectors>, EncoderError> {
+    let texts = bundle.sections.iter().flat_map(|s| std::iter::once(s.text.as_str()).chain(s.heading_path.iter().map(String::as_str)));
+    crate::retrieve::meanings::build(texts, &bundle.bm25, encoder, |words| encoder.embed_many(words, Role::Query, batch_size, |_| {}))
 }

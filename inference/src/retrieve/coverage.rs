@@ -7,7 +7,6 @@
 //! the threshold the answer is "the course does not cover this" rather than a guess.
 
 use crate::bm25::Bm25Index;
-use crate::retrieve::sounds::SoundIndex;
 use std::collections::HashSet;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -23,31 +22,36 @@ pub struct Coverage {
     /// Unknown terms that are not everyday words either (per the vocabulary given): names of
     /// libraries, APIs or topics the course never mentions, e.g. `pandas`, `slugify`, `Kotlin`.
     pub jargon: Vec<String>,
+    /// Key terms the course never writes (or the evidence lacks) that stood for course terms
+    /// sounding alike or meaning the same in the other script, each with those terms.
+    pub alikes: Vec<(String, Vec<String>)>,
 }
 
 /// Coverage of `question`'s key terms by the evidence texts. `is_common_word` tells everyday
 /// words (e.g. a tokenizer's whole-word vocabulary) from jargon; without it the only jargon is
-/// a dotted API name the course does not have ([`unknown_api`]). A Latin-letter term the course
-/// never writes stands for the course's Bengali terms that sound like it (`sounds`): it is
-/// supported when one of them is in the evidence, weighs what the rarest of them weighs, and is
-/// not a stranger to the course.
-pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, sounds: &SoundIndex, is_common_word: Option<&dyn Fn(&str) -> bool>) -> Coverage {
+/// a dotted API name the course does not have ([`unknown_api`]). A term the course never writes
+/// stands for its alikes (`alikes`, [`super::alikes`]: the course's terms that sound like it
+/// or mean the same in the other script): it is supported when one of them is in the evidence,
+/// weighs what the rarest of them weighs, and is not a stranger to the course.
+pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, alikes: &[(String, Vec<String>)], is_common_word: Option<&dyn Fn(&str) -> bool>) -> Coverage {
     let question_terms = crate::text::query_terms(question);
     let surface: std::collections::HashMap<String, String> =
         crate::text::words(question).into_iter().map(|w| (crate::text::stem(&w), w)).collect();
     let evidence_terms: HashSet<String> = evidence.iter().flat_map(|t| crate::text::terms(t)).collect();
-    let alikes = sounds.alikes(question, &question_terms, bm25);
     let mut seen = HashSet::new();
     let (mut total, mut covered) = (0.0f32, 0.0f32);
-    let mut out = Coverage { score: 1.0, supported: vec![], missing: vec![], unknown: vec![], jargon: vec![] };
+    let mut out = Coverage { score: 1.0, supported: vec![], missing: vec![], unknown: vec![], jargon: vec![], alikes: vec![] };
     for t in &question_terms {
         if !seen.insert(t) {
             continue;
         }
-        let alike: &[&str] = alikes.iter().find(|(a, _)| a == t).map_or(&[], |(_, found)| found);
+        let alike: &[String] = alikes.iter().find(|(a, _)| a == t).map_or(&[], |(_, found)| found);
+        if !alike.is_empty() {
+            out.alikes.push((t.clone(), alike.to_vec()));
+        }
         let w = if alike.is_empty() { bm25.idf(t) } else { alike.iter().map(|a| bm25.idf(a)).fold(0.0, f32::max) };
         total += w;
-        if evidence_terms.contains(t) || alike.iter().any(|a| evidence_terms.contains(*a)) {
+        if evidence_terms.contains(t) || alike.iter().any(|a| evidence_terms.contains(a)) {
             covered += w;
             out.supported.push(t.clone());
         } else if let Some(share) = compound_share(t, &evidence_terms) {
@@ -199,11 +203,11 @@ mod tests {
             .collect();
         let bm25 = Bm25Index::build(&docs, Bm25Params::default());
         let common = |w: &str| ["merge", "two", "lists", "pandas"].contains(&w);
-        let c = coverage("How do I merge two pandas DataFrames?", &["merge two sorted lists"], &bm25, &SoundIndex::default(), Some(&common));
+        let c = coverage("How do I merge two pandas DataFrames?", &["merge two sorted lists"], &bm25, &[], Some(&common));
         assert!(c.unknown.contains(&"panda".to_string()), "{c:?}");
         assert_eq!(c.jargon, vec!["datafram".to_string()], "{c:?}");
         assert!(c.score < 0.5, "{c:?}");
-        let c = coverage("What does a dictionary map?", &["a dictionary maps keys to values"], &bm25, &SoundIndex::default(), None);
+        let c = coverage("What does a dictionary map?", &["a dictionary maps keys to values"], &bm25, &[], None);
         assert_eq!(c.score, 1.0, "{c:?}");
         assert!(c.jargon.is_empty());
     }
@@ -213,7 +217,7 @@ mod tests {
         let book = ["Call str.format to fill a template.", "list.append adds an item; list.sort sorts it.", "parser.add_argument names an option.", "self.count = 0 in __init__"];
         let docs: Vec<Vec<String>> = book.iter().map(|d| terms(d)).collect();
         let bm25 = Bm25Index::build(&docs, Bm25Params::default());
-        let jargon = |q: &str| coverage(q, &book, &bm25, &SoundIndex::default(), None).jargon;
+        let jargon = |q: &str| coverage(q, &book, &bm25, &[], None).jargon;
         assert_eq!(jargon("Does `str.reverse()` reverse a string in place?"), ["str.reverse"]);
         assert_eq!(jargon("How do I use parser.add_flag('--debug')?"), ["parser.add_flag"]);
         assert_eq!(jargon("Why does mylist.remove_all(3) fail?"), ["mylist.remove_all"]);
@@ -227,7 +231,7 @@ mod tests {
         let docs: Vec<Vec<String>> = ["int converts a string to a number", "nested lists"].iter().map(|d| terms(d)).collect();
         let bm25 = Bm25Index::build(&docs, Bm25Params::default());
         let common = |w: &str| ["why", "does", "fail", "made", "grid", "what", "there", "something", "nice", "easy", "safe", "with", "how", "use", "poke"].contains(&w);
-        let jargon = |q: &str| coverage(q, &["int converts a string to a number"], &bm25, &SoundIndex::default(), Some(&common)).jargon;
+        let jargon = |q: &str| coverage(q, &["int converts a string to a number"], &bm25, &[], Some(&common)).jargon;
         for q in ["Why does int('0x1A') fail?", "I made a 3x2 grid", "What is 3.12.0b2?", "Is there something nicer, easier or safest?"] {
             assert!(jargon(q).is_empty(), "{q}: {:?}", jargon(q));
         }
@@ -258,7 +262,7 @@ mod tests {
         assert_eq!(compound_share("acidrain", &ev), None, "Bengali only");
         let docs: Vec<Vec<String>> = ["এসিড বৃষ্টি হয়", "গাছ"].iter().map(|d| terms(d)).collect();
         let bm25 = Bm25Index::build(&docs, Bm25Params::default());
-        let c = coverage("অম্লবৃষ্টি", &["এসিড বৃষ্টি হয়"], &bm25, &SoundIndex::default(), None);
+        let c = coverage("অম্লবৃষ্টি", &["এসিড বৃষ্টি হয়"], &bm25, &[], None);
         assert!((c.score - 0.6).abs() < 1e-6, "6 of its 10 letters: {c:?}");
         assert!(c.missing.is_empty());
     }
@@ -268,15 +272,18 @@ mod tests {
         let book = ["ক্লোরোপ্লাস্টের স্ট্রোমায় শর্করা তৈরি হয়।", "পাতা সবুজ।"];
         let docs: Vec<Vec<String>> = book.iter().map(|d| terms(d)).collect();
         let bm25 = Bm25Index::build(&docs, Bm25Params::default());
-        let sounds = SoundIndex::new(bm25.terms());
+        let sounds = crate::retrieve::sounds::SoundIndex::new(bm25.terms());
+        let q = "What happens in the stroma?";
+        let alikes: Vec<(String, Vec<String>)> =
+            sounds.alikes(q, &crate::text::query_terms(q), &bm25).into_iter().map(|(t, f)| (t, f.into_iter().map(str::to_string).collect())).collect();
         let common = |w: &str| w == "happens";
-        let c = coverage("What happens in the stroma?", &book[..1], &bm25, &sounds, Some(&common));
+        let c = coverage(q, &book[..1], &bm25, &alikes, Some(&common));
         assert!(c.supported.contains(&"stroma".to_string()) && c.jargon.is_empty(), "{c:?}");
         // Not in the evidence: missing, but still no stranger to the course.
-        let c = coverage("What happens in the stroma?", &book[1..], &bm25, &sounds, Some(&common));
+        let c = coverage(q, &book[1..], &bm25, &alikes, Some(&common));
         assert!(c.missing.contains(&"stroma".to_string()) && !c.unknown.contains(&"stroma".to_string()) && c.jargon.is_empty(), "{c:?}");
-        // Without the sound index it is a foreign name.
-        let c = coverage("What happens in the stroma?", &book[..1], &bm25, &SoundIndex::default(), Some(&common));
+        // Without its alike it is a foreign name.
+        let c = coverage(q, &book[..1], &bm25, &[], Some(&common));
         assert_eq!(c.jargon, ["stroma"]);
     }
 }

@@ -7,6 +7,7 @@
 pub mod context;
 pub mod coverage;
 pub mod fusion;
+pub mod meanings;
 pub mod mmr;
 pub mod rerank;
 pub mod sounds;
@@ -129,12 +130,43 @@ pub struct Query<'a> {
     /// Everyday words (e.g. [`crate::embed::SentenceEncoder::is_whole_word`]); lets the coverage
     /// gate tell a course-foreign name (`pandas`) from an everyday word the book does not use.
     pub is_common_word: Option<&'a dyn Fn(&str) -> bool>,
+    /// Unit vectors of single words embedded as queries by the bundle's encoder: lets a word
+    /// the course never writes find the course's word of the other script that means the same
+    /// ([`meanings`]; used only with a bundle that stores its terms' vectors).
+    pub embed_words: Option<&'a meanings::EmbedWords<'a>>,
+}
+
+/// Course terms standing for a question's key terms the course never writes: each such term
+/// with the course's terms that sound like it ([`sounds`]) or mean the same in the other
+/// script ([`meanings`]). Searched beside the question's terms and counted by the gate.
+pub type Alikes = Vec<(String, Vec<String>)>;
+
+/// The alikes of the question's key terms `terms`.
+pub fn alikes(bundle: &Bundle, query: &Query<'_>, terms: &[String]) -> Alikes {
+    let mut out: Alikes = bundle
+        .sounds()
+        .alikes(query.text, terms, &bundle.bm25)
+        .into_iter()
+        .map(|(t, found)| (t, found.into_iter().map(str::to_string).collect()))
+        .collect();
+    if let (Some(tv), Some(embed)) = (bundle.term_vectors.as_ref(), query.embed_words) {
+        let sounded: Vec<String> = out.iter().map(|(t, _)| t.clone()).collect();
+        let unknown = |t: &str| terms.iter().any(|x| x == t) && bundle.bm25.doc_freq(t) == 0 && !sounded.iter().any(|x| x == t);
+        out.extend(tv.alikes(query.text, &unknown, embed));
+    }
+    out
 }
 
 /// Ranked candidates before CCR/CCI: fused lists, reranked when configured.
-pub fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reranker: Option<&dyn Reranker>) -> (Vec<(u32, f32)>, Option<f32>) {
+fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, alikes: &Alikes, reranker: Option<&dyn Reranker>) -> (Vec<(u32, f32)>, Option<f32>) {
     let mut terms = crate::text::query_terms(query.text);
-    terms.extend(sound_alikes(bundle, query.text, &terms));
+    let mut searched: Vec<&String> = Vec::new();
+    for b in alikes.iter().flat_map(|(_, found)| found) {
+        if !searched.contains(&b) {
+            searched.push(b);
+        }
+    }
+    terms.extend(searched.into_iter().cloned());
     let cal = cfg.calibration(bundle);
     let lexical = if cfg.mode != Mode::Dense { bundle.bm25.search(&terms, cfg.k) } else { Vec::new() };
     let dense = match (cfg.mode, query.vector, bundle.vectors.as_ref()) {
@@ -160,18 +192,6 @@ pub fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, rer
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     }
     (ranked, best_dense)
-}
-
-/// The course's Bengali terms that sound like the question's Latin-letter key terms the course
-/// never writes ("stroma" → স্ট্রোমা), searched beside them ([`sounds`]).
-fn sound_alikes(bundle: &Bundle, question: &str, terms: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for b in bundle.sounds().alikes(question, terms, &bundle.bm25).into_iter().flat_map(|(_, found)| found) {
-        if !out.iter().any(|o| o == b) {
-            out.push(b.to_string());
-        }
-    }
-    out
 }
 
 /// Sections whose heading is nearest the query, each standing for its chunk nearest the query.
@@ -202,12 +222,23 @@ fn heading_search(bundle: &Bundle, q: &[f32], k: usize) -> Vec<(u32, f32)> {
 
 /// Evidence for answering a question, or an abstention.
 pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reranker: Option<&dyn Reranker>) -> Retrieval {
-    let (ranked, best_dense) = candidates(bundle, cfg, query, reranker);
+    let alikes = alikes(bundle, query, &crate::text::query_terms(query.text));
+    let (ranked, best_dense) = candidates(bundle, cfg, query, &alikes, reranker);
     let kept = context::dedupe(bundle, &ranked, cfg.max_overlap, cfg.max_similarity, cfg.max_per_section, cfg.top_n);
     let evidence: Vec<Evidence> = kept.iter().map(|&(c, s)| evidence(bundle, c, s, cfg.context_budget)).collect();
     let docs: Vec<String> = evidence.iter().map(|e| format!("{}\n{}", e.heading_path.join(" "), e.text)).collect();
     let doc_refs: Vec<&str> = docs.iter().map(String::as_str).collect();
-    let mut coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, bundle.sounds(), query.is_common_word);
+    let mut coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, &alikes, query.is_common_word);
+    if let (Some(tv), Some(embed)) = (bundle.term_vectors.as_ref(), query.embed_words) {
+        // A term the course writes but the evidence lacks may be there in the other script
+        // (a Bangla question over an English chapter): the gate counts it so, the search did not.
+        let absent = |t: &str| coverage.missing.iter().any(|m| m == t) && bundle.bm25.doc_freq(t) > 0;
+        let more = tv.alikes(query.text, &absent, embed);
+        if !more.is_empty() {
+            let all: Alikes = alikes.iter().cloned().chain(more).collect();
+            coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, &all, query.is_common_word);
+        }
+    }
     if let Some(release) = bundle.newest_version().and_then(|v| coverage::newer_release(query.text, v)) {
         coverage.jargon.push(release);
     }
@@ -252,7 +283,8 @@ pub fn evidence(bundle: &Bundle, chunk: u32, score: f32, context_budget: usize) 
 /// Quiz evidence: a wide, diverse set (union of 50 candidates, MMR λ = 0.7 down to 25).
 pub fn quiz_evidence(bundle: &Bundle, query: &Query<'_>) -> Vec<Evidence> {
     let cfg = RetrievalConfig { k: 50, fusion: Fusion::Union, rerank: false, ..Default::default() };
-    let (ranked, _) = candidates(bundle, &cfg, query, None);
+    let alikes = alikes(bundle, query, &crate::text::query_terms(query.text));
+    let (ranked, _) = candidates(bundle, &cfg, query, &alikes, None);
     let ranked: Vec<(u32, f32)> = ranked.into_iter().take(50).collect();
     let sim = |a: u32, b: u32| match bundle.vectors.as_ref() {
         Some(v) => crate::embed::dot(v.vector(a), v.vector(b)),

@@ -603,7 +603,13 @@ pub async fn query_vector(encoder: Option<&SentenceEncoder>, text: &str) -> Resu
 pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question: &str, cfg: &RetrievalConfig) -> Result<Retrieval, AskError> {
     let vector = query_vector(encoder, question).await?;
     let common = |w: &str| encoder.is_some_and(|e| e.is_whole_word(w));
-    let query = Query { text: question, vector: vector.as_deref(), is_common_word: encoder.map(|_| &common as &dyn Fn(&str) -> bool) };
+    let words = |ws: &[&str]| encoder.map(|e| crate::retrieve::meanings::embed_words(e, ws)).unwrap_or_default();
+    let query = Query {
+        text: question,
+        vector: vector.as_deref(),
+        is_common_word: encoder.map(|_| &common as &dyn Fn(&str) -> bool),
+        embed_words: encoder.map(|_| &words as &crate::retrieve::meanings::EmbedWords),
+    };
     let reranker = FeatureReranker::default();
     Ok(retrieve(bundle, cfg, &query, Some(&reranker as &dyn Reranker)))
 }

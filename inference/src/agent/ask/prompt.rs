@@ -409,7 +409,7 @@ mod tests {
                 evidence(3, &["Functions", "Default Argument Values"], "A default value is used when the argument is left out."),
                 evidence(5, &["Functions", "Keyword Arguments"], "Arguments can be passed by name."),
             ],
-            coverage: Coverage { score: 0.9, supported: vec![], missing: vec![], unknown: vec![], jargon: vec![] },
+            coverage: Coverage { score: 0.9, supported: vec![], missing: vec![], unknown: vec![], jargon: vec![], alikes: vec![] },
             best_dense: Some(0.6),
             abstained,
             uncertain: false,

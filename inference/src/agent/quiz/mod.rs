@@ -428,7 +428,13 @@ fn menu_names(bundle: &Bundle, sections: &[u32]) -> Vec<String> {
 async fn evidence_chunks(env: &QuizEnv<'_>, query: &str) -> Result<Vec<u32>, QuizError> {
     let vector = ask::query_vector(env.encoder, query).await?;
     let common = |w: &str| env.encoder.is_some_and(|e| e.is_whole_word(w));
-    let q = Query { text: query, vector: vector.as_deref(), is_common_word: env.encoder.map(|_| &common as &dyn Fn(&str) -> bool) };
+    let words = |ws: &[&str]| env.encoder.map(|e| crate::retrieve::meanings::embed_words(e, ws)).unwrap_or_default();
+    let q = Query {
+        text: query,
+        vector: vector.as_deref(),
+        is_common_word: env.encoder.map(|_| &common as &dyn Fn(&str) -> bool),
+        embed_words: env.encoder.map(|_| &words as &crate::retrieve::meanings::EmbedWords),
+    };
     Ok(quiz_evidence(env.bundle, &q).into_iter().map(|e| e.chunk).collect())
 }
 
