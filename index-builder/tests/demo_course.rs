@@ -93,6 +93,19 @@ fn words_of_the_other_script_are_read_by_meaning() {
     let r = search_json_in(bundle_e5(), "lambda function কী, sort করার সময় key হিসেবে কীভাবে দেয়?");
     assert_eq!(r["abstained"], true, "{r}");
     assert!(r["jargon_terms"].as_array().unwrap().iter().any(|t| t == "lambda"), "{r}");
+    // The answer opens with the book's Bengali sentence on the translated words.
+    let q = std::env::temp_dir().join(format!("pathshala-ask-{}.jsonl", std::process::id()));
+    std::fs::write(&q, serde_json::json!({"id": "bn-021", "question": "chloroplast কে কেন plant এর food factory বলে? grana আর stroma কী?"}).to_string() + "\n").unwrap();
+    let out = bin()
+        .args(["ask", "--json", "--sources-only", "--model", "models/cache/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "--bundle"])
+        .arg(bundle_e5())
+        .arg("--queries")
+        .arg(&q)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(r["lead"].as_str().is_some_and(|l| l.contains("কারখানা")), "{r}");
     // MiniLM reads no Bengali: its bundle keeps no word vectors, and the same question is refused.
     let r = search_json("chloroplast কে কেন plant এর food factory বলে? grana আর stroma কী?");
     assert_eq!(r["alike_terms"].as_array().map_or(0, |a| a.iter().filter(|x| x[0] == "factori").count()), 0, "{r}");

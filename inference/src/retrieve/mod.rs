@@ -228,7 +228,10 @@ pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reran
     let evidence: Vec<Evidence> = kept.iter().map(|&(c, s)| evidence(bundle, c, s, cfg.context_budget)).collect();
     let docs: Vec<String> = evidence.iter().map(|e| format!("{}\n{}", e.heading_path.join(" "), e.text)).collect();
     let doc_refs: Vec<&str> = docs.iter().map(String::as_str).collect();
-    let mut coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, &alikes, query.is_common_word);
+    // Everyday words: the encoder's vocabulary, and romanised Bangla of the course's words.
+    let everyday = |w: &str| query.is_common_word.is_some_and(|c| c(w)) || bundle.sounds().sounds_bengali(w);
+    let common = query.is_common_word.map(|_| &everyday as &dyn Fn(&str) -> bool);
+    let mut coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, &alikes, common);
     if let (Some(tv), Some(embed)) = (bundle.term_vectors.as_ref(), query.embed_words) {
         // A term the course writes but the evidence lacks may be there in the other script
         // (a Bangla question over an English chapter): the gate counts it so, the search did not.
@@ -236,7 +239,7 @@ pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reran
         let more = tv.alikes(query.text, &absent, embed);
         if !more.is_empty() {
             let all: Alikes = alikes.iter().cloned().chain(more).collect();
-            coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, &all, query.is_common_word);
+            coverage = coverage::coverage(query.text, &doc_refs, &bundle.bm25, &all, common);
         }
     }
     if let Some(release) = bundle.newest_version().and_then(|v| coverage::newer_release(query.text, v)) {

@@ -11,8 +11,11 @@
 use crate::bm25::Bm25Index;
 use std::collections::HashMap;
 
-/// Fewest consonant classes a key needs before it is trusted.
+/// Fewest consonant classes a key needs before it is trusted to find a word.
 const MIN_KEY: usize = 3;
+/// Fewest consonant classes a key needs to say a Latin word is romanised Bangla, not a foreign
+/// name ("agun" sounds like the book's আগুন; which word it is, two consonants cannot tell).
+const MIN_ROMANISED_KEY: usize = 2;
 
 /// The course's Bengali terms by their consonant key.
 #[derive(Debug, Default)]
@@ -32,6 +35,17 @@ impl SoundIndex {
         SoundIndex { by_key }
     }
 
+    /// Whether the Latin-letter `word` (lower case, at least 3 letters) sounds like some
+    /// Bengali word of the course by a key of two consonants or more: romanised Bangla, not a
+    /// name foreign to the course ("agun", "rong"; a foreign name such as "lambda" or
+    /// "kotlin" sounds like none).
+    pub fn sounds_bengali(&self, word: &str) -> bool {
+        if self.by_key.is_empty() || word.chars().count() < 3 || !word.chars().all(|c| c.is_ascii_lowercase()) {
+            return false;
+        }
+        latin_keys_of(word, MIN_ROMANISED_KEY).iter().any(|k| self.by_key.contains_key(k))
+    }
+
     /// The course's Bengali terms that sound like the Latin-letter `word` (lower case, as
     /// [`crate::text::words`] gives it, not stemmed: a stem loses sounds, "solution" → "solut");
     /// empty for other scripts, short keys, or no match.
@@ -40,7 +54,7 @@ impl SoundIndex {
             return Vec::new();
         }
         let mut out: Vec<&str> = Vec::new();
-        for key in latin_keys(word) {
+        for key in latin_keys_of(word, MIN_KEY) {
             for t in self.by_key.get(&key).into_iter().flatten() {
                 if !out.contains(&t.as_str()) {
                     out.push(t);
@@ -79,7 +93,7 @@ fn push(key: &mut String, class: char) {
 }
 
 /// The consonant key of a Bengali-script word (NFC), or `None` for another script or a key
-/// shorter than [`MIN_KEY`].
+/// shorter than [`MIN_ROMANISED_KEY`].
 fn bengali_key(word: &str) -> Option<String> {
     let chars: Vec<char> = word.chars().collect();
     if !chars.iter().any(|c| ('\u{0995}'..='\u{09B9}').contains(c)) || chars.iter().any(|c| c.is_ascii()) {
@@ -116,12 +130,12 @@ fn bengali_key(word: &str) -> Option<String> {
         };
         push(&mut key, class);
     }
-    (key.chars().count() >= MIN_KEY).then_some(key)
+    (key.chars().count() >= MIN_ROMANISED_KEY).then_some(key)
 }
 
-/// The consonant keys of a lower-case Latin word: one, or two when it has a "ch", which may be
-/// said "k" (chlorophyll, chemical) or "ch" (romanised "chal", চাল).
-fn latin_keys(word: &str) -> Vec<String> {
+/// The consonant keys of a lower-case Latin word of at least `min` consonants: one, or two when
+/// it has a "ch", which may be said "k" (chlorophyll, chemical) or "ch" (romanised "chal", চাল).
+fn latin_keys_of(word: &str, min: usize) -> Vec<String> {
     let mut keys = vec![latin_key(word, 'C')];
     if word.contains("ch") {
         let k = latin_key(word, 'K');
@@ -129,7 +143,7 @@ fn latin_keys(word: &str) -> Vec<String> {
             keys.push(k);
         }
     }
-    keys.retain(|k| k.chars().count() >= MIN_KEY);
+    keys.retain(|k| k.chars().count() >= min);
     keys
 }
 
@@ -222,5 +236,18 @@ mod tests {
         assert!(book.bengali("ক্লোরোপ্লাস্ট").is_empty(), "Bengali needs no bridge");
         assert!(book.bengali("dictionary").is_empty());
         assert!(index("lists and loops").bengali("chloroplast").is_empty(), "an English course has no Bengali terms");
+    }
+
+    #[test]
+    fn romanised_words_of_two_consonants_are_bangla_not_foreign_names() {
+        let book = index("আগুনে গরম করা যাবে না। রং বদলায়। লবণ। পাতা।");
+        for w in ["agun", "rong", "pata", "gorom"] {
+            assert!(book.sounds_bengali(w), "{w}");
+        }
+        for w in ["lambda", "kotlin", "decorator", "ab", "Agun"] {
+            assert!(!book.sounds_bengali(w), "{w}");
+        }
+        assert!(book.bengali("pata").is_empty(), "two consonants still find no word");
+        assert!(!index("lists and loops").sounds_bengali("agun"), "an English course has no Bengali terms");
     }
 }

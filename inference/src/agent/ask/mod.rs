@@ -353,8 +353,12 @@ impl AskRun {
         }
         let mut retrieval = search(env.bundle, env.encoder, &self.question, &self.settings.retrieval).await?;
         self.nearest = retrieval.nearest_sections.clone();
-        // The model reads the part of each passage's section that is about the question.
-        let asked = verify::terms(&self.question);
+        // The model reads the part of each passage's section that is about the question: its
+        // terms, and the course's words that stood for those the book does not write (the
+        // other script's "কারখানা" for "factory"), so a question in one script finds its
+        // sentences in the other.
+        let mut asked = verify::terms(&self.question);
+        asked.extend(retrieval.coverage.alikes.iter().flat_map(|(_, found)| found.iter().cloned()));
         let weight = |t: &str| env.bundle.bm25.idf(t);
         for (rank, e) in retrieval.evidence.iter_mut().enumerate() {
             e.text = crate::retrieve::context::focus(env.bundle, e.chunk, &asked, &weight, self.settings.ask.chars(rank));
@@ -375,7 +379,7 @@ impl AskRun {
             Plan::Answer(p) => p,
         };
         let idf = |t: &str| env.bundle.bm25.idf(t);
-        let quoted = verify::quote(&self.question, &prompt.sources, &idf, self.settings.ask.quote_chars);
+        let quoted = verify::quote(&asked, &prompt.sources, &idf, self.settings.ask.quote_chars);
         // The quote's lead opens the answer, cited as the model cites (the worked example's
         // "… [2]. "), so it goes on writing; not a question the book asks (an exercise answers
         // nothing), nor a sentence far from the question.

@@ -341,7 +341,8 @@ fn quotable(sentence: &str) -> bool {
 const FOLLOW_WEIGHT: f32 = 0.5;
 
 /// The book's words that best answer the question, verbatim, from one passage. Each quotable
-/// sentence is scored by the IDF weight of the question's terms it contains; the best score
+/// sentence is scored by the IDF weight of the question's terms (`asked`: [`terms`] of the
+/// question, and the course's words that stood for its terms in retrieval) it contains; the best score
 /// divided by the passage's rank picks the passage (retrieval's order is the stronger signal: a
 /// lower passage needs twice, three times the overlap). From that passage, its sentences on the
 /// question (their own weight plus [`FOLLOW_WEIGHT`] of the sentence before), best first, while
@@ -349,7 +350,7 @@ const FOLLOW_WEIGHT: f32 = 0.5;
 /// ([`Quoted::text`]); and each other passage's sentence with most of the question's weight,
 /// which may join the answer's opening ([`Quoted::opening`]). None when no sentence shares a
 /// content term with the question.
-pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<Quoted<'a>> {
+pub fn quote<'a>(asked: &HashSet<String>, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<Quoted<'a>> {
     /// A quotable whole sentence on the question: its place in the passage, its own weight, and
     /// that weight with the sentence before weighed in.
     struct Candidate<'t> {
@@ -362,8 +363,7 @@ pub fn quote<'a>(question: &str, sources: &'a [Source], idf: &dyn Fn(&str) -> f3
     fn by_own(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
         a.own.total_cmp(&b.own).then(b.place.cmp(&a.place))
     }
-    let q = terms(question);
-    let overlap = |sentence: &str| question_weight(&q, sentence, idf);
+    let overlap = |sentence: &str| question_weight(asked, sentence, idf);
     let mut best: Option<(f32, &Source, Vec<Candidate>)> = None;
     // Each passage's sentence with most of the question's own weight.
     let mut tops: Vec<(f32, &Source, &str)> = Vec::new();
@@ -651,18 +651,18 @@ mod tests {
             source(2, "Tuples are immutable sequences of items, unlike lists."),
         ];
         let idf = |_: &str| 1.0;
-        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 0).unwrap();
+        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, 0).unwrap();
         assert_eq!((q.source.n, q.lead()), (1, "The append method adds an item to the end of the list."));
         assert_eq!(q.text(0).as_deref(), Some(q.lead()));
         assert_eq!(q.text(1), None, "the lead alone opens the answer");
-        assert!(quote("zebra", &sources, &idf, 0).is_none());
+        assert!(quote(&terms("zebra"), &sources, &idf, 0).is_none());
         // The first passage's sentence wins unless a later one shares twice the question's words.
-        assert_eq!(quote("Are tuples immutable sequences?", &sources, &idf, 0).unwrap().source.n, 2);
-        let q = quote("What are sequences of items?", &sources, &idf, 0).unwrap();
+        assert_eq!(quote(&terms("Are tuples immutable sequences?"), &sources, &idf, 0).unwrap().source.n, 2);
+        let q = quote(&terms("What are sequences of items?"), &sources, &idf, 0).unwrap();
         assert_eq!(q.source.n, 1, "one shared word more does not outrank the first passage");
         // A line of code shown unindented is not quoted, however many of the question's words it holds.
         let sources = [source(1, "if __name__ == '__main__':\nA module's __name__ is set to '__main__' when it is run as a script.")];
-        let q = quote("What does if __name__ == '__main__': do?", &sources, &idf, 0).unwrap();
+        let q = quote(&terms("What does if __name__ == '__main__': do?"), &sources, &idf, 0).unwrap();
         assert_eq!(q.lead(), "A module's __name__ is set to '__main__' when it is run as a script.");
     }
 
@@ -673,7 +673,7 @@ mod tests {
                     You add an item at the end of a list again and again. And a cut-off sentence about adding items to the end of a";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = |max| quote("How do I add an item to the end of a list?", &sources, &idf, max).unwrap().text(0).unwrap();
+        let q = |max| quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, max).unwrap().text(0).unwrap();
         // The lead is the sentence holding most of the question's words (the first of equals).
         assert_eq!(q(0), "The append method adds an item to the end of the list.");
         // The next best (four of the question's terms, and two in the sentence before) fits.
@@ -688,18 +688,18 @@ mod tests {
         assert!(q(300).starts_with("Lists hold objects of any type you like. The append method"), "then the rest, as they fit");
         // The answer's opening: the lead and the next best sentences that fit, in the passage's
         // order; the quote then shows the others.
-        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 230).unwrap();
+        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, 230).unwrap();
         let opening = |max| q.opening(max, f32::INFINITY).sentences.into_iter().map(|(n, text)| (assert_eq!(n, 1), text).1).collect::<Vec<_>>();
         assert_eq!(opening(0), ["The append method adds an item to the end of the list."]);
         assert_eq!(opening(1000).len(), 3, "one of the four is left for the quote");
         assert_eq!(opening(120), ["The append method adds an item to the end of the list.", "You add an item at the end of a list again and again."]);
         assert_eq!(q.text(2).as_deref(), Some("Sets have no order at all, unlike sequences. Use extend to add several items at once, from any iterable."));
         // Without the lead, which opens the answer, its neighbours are no longer neighbours.
-        let folded = quote("How do I add an item to the end of a list?", &sources, &idf, 300).unwrap().text(1).unwrap();
+        let folded = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, 300).unwrap().text(1).unwrap();
         assert!(folded.starts_with("Lists hold objects of any type you like. … Sets have no order"), "{folded}");
         // An indented example between two quoted sentences is skipped text too; a blank line is not.
         let sources = [source(1, "The append method adds an item to the end of the list.\n\n    x.append(3)\n\nYou add an item at the end of a list again and again.\n\nItems go on the end of a list with append as well.")];
-        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 400).unwrap().text(0).unwrap();
+        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, 400).unwrap().text(0).unwrap();
         assert_eq!(q, "The append method adds an item to the end of the list. … You add an item at the end of a list again and again. Items go on the end of a list with append as well.");
     }
 
@@ -711,7 +711,7 @@ mod tests {
             source(3, "Dictionaries map keys to values, and a key may be any immutable object."),
         ];
         let idf = |_: &str| 1.0;
-        let q = quote("How do I add an item to the end of a list?", &sources, &idf, 800).unwrap();
+        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, 800).unwrap();
         assert_eq!(q.source.n, 1);
         let lead = "The append method adds an item to the end of a list.";
         let extend = "The extend method adds each item of an iterable to the end of a list.";
@@ -736,7 +736,7 @@ mod tests {
                     Other sequence types such as tuples support the same operations as well.";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = quote("Why does changing one row of my grid change every row?", &sources, &idf, 800).unwrap().text(0).unwrap();
+        let q = quote(&terms("Why does changing one row of my grid change every row?"), &sources, &idf, 800).unwrap().text(0).unwrap();
         assert_eq!(
             q,
             "Changes to one row of a grid made with * show in every row of the grid. … \
@@ -753,7 +753,7 @@ mod tests {
                     A loop's else clause runs when no break occurs, like a try statement's else clause.";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = quote("When does the else clause of a loop run?", &sources, &idf, 400).unwrap().text(0).unwrap();
+        let q = quote(&terms("When does the else clause of a loop run?"), &sources, &idf, 400).unwrap().text(0).unwrap();
         assert_eq!(
             q,
             "The else clause of a loop runs when the loop ends without a break statement. … \
@@ -762,7 +762,7 @@ mod tests {
         // Inside a ``` fence a blank line does not end the code.
         let text = "```\nThe loop's else clause runs when no break occurs in this code block.\n\nThe else clause of a loop runs here too, in the fence.\n```";
         let sources = [source(1, text)];
-        assert!(quote("When does the else clause of a loop run?", &sources, &idf, 400).is_none());
+        assert!(quote(&terms("When does the else clause of a loop run?"), &sources, &idf, 400).is_none());
     }
 
     #[test]
