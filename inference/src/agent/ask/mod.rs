@@ -379,7 +379,11 @@ impl AskRun {
             Plan::Answer(p) => p,
         };
         let idf = |t: &str| env.bundle.bm25.idf(t);
-        let quoted = verify::quote(&asked, &prompt.sources, &idf, self.settings.ask.quote_chars);
+        // The book's teaching is quoted, not its exercises: a creative question's scenario or an
+        // exercise's task shares the question's words and answers nothing.
+        let taught: Vec<Source> =
+            prompt.sources.iter().filter(|s| env.bundle.sections.get(s.section as usize).is_none_or(|x| !matches!(x.kind, crate::index::SectionKind::Exercise))).cloned().collect();
+        let quoted = verify::quote(&asked, &taught, &idf, self.settings.ask.quote_chars);
         // The quote's lead opens the answer, cited as the model cites (the worked example's
         // "… [2]. "), so it goes on writing; not a question the book asks (an exercise answers
         // nothing), nor a sentence far from the question.
