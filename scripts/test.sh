@@ -52,6 +52,6 @@ stage "the same with all-MiniLM-L6-v2, the English courses' default encoder, and
   --out "$CARGO_TARGET_DIR/demo-minilm.bundle" index-builder/demo-course
 python3 tests/eval/route_eval.py --bundle "$CARGO_TARGET_DIR/demo-minilm.bundle" \
   --model models/cache/SmolLM2-135M-Instruct.Q4_1.gguf --set dev --check --min-accuracy 0.9 >/dev/null
-stage "Bangla retrieval on the demo course (held-out half of our Bangla set): recall@5 must stay >= 0.6 (0.67 measured)"
-python3 tests/eval/retrieval_eval.py --bundle "$CARGO_TARGET_DIR/demo.bundle" --set bn-heldout --configs "hybrid-rrf+rerank (default)" --min-recall 0.6
+stage "Bangla retrieval on the demo course (held-out half of our Bangla set): recall@5 must stay >= 0.83 (0.87 measured; 0.80 without the words read across scripts)"
+python3 tests/eval/retrieval_eval.py --bundle "$CARGO_TARGET_DIR/demo.bundle" --set bn-heldout --configs "hybrid-rrf+rerank (default)" --min-recall 0.83
 stage "all tests passed"
