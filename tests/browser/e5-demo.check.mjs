@@ -4,7 +4,9 @@
 // route, the time to the book's quote and to the first quiz item, and saves a screenshot of a
 // Bangla answer. Not part of `node --test` (it needs a dist built for the demo):
 //
-//   LLM=SmolLM2-135M-Instruct.Q4_1.gguf scripts/demo.sh   (builds dist/; stop the server), then
+//   scripts/demo.sh   (builds dist/ with the default course model, Qwen2.5-Coder-0.5B; stop the
+//                     server. With SmolLM2 as the course model one Bangla passage fills its prompt
+//                     budget, since its tokenizer spends more on Bengali, and no quote is found), then
 //   DIST=dist SHOT=docs/screenshots/bangla-ask.png node tests/browser/e5-demo.check.mjs
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
