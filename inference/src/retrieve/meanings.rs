@@ -9,11 +9,12 @@
 //! course. A multilingual encoder places a word near its translation: with e5 and the `query: `
 //! prefix on both sides, "factory" → কারখানা (0.92), "food" → খাবার, "তালিকা" → "list" (0.94), while
 //! the best match of a foreign name stays lower ("lambda" → লবণ 0.89, "Kotlin" → "quotient"
-//! 0.88). So `index-builder build` stores one vector per course term (the term's most frequent
-//! spelling, embedded as a query, 8-bit) when the encoder is multilingual, and a question's
-//! unknown words are matched, at query time, to the course terms of the *other* script whose
-//! vector is at least [`MIN_COSINE`] from theirs: searched beside them and counted by the gate,
-//! as [`super::sounds`] does for words that sound alike.
+//! 0.88). So `index-builder build` stores one vector per course word (every spelling, embedded as
+//! a query, 8-bit, with its index term) when the encoder is multilingual, and at query time a
+//! question's words are matched to the course terms of the *other* script whose vector is at
+//! least [`MIN_COSINE`] from theirs ([`super::alikes`]): a word the course never writes is
+//! searched beside its match and counted by the gate, as [`super::sounds`] does for words that
+//! sound alike; a word the course writes but the evidence lacks is counted by the gate only.
 
 use crate::bm25::Bm25Index;
 use serde::{Deserialize, Serialize};
@@ -32,7 +33,8 @@ pub const MAX_TERMS: usize = 8000;
 /// One 8-bit vector per course term, for matching words across scripts by meaning.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TermVectors {
-    /// Index terms (as [`crate::text::terms`] gives them), one per vector.
+    /// The index term (as [`crate::text::terms`] gives it) of each vector's word; a term with
+    /// several spellings appears once per spelling.
     pub terms: Vec<String>,
     pub dim: u32,
     /// `terms.len() × dim` values; value `i` of vector `t` is `values[t * dim + i] as f32 * scales[t]`.
