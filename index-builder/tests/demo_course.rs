@@ -125,6 +125,10 @@ fn info_reads_the_header() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("all-MiniLM-L6-v2"), "{text}");
     assert!(text.contains("files        8"), "{text}");
+    assert!(text.contains("word vectors none"), "MiniLM reads no Bengali: {text}");
+    let out = bin().args(["info", "--bundle"]).arg(bundle_e5()).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("word vectors ") && !l.contains("none")), "{text}");
 }
 
 #[test]

@@ -31,6 +31,10 @@ pub fn run(a: Args) -> Result<()> {
         Some(e) => println!("encoder      {} dim {} max {} tokens sha256 {} ({})", e.name, e.dim, e.max_tokens, e.sha256, h.embed_mode),
         None => println!("encoder      none (BM25 only)"),
     }
+    match &b.term_vectors {
+        Some(t) => println!("word vectors {} (a question's words read as the other script's by meaning)", t.terms.len()),
+        None => println!("word vectors none"),
+    }
     println!("corpus       sha256 {}", h.corpus_checksum);
     println!(
         "predictions  {} (session lines {}, programs {}; {} with too few wrong outputs for a question, for \"why\" and \"judge\" items)",
