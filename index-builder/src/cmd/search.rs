@@ -169,15 +169,7 @@ pub fn run(a: Args) -> Result<()> {
             Some(e) if e.can_read(&q.question) => Some(e.embed(&[q.question.as_str()], Role::Query)?.remove(0)),
             _ => None,
         };
-        let common = |w: &str| encoder.as_ref().is_some_and(|e| e.is_whole_word(w));
-        let words = |ws: &[&str]| encoder.as_ref().map(|e| inference::retrieve::meanings::embed_words(e, ws)).unwrap_or_default();
-        let query = Query {
-            text: &q.question,
-            vector: vector.as_deref(),
-            is_common_word: encoder.as_ref().map(|_| &common as &dyn Fn(&str) -> bool),
-            embed_words: encoder.as_ref().map(|_| &words as &inference::retrieve::meanings::EmbedWords),
-        };
-        let r = retrieve(&bundle, &cfg, &query, Some(&reranker as &dyn Reranker));
+        let r = Query::with_encoder(&q.question, vector.as_deref(), encoder.as_ref(), |query| retrieve(&bundle, &cfg, query, Some(&reranker as &dyn Reranker)));
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         let (mut sufficient, mut margin, mut llm_ms) = (None, None, None);
         if let Some(session) = session.as_mut() {

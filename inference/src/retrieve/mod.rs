@@ -136,6 +136,22 @@ pub struct Query<'a> {
     pub embed_words: Option<&'a meanings::EmbedWords<'a>>,
 }
 
+impl<'a> Query<'a> {
+    /// Run `f` on the question with `encoder`'s vocabulary as its everyday words and its word
+    /// vectors ([`meanings::embed_words`]); without an encoder, with neither.
+    pub fn with_encoder<R>(text: &str, vector: Option<&[f32]>, encoder: Option<&crate::embed::SentenceEncoder>, f: impl FnOnce(&Query<'_>) -> R) -> R {
+        let common = |w: &str| encoder.is_some_and(|e| e.is_whole_word(w));
+        let words = |ws: &[&str]| encoder.map(|e| meanings::embed_words(e, ws)).unwrap_or_default();
+        let query = Query {
+            text,
+            vector,
+            is_common_word: encoder.map(|_| &common as &dyn Fn(&str) -> bool),
+            embed_words: encoder.map(|_| &words as &meanings::EmbedWords),
+        };
+        f(&query)
+    }
+}
+
 /// Course terms standing for a question's key terms the course never writes: each such term
 /// with the course's terms that sound like it ([`sounds`]) or mean the same in the other
 /// script ([`meanings`]). Searched beside the question's terms and counted by the gate.

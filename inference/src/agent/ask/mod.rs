@@ -610,16 +610,8 @@ pub async fn query_vector(encoder: Option<&SentenceEncoder>, text: &str) -> Resu
 /// when the encoder reads its script (else BM25 alone), the feature reranker, the coverage gate.
 pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question: &str, cfg: &RetrievalConfig) -> Result<Retrieval, AskError> {
     let vector = query_vector(encoder, question).await?;
-    let common = |w: &str| encoder.is_some_and(|e| e.is_whole_word(w));
-    let words = |ws: &[&str]| encoder.map(|e| crate::retrieve::meanings::embed_words(e, ws)).unwrap_or_default();
-    let query = Query {
-        text: question,
-        vector: vector.as_deref(),
-        is_common_word: encoder.map(|_| &common as &dyn Fn(&str) -> bool),
-        embed_words: encoder.map(|_| &words as &crate::retrieve::meanings::EmbedWords),
-    };
     let reranker = FeatureReranker::default();
-    Ok(retrieve(bundle, cfg, &query, Some(&reranker as &dyn Reranker)))
+    Ok(Query::with_encoder(question, vector.as_deref(), encoder, |query| retrieve(bundle, cfg, query, Some(&reranker as &dyn Reranker))))
 }
 
 /// Whether `sentence` is near enough `question` to open its answer ([`AskConfig::lead`]): the

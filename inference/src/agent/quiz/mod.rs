@@ -427,15 +427,7 @@ fn menu_names(bundle: &Bundle, sections: &[u32]) -> Vec<String> {
 /// The 25 quiz-evidence chunks for a query, in MMR order.
 async fn evidence_chunks(env: &QuizEnv<'_>, query: &str) -> Result<Vec<u32>, QuizError> {
     let vector = ask::query_vector(env.encoder, query).await?;
-    let common = |w: &str| env.encoder.is_some_and(|e| e.is_whole_word(w));
-    let words = |ws: &[&str]| env.encoder.map(|e| crate::retrieve::meanings::embed_words(e, ws)).unwrap_or_default();
-    let q = Query {
-        text: query,
-        vector: vector.as_deref(),
-        is_common_word: env.encoder.map(|_| &common as &dyn Fn(&str) -> bool),
-        embed_words: env.encoder.map(|_| &words as &crate::retrieve::meanings::EmbedWords),
-    };
-    Ok(quiz_evidence(env.bundle, &q).into_iter().map(|e| e.chunk).collect())
+    Ok(Query::with_encoder(query, vector.as_deref(), env.encoder, |q| quiz_evidence(env.bundle, q)).into_iter().map(|e| e.chunk).collect())
 }
 
 /// One quiz on one subtopic: its evidence, the items shown and the learner's answers. Serde, so
