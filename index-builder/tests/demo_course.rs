@@ -111,6 +111,30 @@ fn words_of_the_other_script_are_read_by_meaning() {
     assert_eq!(r["alike_terms"].as_array().map_or(0, |a| a.iter().filter(|x| x[0] == "factori").count()), 0, "{r}");
 }
 
+/// Ask reads the book's teaching: a question whose search also finds exercise sections (their
+/// questions share its words) gets passages from the chapters' text only (a question of the
+/// Bangla tuning half).
+#[test]
+fn ask_reads_teaching_sections_not_exercises() {
+    let question = "গাছ কি রাতেও শ্বাস নেয়? তাহলে দিনের বেলা সে অক্সিজেন বেশি ছাড়ে কেন?";
+    let exercise = |h: &serde_json::Value| h.as_array().unwrap().iter().any(|x| x.as_str().is_some_and(|x| x.contains("প্রশ্ন") || x.contains("অনুশীলনী")));
+    let r = search_json_in(bundle_e5(), question);
+    assert!(r["results"].as_array().unwrap().iter().any(|x| exercise(&x["heading_path"])), "the search finds an exercise: {r}");
+    let q = std::env::temp_dir().join(format!("pathshala-ask-ex-{}.jsonl", std::process::id()));
+    std::fs::write(&q, serde_json::json!({"id": "bn-049", "question": question}).to_string() + "\n").unwrap();
+    let out = bin()
+        .args(["ask", "--json", "--sources-only", "--model", "models/cache/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "--bundle"])
+        .arg(bundle_e5())
+        .arg("--queries")
+        .arg(&q)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sources = r["sources"].as_array().unwrap();
+    assert!(!sources.is_empty() && sources.iter().all(|s| !exercise(&s["heading_path"])), "{r}");
+}
+
 #[test]
 fn abstains_when_the_course_does_not_cover_it() {
     for q in ["Who painted the Mona Lisa?", "How do I configure Kubernetes ingress controllers?"] {

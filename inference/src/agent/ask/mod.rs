@@ -353,6 +353,12 @@ impl AskRun {
         }
         let mut retrieval = search(env.bundle, env.encoder, &self.question, &self.settings.retrieval).await?;
         self.nearest = retrieval.nearest_sections.clone();
+        // The passages are the book's teaching: an exercise section's scenario or task shares
+        // the question's words and answers nothing (kept only when nothing else was found).
+        let exercise = |e: &crate::retrieve::Evidence| env.bundle.sections.get(e.section as usize).is_some_and(|x| matches!(x.kind, crate::index::SectionKind::Exercise));
+        if retrieval.evidence.iter().any(|e| !exercise(e)) {
+            retrieval.evidence.retain(|e| !exercise(e));
+        }
         // The model reads the part of each passage's section that is about the question: its
         // terms, and the course's words that stood for those the book does not write (the
         // other script's "কারখানা" for "factory"), so a question in one script finds its
@@ -379,8 +385,8 @@ impl AskRun {
             Plan::Answer(p) => p,
         };
         let idf = |t: &str| env.bundle.bm25.idf(t);
-        // The book's teaching is quoted, not its exercises: a creative question's scenario or an
-        // exercise's task shares the question's words and answers nothing.
+        // The book's teaching is quoted, not its exercises (an exercise passage is left only
+        // when nothing else was found, and then nothing is quoted).
         let taught: Vec<Source> =
             prompt.sources.iter().filter(|s| env.bundle.sections.get(s.section as usize).is_none_or(|x| !matches!(x.kind, crate::index::SectionKind::Exercise))).cloned().collect();
         let quoted = verify::quote(&asked, &taught, &idf, self.settings.ask.quote_chars);
