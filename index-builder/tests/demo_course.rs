@@ -46,6 +46,22 @@ fn bundle_e5() -> &'static PathBuf {
     })
 }
 
+/// Ask's evidence stage on the e5 demo bundle (`ask --sources-only`, the course model's
+/// tokenizer fitting the prompt): the result line.
+fn ask_sources_only(id: &str, question: &str) -> serde_json::Value {
+    let q = std::env::temp_dir().join(format!("pathshala-ask-{}-{id}.jsonl", std::process::id()));
+    std::fs::write(&q, serde_json::json!({"id": id, "question": question}).to_string() + "\n").unwrap();
+    let out = bin()
+        .args(["ask", "--json", "--sources-only", "--model", "models/cache/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "--bundle"])
+        .arg(bundle_e5())
+        .arg("--queries")
+        .arg(&q)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn search_json(question: &str) -> serde_json::Value {
     search_json_in(bundle(), question)
 }
@@ -94,17 +110,7 @@ fn words_of_the_other_script_are_read_by_meaning() {
     assert_eq!(r["abstained"], true, "{r}");
     assert!(r["jargon_terms"].as_array().unwrap().iter().any(|t| t == "lambda"), "{r}");
     // The answer opens with the book's Bengali sentence on the translated words.
-    let q = std::env::temp_dir().join(format!("pathshala-ask-{}.jsonl", std::process::id()));
-    std::fs::write(&q, serde_json::json!({"id": "bn-021", "question": "chloroplast কে কেন plant এর food factory বলে? grana আর stroma কী?"}).to_string() + "\n").unwrap();
-    let out = bin()
-        .args(["ask", "--json", "--sources-only", "--model", "models/cache/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "--bundle"])
-        .arg(bundle_e5())
-        .arg("--queries")
-        .arg(&q)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = ask_sources_only("bn-021", "chloroplast কে কেন plant এর food factory বলে? grana আর stroma কী?");
     assert!(r["lead"].as_str().is_some_and(|l| l.contains("কারখানা")), "{r}");
     // MiniLM reads no Bengali: its bundle keeps no word vectors, and the same question is refused.
     let r = search_json("chloroplast কে কেন plant এর food factory বলে? grana আর stroma কী?");
@@ -120,17 +126,7 @@ fn ask_reads_teaching_sections_not_exercises() {
     let exercise = |h: &serde_json::Value| h.as_array().unwrap().iter().any(|x| x.as_str().is_some_and(|x| x.contains("প্রশ্ন") || x.contains("অনুশীলনী")));
     let r = search_json_in(bundle_e5(), question);
     assert!(r["results"].as_array().unwrap().iter().any(|x| exercise(&x["heading_path"])), "the search finds an exercise: {r}");
-    let q = std::env::temp_dir().join(format!("pathshala-ask-ex-{}.jsonl", std::process::id()));
-    std::fs::write(&q, serde_json::json!({"id": "bn-049", "question": question}).to_string() + "\n").unwrap();
-    let out = bin()
-        .args(["ask", "--json", "--sources-only", "--model", "models/cache/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "--bundle"])
-        .arg(bundle_e5())
-        .arg("--queries")
-        .arg(&q)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = ask_sources_only("bn-049", question);
     let sources = r["sources"].as_array().unwrap();
     assert!(!sources.is_empty() && sources.iter().all(|s| !exercise(&s["heading_path"])), "{r}");
 }
