@@ -174,8 +174,10 @@ pub fn alikes(bundle: &Bundle, query: &Query<'_>, terms: &[String]) -> Alikes {
 }
 
 /// Ranked candidates before CCR/CCI: fused lists, reranked when configured.
-fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, alikes: &Alikes, reranker: Option<&dyn Reranker>) -> (Vec<(u32, f32)>, Option<f32>) {
-    let mut terms = crate::text::query_terms(query.text);
+/// `terms` are the question's key terms ([`crate::text::query_terms`]); their `alikes` are searched
+/// beside them.
+fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, terms: &[String], alikes: &Alikes, reranker: Option<&dyn Reranker>) -> (Vec<(u32, f32)>, Option<f32>) {
+    let mut terms = terms.to_vec();
     let mut searched: Vec<&String> = Vec::new();
     for b in alikes.iter().flat_map(|(_, found)| found) {
         if !searched.contains(&b) {
@@ -238,8 +240,9 @@ fn heading_search(bundle: &Bundle, q: &[f32], k: usize) -> Vec<(u32, f32)> {
 
 /// Evidence for answering a question, or an abstention.
 pub fn retrieve(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, reranker: Option<&dyn Reranker>) -> Retrieval {
-    let alikes = alikes(bundle, query, &crate::text::query_terms(query.text));
-    let (ranked, best_dense) = candidates(bundle, cfg, query, &alikes, reranker);
+    let terms = crate::text::query_terms(query.text);
+    let alikes = alikes(bundle, query, &terms);
+    let (ranked, best_dense) = candidates(bundle, cfg, query, &terms, &alikes, reranker);
     let kept = context::dedupe(bundle, &ranked, cfg.max_overlap, cfg.max_similarity, cfg.max_per_section, cfg.top_n);
     let evidence: Vec<Evidence> = kept.iter().map(|&(c, s)| evidence(bundle, c, s, cfg.context_budget)).collect();
     let docs: Vec<String> = evidence.iter().map(|e| format!("{}\n{}", e.heading_path.join(" "), e.text)).collect();
@@ -302,8 +305,9 @@ pub fn evidence(bundle: &Bundle, chunk: u32, score: f32, context_budget: usize) 
 /// Quiz evidence: a wide, diverse set (union of 50 candidates, MMR λ = 0.7 down to 25).
 pub fn quiz_evidence(bundle: &Bundle, query: &Query<'_>) -> Vec<Evidence> {
     let cfg = RetrievalConfig { k: 50, fusion: Fusion::Union, rerank: false, ..Default::default() };
-    let alikes = alikes(bundle, query, &crate::text::query_terms(query.text));
-    let (ranked, _) = candidates(bundle, &cfg, query, &alikes, None);
+    let terms = crate::text::query_terms(query.text);
+    let alikes = alikes(bundle, query, &terms);
+    let (ranked, _) = candidates(bundle, &cfg, query, &terms, &alikes, None);
     let ranked: Vec<(u32, f32)> = ranked.into_iter().take(50).collect();
     let sim = |a: u32, b: u32| match bundle.vectors.as_ref() {
         Some(v) => crate::embed::dot(v.vector(a), v.vector(b)),

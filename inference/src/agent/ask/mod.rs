@@ -355,9 +355,9 @@ impl AskRun {
         self.nearest = retrieval.nearest_sections.clone();
         // The passages are the book's teaching: an exercise section's scenario or task shares
         // the question's words and answers nothing (kept only when nothing else was found).
-        let exercise = |e: &crate::retrieve::Evidence| env.bundle.sections.get(e.section as usize).is_some_and(|x| matches!(x.kind, crate::index::SectionKind::Exercise));
-        if retrieval.evidence.iter().any(|e| !exercise(e)) {
-            retrieval.evidence.retain(|e| !exercise(e));
+        let taught = |section: u32| env.bundle.sections[section as usize].kind != crate::index::SectionKind::Exercise;
+        if retrieval.evidence.iter().any(|e| taught(e.section)) {
+            retrieval.evidence.retain(|e| taught(e.section));
         }
         // The model reads the part of each passage's section that is about the question: its
         // terms, and the course's words that stood for those the book does not write (the
@@ -387,9 +387,8 @@ impl AskRun {
         let idf = |t: &str| env.bundle.bm25.idf(t);
         // The book's teaching is quoted, not its exercises (an exercise passage is left only
         // when nothing else was found, and then nothing is quoted).
-        let taught: Vec<Source> =
-            prompt.sources.iter().filter(|s| env.bundle.sections.get(s.section as usize).is_none_or(|x| !matches!(x.kind, crate::index::SectionKind::Exercise))).cloned().collect();
-        let quoted = verify::quote(&asked, &taught, &idf, self.settings.ask.quote_chars);
+        let quotable: Vec<Source> = prompt.sources.iter().filter(|s| taught(s.section)).cloned().collect();
+        let quoted = verify::quote(&asked, &quotable, &idf, self.settings.ask.quote_chars);
         // The quote's lead opens the answer, cited as the model cites (the worked example's
         // "… [2]. "), so it goes on writing; not a question the book asks (an exercise answers
         // nothing), nor a sentence far from the question.
