@@ -12,6 +12,10 @@ pub struct Args {
     /// a hand audit).
     #[arg(long)]
     predictions: bool,
+    /// Also print every "why" item made from a reason the book gives ("… কেন?"), as the quiz and
+    /// authoring show it, with which check refuses it (Markdown, for a hand audit).
+    #[arg(long)]
+    reasons: bool,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -116,5 +120,39 @@ pub fn run(a: Args) -> Result<()> {
         println!("{explained_why} of {explained} lines with too few wrong outputs for a question give a \"why\" item (Understand) that passes them");
         println!("{judged} of {} lines give a \"judge\" item (Evaluate) that passes them", b.predictions.len());
     }
+    if a.reasons {
+        print_reasons(&b);
+    }
     Ok(())
+}
+
+/// Every reason the book gives, as the item each makes (see [`Args::reasons`]).
+fn print_reasons(b: &Bundle) {
+    use inference::agent::quiz::{ItemEvidence, cause, check};
+    let mut files: Vec<&str> = b.sections.iter().map(|s| s.file.as_str()).collect();
+    files.dedup();
+    let (mut found, mut made, mut shown) = (0, 0, 0);
+    for file in files {
+        let pool = cause::pool(b, &[file]);
+        for c in &pool {
+            found += 1;
+            let evidence = ItemEvidence { chunk: 0, section: c.section, file: file.to_string(), heading_path: vec![], quote: c.sentence.clone() };
+            println!("\n## {file} ▸ {}\n\n> {}\n", c.heading, c.sentence);
+            let Some(item) = cause::item(c, &pool, evidence.clone()).or_else(|| cause::item(c, &cause::pool(b, &[]), evidence)) else {
+                println!("No item: too few other reasons.");
+                continue;
+            };
+            made += 1;
+            let (checks, reason) = check::deterministic(&item, &[], true);
+            match reason {
+                Some(r) => println!("Not shown: {r} ({}).\n", checks.iter().filter(|c| !c.1).map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ")),
+                None => shown += 1,
+            }
+            println!("{}", item.question);
+            for (i, o) in item.options.iter().enumerate() {
+                println!("{}. {}{o} — {}", ["ক", "খ", "গ", "ঘ"][i], if i == item.answer_index { "**key** " } else { "" }, item.rationales[i]);
+            }
+        }
+    }
+    println!("\n{found} reasons found, {made} make an item, {shown} pass the quiz's checks");
 }

@@ -64,8 +64,12 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
         .iter()
         .map(|o| terms(o).into_iter().filter(|w| w.chars().any(char::is_alphabetic) && !stem_words.contains(w)).collect())
         .collect();
+    // A reason and its contrary ([`super::cause::contrary`]: "… বেশি থাকে", "… কম থাকে") differ
+    // in one word on purpose.
     let same_words = option_terms.iter().enumerate().any(|(i, a)| {
-        option_terms.iter().enumerate().any(|(j, b)| i != j && a.len() >= 5 && a.intersection(b).count() as f64 >= 0.9 * a.len() as f64)
+        option_terms.iter().enumerate().any(|(j, b)| {
+            i != j && a.len() >= 5 && a.intersection(b).count() as f64 >= 0.9 * a.len() as f64 && !super::cause::contraries(&item.options[i], &item.options[j])
+        })
     });
     // A "why" or "judge" item sets a rule against its misreading, in many of the same words on
     // purpose, and a "judge" item's options answer the classmate the stem quotes.

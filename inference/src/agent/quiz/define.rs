@@ -40,7 +40,7 @@ pub struct Definition {
 }
 
 /// Bangla pronouns that point back at a definition's description ("…, তাদের স্বভোজী বলে").
-const PRONOUNS: &[&str] = &["তাকে", "তাদের", "একে", "এদের", "এটিকে", "এগুলোকে", "সেগুলোকে", "এটাকে"];
+pub(super) const PRONOUNS: &[&str] = &["তাকে", "তাদের", "একে", "এদের", "এটিকে", "এগুলোকে", "সেগুলোকে", "এটাকে"];
 /// Most words of a term.
 const TERM_WORDS: usize = 3;
 /// Characters of a sentence a reason quotes.
@@ -63,7 +63,7 @@ pub fn definitions(text: &str, section: u32) -> Vec<Definition> {
 }
 
 /// A sentence without a list item's marker ("- ", "১. ", "2) ").
-fn unlisted(s: &str) -> &str {
+pub(super) fn unlisted(s: &str) -> &str {
     let s = s.trim();
     if let Some(rest) = s.strip_prefix("- ").or_else(|| s.strip_prefix("* ")) {
         return rest.trim_start();
@@ -137,11 +137,11 @@ fn term_of(words: &[&str]) -> Option<String> {
 
 /// Words that open a description leaning on the sentence before ("এই উপরমুখী বলটিকে …", "তখন
 /// দড়ির উপর …"): the question would not stand alone.
-const ANAPHORA: &[&str] = &["এই", "এ", "সেই", "ঐ", "ওই", "তখন", "এসব", "এগুলো", "এরা", "এটি", "এটা", "সেটি", "তারা", "সে", "এদের", "এর", "এতে", "এখানে", "এখন", "একই", "উক্ত"];
+pub(super) const ANAPHORA: &[&str] = &["এই", "এ", "সেই", "ঐ", "ওই", "তখন", "এসব", "এগুলো", "এরা", "এটি", "এটা", "সেটি", "তারা", "সে", "এদের", "এর", "এতে", "এখানে", "এখন", "একই", "উক্ত"];
 
 /// Demonstratives that point back wherever they stand early in a description ("পদার্থবিজ্ঞানে
 /// এই ঠেলা বা টানাকে …").
-const POINTING: &[&str] = &["এই", "সেই", "ঐ", "ওই", "উক্ত", "এসব"];
+pub(super) const POINTING: &[&str] = &["এই", "সেই", "ঐ", "ওই", "উক্ত", "এসব"];
 
 /// `lead` turned into the question `{lead}{tail}`, unless it is too short or leans on the
 /// sentence before.
@@ -235,7 +235,7 @@ fn bangla(s: &str) -> Option<(String, Option<String>, bool)> {
 /// A definition's description without what comes before a colon (the glossary head "প্রশমন: অম্ল
 /// ও ক্ষারকের … প্রক্রিয়াকে", a lead-in) and without a connective that leans on the sentence
 /// before ("তাই", "তবে", …).
-fn unheaded(lead: &str) -> String {
+pub(super) fn unheaded(lead: &str) -> String {
     // A glossary head, or a lead-in ("একটি মজার বিষয় লক্ষ করো: …"), before a colon.
     let lead = lead.split_once(": ").map_or(lead, |(_, rest)| rest.trim());
     ["তাই ", "তবে ", "কিন্তু ", "আবার ", "অন্যদিকে ", "ফলে "].iter().find_map(|c| lead.strip_prefix(c)).unwrap_or(lead).to_string()

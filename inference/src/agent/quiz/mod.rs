@@ -32,6 +32,7 @@
 //!
 //! The app's worker and `index-builder quiz` drive the same calls with the same [`QuizConfig`].
 
+pub mod cause;
 pub mod check;
 pub mod define;
 pub mod predict;
