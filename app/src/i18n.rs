@@ -312,6 +312,7 @@ texts! {
     author_ai: "AI-assisted", "এআই-সহায়িত";
     author_from_book: "From the book's definition", "বইয়ের সংজ্ঞা থেকে";
     author_from_run: "From the book's code, run", "বইয়ের কোড চালিয়ে";
+    author_from_reason: "From a reason the book gives", "বইয়ে দেওয়া কারণ থেকে";
 }
 
 #[cfg(test)]

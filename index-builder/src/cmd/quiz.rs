@@ -99,6 +99,8 @@ struct ValidatorLine<'a> {
     by_definition: bool,
     /// From running a line of the book's session, not written by the model.
     by_running: bool,
+    /// From a reason the book gives, not written by the model.
+    by_reason: bool,
 }
 
 #[derive(Serialize)]
@@ -265,6 +267,7 @@ fn item_line<'a>(q: &'a Quiz, r: &'a quiz::Round, next_bloom: Bloom, ms: f64) ->
             rejected: &r.validation.rejected,
             by_definition: r.validation.by_definition,
             by_running: r.validation.by_running,
+            by_reason: r.validation.by_reason,
         },
         learner_answer: r.learner_answer,
         correct: r.correct,
@@ -280,6 +283,8 @@ fn print_round(out: &mut impl Write, q: &Quiz, r: &quiz::Round, ms: f64) -> Resu
         "the book's definition".to_string()
     } else if r.validation.by_running {
         "the book's session, run".to_string()
+    } else if r.validation.by_reason {
+        "the book's reason".to_string()
     } else {
         format!("{} attempt(s)", r.validation.attempts)
     };
@@ -310,7 +315,7 @@ fn plans_only(bundle: &inference::bundle::Bundle, q: &mut Quiz, n: usize, cfg: &
         // A stand-in item on that passage, answered right, so the next plan follows it.
         let evidence = vec![quiz::ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: String::new() }];
         let item = quiz::Item { question: String::new(), options: vec![String::new(); 4], answer_index: 0, rationales: vec![String::new(); 4], bloom: plan.bloom, concepts: vec![], evidence };
-        q.show(item, quiz::Validation { passed: true, checks: Default::default(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false });
+        q.show(item, quiz::Validation { passed: true, checks: Default::default(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false, by_reason: false });
         q.answer(0);
         branch = Branch::Right;
     }

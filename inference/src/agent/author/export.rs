@@ -65,11 +65,12 @@ pub fn record(item: &Authored) -> Value {
         "ladder": item.ladder,
         "attempts": item.attempts,
         "rejected": item.rejected,
-        // An item turned from the book's own definition, or made by running its code, was not
-        // written by a model.
-        "ai_assisted": !item.by_definition && !item.by_running,
+        // An item turned from the book's own definition or reason, or made by running its code,
+        // was not written by a model.
+        "ai_assisted": !item.by_definition && !item.by_running && !item.by_reason,
         "from_definition": item.by_definition,
         "from_running": item.by_running,
+        "from_reason": item.by_reason,
     })
 }
 
@@ -79,6 +80,8 @@ fn origin(item: &Authored) -> &'static str {
         "from the book's definition"
     } else if item.by_running {
         "from the book's code, run"
+    } else if item.by_reason {
+        "from a reason the book gives"
     } else {
         "AI-assisted"
     }

@@ -273,10 +273,12 @@ pub struct AuthorConfig {
     /// The accept rule's thresholds; `None`: those fitted for the judge's size
     /// ([`Thresholds::for_judge`]).
     pub thresholds: Option<Thresholds>,
-    /// Whether the model writes a beginner's Bangla MCQ once the chapter's definitions are all
-    /// asked. Off: such an MCQ is reported missing at once; neither Qwen2.5-Coder model wrote a
-    /// usable Bangla item (docs/EVALUATION.md, "Quiz"), and each try cost the teacher minutes.
-    pub write_bangla_recall: bool,
+    /// Whether the model writes a Bangla MCQ where the book gives none (a beginner's once the
+    /// chapter's definitions are all asked, an intermediate one once its reasons are, any
+    /// advanced one). Off: such an MCQ is reported missing at once; neither Qwen2.5-Coder model
+    /// wrote a usable Bangla item (docs/EVALUATION.md, "Quiz", "Authoring"), and each try cost
+    /// the teacher minutes.
+    pub write_bangla_mcq: bool,
 }
 
 impl Default for AuthorConfig {
@@ -293,7 +295,7 @@ impl Default for AuthorConfig {
             cq_tokens: 1000,
             repeat_penalty: 1.2,
             verify: true,
-            write_bangla_recall: false,
+            write_bangla_mcq: false,
             thresholds: None,
         }
     }
@@ -413,6 +415,17 @@ pub struct Authored {
     /// Made by running a line or program of the book ([`quiz::predict`]), not written by the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_running: bool,
+    /// Made from a reason the book gives ([`quiz::cause`]), not written by the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_reason: bool,
+}
+
+/// What a book-made MCQ was made from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FromBook {
+    Definition,
+    Running,
+    Reason,
 }
 
 impl Authored {
@@ -442,6 +455,7 @@ impl Authored {
             selected_tasks: Vec::new(),
             by_definition: false,
             by_running: false,
+            by_reason: false,
         }
     }
 }
@@ -702,10 +716,20 @@ impl Job {
             if let Some(made) = self.definition_mcq(bundle) {
                 return Ok(made);
             }
-            if lang == Lang::Bn && !cfg.write_bangla_recall {
-                let reason = "the chapter defines no further term to ask about (the model does not write Bangla questions)".to_string();
-                return Ok(Made::Missing { task: Task::Mcq, reason, attempts: 0 });
+        }
+        // On a Bangla course an intermediate MCQ explains why, for a reason the book gives.
+        if lang == Lang::Bn && self.request.difficulty == Difficulty::Intermediate {
+            if let Some(made) = self.reason_mcq(bundle) {
+                return Ok(made);
             }
+        }
+        if lang == Lang::Bn && !cfg.write_bangla_mcq {
+            let reason = match self.request.difficulty {
+                Difficulty::Beginner => "the chapter defines no further term to ask about",
+                Difficulty::Intermediate => "the book gives no further reason on this topic to ask about",
+                Difficulty::Advanced => "the book gives no advanced Bangla question of its own",
+            };
+            return Ok(Made::Missing { task: Task::Mcq, reason: format!("{reason} (the model does not write Bangla questions)"), attempts: 0 });
         }
         // On a Python course, where the evidence or its chapter has a line or program to ask
         // about: an intermediate MCQ explains or applies a rule (why the book's code shows what
@@ -803,11 +827,11 @@ impl Job {
         order
     }
 
-    /// A book-made MCQ (a definition asked back, or the book's code run when `by_running`) as
+    /// A book-made MCQ (a definition asked back, the book's code run, a reason asked back) as
     /// the job's next item: the passage turn moves past it (`k`: its place in
     /// [`Job::passages_then_chapters`]), `used` (what it rests on) is not asked again.
     #[allow(clippy::too_many_arguments)]
-    fn take_book_mcq(&mut self, item: quiz::Item, gates: Gates, k: usize, used: String, concept: String, lang: Lang, by_running: bool) -> Made {
+    fn take_book_mcq(&mut self, item: quiz::Item, gates: Gates, k: usize, used: String, concept: String, lang: Lang, from: FromBook) -> Made {
         let n = self.passages.len();
         if k < n {
             self.next_passage = (self.next_passage + k + 1) % n;
@@ -820,8 +844,9 @@ impl Job {
             gates,
             query: self.request.words().to_string(),
             selected_tasks: self.request.selected_tasks(),
-            by_definition: !by_running,
-            by_running,
+            by_definition: from == FromBook::Definition,
+            by_running: from == FromBook::Running,
+            by_reason: from == FromBook::Reason,
             ..Authored::new(id, Body::Mcq(Mcq { question, options, answer_index, rationales }), self.chapter.clone(), concept, sources, self.request.difficulty, lang)
         }))
     }
@@ -865,7 +890,7 @@ impl Job {
                         }
                         all_gates.extend(checks);
                         let concept = item.concepts.first().cloned().unwrap_or_else(|| bundle.sections[section as usize].heading().to_string());
-                        return Some(self.take_book_mcq(item, all_gates, k, quote, concept, Lang::En, true));
+                        return Some(self.take_book_mcq(item, all_gates, k, quote, concept, Lang::En, FromBook::Running));
                     }
                 }
             }
@@ -895,7 +920,47 @@ impl Job {
                 }
                 all_gates.extend(checks);
                 let concept = bundle.sections[section as usize].heading().to_string();
-                return Some(self.take_book_mcq(item, all_gates, k, def.sentence.clone(), concept, lang, false));
+                return Some(self.take_book_mcq(item, all_gates, k, def.sentence.clone(), concept, lang, FromBook::Definition));
+            }
+        }
+        None
+    }
+
+    /// A "why" MCQ on a reason the next passage (in turn) gives that no item rests on, then one
+    /// on the request's topic that the rest of those passages' chapters (outline order) give
+    /// ([`quiz::cause`]; Bangla), passing the writer's checks and the gates; `None` when none is
+    /// left.
+    fn reason_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
+        let order = self.passages_then_chapters(bundle);
+        let n = self.passages.len();
+        // Beyond the passages, only reasons on the request's topic (its words in the sentence
+        // or the section's heading): "এসিড বৃষ্টি" went on to litmus and pH elsewhere in the
+        // chapter.
+        let sections_chosen = !self.request.sections.is_empty();
+        let topic = ask::verify::terms(if self.request.query.trim().is_empty() { &self.concept } else { &self.request.query });
+        let mut pools: std::collections::HashMap<&str, Vec<quiz::cause::Cause>> = Default::default();
+        let mut course: Option<Vec<quiz::cause::Cause>> = None;
+        for (k, &(chunk, section)) in order.iter().enumerate() {
+            for c in quiz::cause::askable_in(bundle, chunk) {
+                let on_topic = || !ask::verify::terms(&format!("{} {}", c.sentence, c.heading)).is_disjoint(&topic);
+                if self.used.contains(&c.sentence) || k >= n && !sections_chosen && !on_topic() {
+                    continue;
+                }
+                let file = bundle.sections[section as usize].file.as_str();
+                let chapter = pools.entry(file).or_insert_with(|| quiz::cause::pool(bundle, &[file]));
+                let evidence = self.source(bundle, chunk, c.sentence.clone());
+                let Some(item) = quiz::cause::item(&c, chapter, evidence.clone()).or_else(|| quiz::cause::item(&c, course.get_or_insert_with(|| quiz::cause::pool(bundle, &[])), evidence)) else {
+                    continue;
+                };
+                let earlier: Vec<&str> = self.earlier.iter().map(String::as_str).collect();
+                let (checks, reason) = quiz::check::deterministic(&item, &earlier, true);
+                let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::Bn);
+                if reason.is_some() || !all_gates.values().all(|&ok| ok) {
+                    continue;
+                }
+                all_gates.extend(checks);
+                let concept = bundle.sections[section as usize].heading().to_string();
+                return Some(self.take_book_mcq(item, all_gates, k, c.sentence.clone(), concept, Lang::Bn, FromBook::Reason));
             }
         }
         None

@@ -171,6 +171,9 @@ pub struct Validation {
     /// Made by running the book's own session ([`predict`]), not written by the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_running: bool,
+    /// Made from a reason the book gives ([`cause`]), not written by the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_reason: bool,
 }
 
 /// Which answer the next item follows.
@@ -448,8 +451,9 @@ pub struct Quiz {
     /// under it: items are planned on them first (0 in a quiz saved before this was kept).
     #[serde(default)]
     pub inside: usize,
-    /// In a quiz the model does not write: how many definitions each passage can be asked
-    /// about ([`define::askable`]); such a passage stays fresh until each has been.
+    /// In a quiz the model does not write: how many definitions and reasons each passage can
+    /// be asked about ([`define::Pools::askable`], [`cause::askable_in`]); such a passage stays
+    /// fresh until each has been.
     #[serde(default)]
     pub defined: Vec<(u32, usize)>,
     /// Passages holding a line or program of the book that an item can ask about, with the
@@ -508,12 +512,13 @@ impl Quiz {
         let mut outside = outside;
         let mut defined = Vec::new();
         if !cfg.writes(&language) {
-            // Only passages that define a term no earlier passage defines can give an item (a
-            // section's chunk and a chunk inside it hold the same sentences).
+            // Only passages that define a term or give a reason no earlier passage does can give
+            // an item (a section's chunk and a chunk inside it hold the same sentences).
             let mut pools = define::Pools::new(env.bundle);
             let mut seen: Vec<String> = Vec::new();
             let mut defines = |&(c, _): &(u32, u32)| {
-                let fresh: Vec<String> = pools.askable(c).into_iter().map(|d| d.sentence).filter(|s| !seen.contains(s)).collect();
+                let sentences = pools.askable(c).into_iter().map(|d| d.sentence).chain(cause::askable_in(env.bundle, c).into_iter().map(|r| r.sentence));
+                let fresh: Vec<String> = sentences.filter(|s| !seen.contains(s)).collect();
                 let n = fresh.len();
                 seen.extend(fresh);
                 if n > 0 {
@@ -656,17 +661,24 @@ impl Quiz {
             }
         }
         // A recall item, or any item in a language the model does not write: the book's own
-        // definition, when the passage has one no item has asked yet.
+        // definition, when the passage has one no item has asked yet; in such a language an
+        // Understand item or above asks first why, for a reason the passage gives.
         let writes = cfg.writes(&self.language);
         if plan.bloom == Bloom::Remember || !writes {
-            if let Some(made) = self.definition_item(bundle, plan, &used, &earlier) {
+            let why_first = !writes && plan.bloom >= Bloom::Understand;
+            let made = if why_first {
+                self.reason_item(bundle, plan, &used, &earlier).or_else(|| self.definition_item(bundle, plan, &used, &earlier))
+            } else {
+                self.definition_item(bundle, plan, &used, &earlier).or_else(|| if writes { None } else { self.reason_item(bundle, plan, &used, &earlier) })
+            };
+            if let Some(made) = made {
                 return Ok(made);
             }
             if !writes {
                 return Ok(Made::Skipped {
-                    reason: "the passage defines no term that has not been asked".into(),
+                    reason: "the passage defines no term and gives no reason that has not been asked".into(),
                     attempts: 0,
-                    validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false },
+                    validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false, by_reason: false },
                     last: None,
                 });
             }
@@ -675,7 +687,7 @@ impl Quiz {
             return Ok(Made::Skipped {
                 reason: "the passage has no sentence to ask about".into(),
                 attempts: 0,
-                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false },
+                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: false },
                 last: None,
             });
         };
@@ -711,7 +723,37 @@ impl Quiz {
             let Some(item) = pools.item(&def, evidence) else { continue };
             let (checks, reason) = check::deterministic(&item, &earlier, def.lang == Lang::Bn);
             if reason.is_none() {
-                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false } };
+                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false, by_reason: false } };
+                if !self.is_known(&made) {
+                    return Some(made);
+                }
+                again = again.or(Some(made));
+            }
+        }
+        again
+    }
+
+    /// A "why" item on a reason `plan`'s passage gives that no earlier item rests on (the
+    /// plan's own sentence first, after a wrong answer), with wrong options from the reasons
+    /// its chapter gives (the whole course's when the chapter has too few); checked as a
+    /// written item is.
+    fn reason_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let section = bundle.section_of(plan.chunk);
+        let mut reasons: Vec<cause::Cause> = cause::askable_in(bundle, plan.chunk).into_iter().filter(|c| !used.contains(&c.sentence.as_str())).collect();
+        if reasons.is_empty() {
+            return None;
+        }
+        reasons.sort_by_key(|c| plan.focus.as_deref() != Some(c.sentence.as_str()));
+        let chapter = cause::pool(bundle, &[section.file.as_str()]);
+        let mut course: Option<Vec<cause::Cause>> = None;
+        let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
+        let mut again = None;
+        for c in reasons {
+            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: c.sentence.clone() };
+            let Some(item) = cause::item(&c, &chapter, evidence.clone()).or_else(|| cause::item(&c, course.get_or_insert_with(|| cause::pool(bundle, &[])), evidence)) else { continue };
+            let (checks, reason) = check::deterministic(&item, &earlier, true);
+            if reason.is_none() {
+                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: true } };
                 if !self.is_known(&made) {
                     return Some(made);
                 }
@@ -740,7 +782,7 @@ impl Quiz {
             // (`word[0:2]` and `word[-2]` share every word): only the same stem is a repeat.
             let (checks, reason) = check::deterministic(&item, &[], false);
             if reason.is_none() {
-                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true } };
+                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true, by_reason: false } };
                 if !self.is_known(&made) {
                     return Some(made);
                 }
@@ -771,7 +813,7 @@ impl Quiz {
             return None;
         }
         let (checks, reason) = check::deterministic(&why, &[], false);
-        reason.is_none().then(|| Made::Item { item: why, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true } })
+        reason.is_none().then(|| Made::Item { item: why, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true, by_reason: false } })
     }
 
     /// Keeps the examiner's calibration measured on a copy of this quiz (a host that makes
@@ -930,14 +972,14 @@ pub async fn write_item(session: &mut Session, spec: &ItemSpec<'_>, cfg: &QuizCo
                 last_item = Some(item);
             }
             None => {
-                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected, by_definition: false, by_running: false };
+                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false };
                 return Ok(Made::Item { item, validation });
             }
         }
     }
     let attempts = cfg.repairs + 1;
     let reason = rejected.last().cloned().unwrap_or_default();
-    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected, by_definition: false, by_running: false };
+    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false };
     Ok(Made::Skipped { reason, attempts, validation, last: last_item })
 }
 
@@ -1069,7 +1111,7 @@ mod tests {
     }
 
     fn validation() -> Validation {
-        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false }
+        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false, by_reason: false }
     }
 
     #[test]
