@@ -134,8 +134,10 @@ pub fn causes(text: &str, section: u32) -> Vec<Cause> {
             None
         };
         let Some((effect, cause, sentence)) = found else { continue };
-        // An effect up to a semicolon ("… পাতা হলুদ হয়ে যায়; একে ক্লোরোসিস বলে").
-        let effect = lead_free(effect.split("; ").next().unwrap_or(""));
+        // An effect up to a semicolon ("… পাতা হলুদ হয়ে যায়; একে ক্লোরোসিস বলে") or a relative
+        // clause ("… ভর সংখ্যা বলা হয়, যাকে A দিয়ে প্রকাশ করা হয়").
+        let effect = effect.split("; ").next().unwrap_or("");
+        let effect = lead_free([", যাকে ", ", যা "].iter().fold(effect, |e, r| e.split(r).next().unwrap_or(e)));
         // A reason that opens with a connective ("তবে জীবাণু পুরোপুরি মারে না", of the alum
         // the sentence before names) or under a glossary head ("ফিটকিরি: ঘোলা পানির ময়লা …")
         // has its subject elsewhere.
@@ -192,7 +194,7 @@ fn askable(effect: &str, cause: &str) -> bool {
         // An example ("যেমন …") explains nothing; nor does a reason with a demonstrative
         // ("বাতাস এই গ্যাস …").
         && !EXAMPLES.iter().any(|e| cause.starts_with(e))
-        && !cause.split_whitespace().any(|w| POINTING.contains(&w))
+        && !cause.split_whitespace().any(|w| POINTING.contains(&w) || DEMONSTRATIVES.contains(&w.trim_end_matches([',', ';'])))
         && !effect.split_whitespace().last().is_some_and(|w| INSTRUCTIONS.contains(&w))
         && !effect.contains(['?', ':'])
         && !cause.contains('?')
@@ -200,6 +202,9 @@ fn askable(effect: &str, cause: &str) -> bool {
         && bangla(cause)
 }
 
+/// Words that point at something a sentence before named ("উজ্জ্বল আলোতে এটি ছোট হয়ে যায়" of
+/// the pupil, "… পর এ রোগ অনেক কমেছে" of goitre): a reason holding one does not stand alone.
+const DEMONSTRATIVES: &[&str] = &["এ", "এটি", "এটা", "সেটি", "সেটা", "এগুলো", "সেগুলো"];
 /// Words that open an example, not a reason.
 const EXAMPLES: &[&str] = &["যেমন", "উদাহরণ", "অর্থাৎ"];
 
@@ -223,8 +228,10 @@ pub fn contrary(cause: &str) -> Option<String> {
             .find_map(|&(a, b)| if bare == a { Some(b) } else if bare == b { Some(a) } else { None })
             .or_else(|| ONE_WAY.iter().find_map(|&(a, b)| (bare == a).then_some(b)))
             .map(|t| if t == "বাড়ে" && words.get(i + 1).is_some_and(|n| GOES.contains(n)) { "বেড়ে" } else { t });
-        // "অম্লীয় না ক্ষারীয়": turning either says one word twice.
-        if let Some(t) = turned.filter(|t| !words.iter().any(|w| w.trim_end_matches([',', ';']) == *t)) {
+        // "অম্লীয় না ক্ষারীয়": turning either says one word twice; "ধীরে ধীরে" turns whole or
+        // not at all.
+        let doubled = words.get(i + 1).is_some_and(|n| n.trim_end_matches([',', ';']) == bare) || i > 0 && words[i - 1] == bare;
+        if let Some(t) = turned.filter(|t| !doubled && !words.iter().any(|w| w.trim_end_matches([',', ';']) == *t)) {
             let mut out: Vec<String> = words.iter().map(|w| w.to_string()).collect();
             out[i] = format!("{t}{}", &w[bare.len()..]);
             return Some(out.join(" "));
@@ -399,6 +406,13 @@ mod tests {
         assert_eq!(contrary("জীবাণু পুরোপুরি মারে না").as_deref(), Some("জীবাণু পুরোপুরি মারে"));
         assert_eq!(contrary("ক্লোরোফিল অণুর কেন্দ্রে একটি পরমাণু থাকে").as_deref(), Some("ক্লোরোফিল অণুর কেন্দ্রে একটি পরমাণু থাকে না"));
         assert_eq!(contrary("খাদ্যের জন্য তারা নির্ভরশীল"), None);
+        // A doubled word turns whole or not at all; a pointing word leaves the reason unclear.
+        assert_eq!(contrary("শব্দদূষণ ধীরে ধীরে শ্রবণক্ষমতা কমিয়ে দেয়").as_deref(), Some("শব্দদূষণ ধীরে ধীরে শ্রবণক্ষমতা বাড়িয়ে দেয়"));
+        assert_eq!(one("উজ্জ্বল আলোতে এটি ছোট হয়ে যায়, অন্ধকারে বড় হয়; ফলে চোখে প্রয়োজনমতো আলো ঢোকে।"), None);
+        assert_eq!(
+            one("ইলেকট্রনের ভর খুবই কম। তাই প্রোটন ও নিউট্রনের মোট সংখ্যাকে ভর সংখ্যা বলা হয়, যাকে A দিয়ে প্রকাশ করা হয়।").map(|c| c.0),
+            Some("প্রোটন ও নিউট্রনের মোট সংখ্যাকে ভর সংখ্যা বলা হয়".into())
+        );
         // A participle turns into its own form; a place turns one way only.
         assert_eq!(contrary("ঘাটে ঘর্ষণ কমে যায়").as_deref(), Some("ঘাটে ঘর্ষণ বেড়ে যায়"));
         assert_eq!(contrary("নিচে পানির চাপ সবচেয়ে বেশি").as_deref(), Some("ওপরে পানির চাপ সবচেয়ে বেশি"));
