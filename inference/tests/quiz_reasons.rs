@@ -122,3 +122,43 @@ fn an_intermediate_bangla_mcq_asks_why_and_the_rest_is_missing_at_once() {
     assert_eq!(whys.len(), 3, "{whys:#?}");
     assert_eq!(missing, 3);
 }
+
+#[test]
+fn a_bangla_creative_question_notices_what_the_book_explains() {
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    let b = bundle();
+    let cfg = AuthorConfig::default();
+    let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
+    let request = AuthorRequest { text: String::new(), query: "তাপ".into(), sections: vec![], mcq: 0, cq: 4, difficulty: Difficulty::Intermediate, lang: None, avoid: Default::default() };
+    let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
+    let evaluated = env.session.evaluated();
+    let (mut made, mut missing, mut stimuli) = (0, 0, Vec::new());
+    for _ in 0..4 {
+        match now(job.make(&mut env, Task::Cq, &cfg)).unwrap() {
+            Authored::Item(item) => {
+                made += 1;
+                assert!(item.by_reason && item.gates.values().all(|&ok| ok), "{:?}", item.gates);
+                let Body::Cq(cq) = &item.body else { panic!("a CQ") };
+                assert!(cq.clue.starts_with("উদ্দীপক:"));
+                assert_eq!(cq.parts.iter().map(|p| p.marks).collect::<Vec<_>>(), [1, 2, 3, 4]);
+                assert!(cq.parts.iter().all(|p| p.answer.contains("বইয়ে আছে")), "every part's answer quotes the book");
+                // Part গ asks why the first thing noticed happens: the stimulus holds its effect,
+                // its answer the reason, and the stimulus never the reason.
+                let reason = cq.parts[2].answer.split('।').next().unwrap();
+                assert!(!cq.clue.contains(reason), "{reason}");
+                assert_eq!(item.sources.len(), 4);
+                stimuli.push(cq.clue.clone());
+            }
+            Authored::Missing { attempts, .. } => {
+                assert_eq!(attempts, 0);
+                missing += 1;
+            }
+        }
+    }
+    assert_eq!(env.session.evaluated(), evaluated, "the model wrote nothing");
+    // Seven reasons, each CQ resting on three (two noticed, one for part খ) that no earlier one
+    // rests on: some CQs, then missing at once.
+    assert!(made >= 2 && made + missing == 4, "{made} made: {stimuli:#?}");
+    assert_ne!(stimuli[0], stimuli[1]);
+}

@@ -27,6 +27,7 @@
 //! The app's worker and `index-builder author` drive the same calls with [`AuthorConfig::default`].
 
 pub mod code_cq;
+pub mod reason_cq;
 pub mod export;
 pub mod gates;
 pub mod prompt;
@@ -273,12 +274,13 @@ pub struct AuthorConfig {
     /// The accept rule's thresholds; `None`: those fitted for the judge's size
     /// ([`Thresholds::for_judge`]).
     pub thresholds: Option<Thresholds>,
-    /// Whether the model writes a Bangla MCQ where the book gives none (a beginner's once the
-    /// chapter's definitions are all asked, an intermediate one once its reasons are, any
-    /// advanced one). Off: such an MCQ is reported missing at once; neither Qwen2.5-Coder model
-    /// wrote a usable Bangla item (docs/EVALUATION.md, "Quiz", "Authoring"), and each try cost
-    /// the teacher minutes.
-    pub write_bangla_mcq: bool,
+    /// Whether the model writes a Bangla item where the book gives none (a beginner's MCQ once
+    /// the chapter's definitions are all asked, an intermediate one once its reasons are, any
+    /// advanced MCQ; a CQ once the request's sections have no two reasons left to notice). Off:
+    /// such an item is reported missing at once; neither Qwen2.5-Coder model wrote a usable
+    /// Bangla item (docs/EVALUATION.md, "Quiz", "Authoring"), and each try cost the teacher
+    /// minutes.
+    pub write_bangla: bool,
 }
 
 impl Default for AuthorConfig {
@@ -295,7 +297,7 @@ impl Default for AuthorConfig {
             cq_tokens: 1000,
             repeat_penalty: 1.2,
             verify: true,
-            write_bangla_mcq: false,
+            write_bangla: false,
             thresholds: None,
         }
     }
@@ -723,7 +725,7 @@ impl Job {
                 return Ok(made);
             }
         }
-        if lang == Lang::Bn && !cfg.write_bangla_mcq {
+        if lang == Lang::Bn && !cfg.write_bangla {
             let reason = match self.request.difficulty {
                 Difficulty::Beginner => "the chapter defines no further term to ask about",
                 Difficulty::Intermediate => "the book gives no further reason on this topic to ask about",
@@ -976,6 +978,17 @@ impl Job {
                 return Ok(made);
             }
         }
+        // On a Bangla course: two things the request's sections explain, noticed by two
+        // learners ([`reason_cq`]).
+        if lang == Lang::Bn {
+            if let Some(made) = self.reason_cq(bundle) {
+                return Ok(made);
+            }
+            if !cfg.write_bangla {
+                let reason = "the request's sections give no two further reasons to build a stimulus on (the model does not write Bangla questions)".to_string();
+                return Ok(Made::Missing { task: Task::Cq, reason, attempts: 0 });
+            }
+        }
         // The CQ after the first rests on the next passages, so two CQs tell different stories;
         // passages the teacher's items already rest on last ([`Avoid`]).
         let avoided = |c: u32| self.request.avoid.evidence.iter().any(|e| !e.is_empty() && bundle.chunk_text(c).contains(e.as_str()));
@@ -1127,6 +1140,58 @@ impl Job {
             }
         }
         None
+    }
+
+    /// A Bangla creative question ([`reason_cq`]) whose stimulus notices two things the
+    /// request's passages (then their chapters, on its topic) explain, reasons no item rests on,
+    /// part খ a third reason of the sections or their chapter, part ক a term
+    /// the sections (else the chapter) define; `None` when they give too few.
+    fn reason_cq(&mut self, bundle: &Bundle) -> Option<Made> {
+        use quiz::cause;
+        let order = self.passages_then_chapters(bundle);
+        let sections_chosen = !self.request.sections.is_empty();
+        let topic = ask::verify::terms(if self.request.query.trim().is_empty() { &self.concept } else { &self.request.query });
+        let on_topic = |c: &cause::Cause| sections_chosen || !ask::verify::terms(&format!("{} {}", c.sentence, c.heading)).is_disjoint(&topic);
+        let mut within: Vec<(u32, cause::Cause)> = Vec::new();
+        let mut rest: Vec<(u32, cause::Cause)> = Vec::new();
+        let n = self.passages.len();
+        for (k, &(chunk, _)) in order.iter().enumerate() {
+            for c in cause::askable_in(bundle, chunk) {
+                if self.used.contains(&c.sentence) || within.iter().chain(&rest).any(|(_, d)| d.sentence == c.sentence) {
+                    continue;
+                }
+                // The request's passages are its topic; beyond them, the chapters' reasons that
+                // name it (its sections' first: `order` lists them first).
+                if k < n || on_topic(&c) { within.push((chunk, c)) } else { rest.push((chunk, c)) }
+            }
+        }
+        let mut seen = within.iter().filter(|(_, c)| reason_cq::noticeable(c));
+        let (first, second) = (seen.next()?.clone(), seen.next()?.clone());
+        let other = within.iter().chain(rest.iter().filter(|(_, c)| on_topic(c))).chain(&rest).find(|(_, c)| c.sentence != first.1.sentence && c.sentence != second.1.sentence)?.clone();
+        let mut pools = quiz::define::Pools::new(bundle);
+        let defs: Vec<(u32, quiz::define::Definition)> = order
+            .iter()
+            .flat_map(|&(chunk, _)| pools.askable(chunk).into_iter().map(move |d| (chunk, d)))
+            .filter(|(_, d)| d.lang == Lang::Bn && !self.used.contains(&d.sentence))
+            .collect();
+        let def = defs.iter().find(|(_, d)| self.scope.contains(&d.section)).or(defs.first())?.clone();
+        let heading = bundle.sections[first.1.section as usize].heading().to_string();
+        let concepts = vec![heading.clone(), self.concept.clone()];
+        let (cq, g) = reason_cq::creative(&first.1, &second.1, &other.1, &def.1, &heading, &concepts, fnv(&first.1.sentence))?;
+        let mut sources = Vec::new();
+        for (chunk, quote) in [(def.0, &def.1.sentence), (other.0, &other.1.sentence), (first.0, &first.1.sentence), (second.0, &second.1.sentence)] {
+            self.used.push(quote.clone());
+            sources.push(self.source(bundle, chunk, quote.clone()));
+        }
+        self.cqs += 1;
+        let id = self.next_id(Task::Cq);
+        Some(Made::Item(Box::new(Authored {
+            gates: g,
+            query: self.request.words().to_string(),
+            selected_tasks: self.request.selected_tasks(),
+            by_reason: true,
+            ..Authored::new(id, Body::Cq(cq), self.chapter.clone(), heading, sources, self.request.difficulty, Lang::Bn)
+        })))
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -52,7 +52,7 @@ const SO: &[&str] = &[", তাই ", "; তাই ", ", ফলে ", "; ফল�
 /// A sentence that opens with these explains the sentence before.
 const OPENERS: &[&str] = &["এ কারণেই ", "এ কারণে ", "এই কারণে ", "সে কারণে ", "সেই কারণে ", "এর ফলে ", "ফলে ", "এ জন্যই ", "এ জন্য ", "এজন্য ", "সে জন্য ", "তাই "];
 /// Connectives that lean on the sentence before, left out of a clause's start.
-const LEADS: &[&str] = &["তাই ", "তবে ", "কিন্তু ", "আবার ", "অন্যদিকে ", "ফলে ", "অর্থাৎ ", "এ ছাড়া ", "সুতরাং ", "কারণ ", "এরপর ", "তারপর ", "পরে "];
+const LEADS: &[&str] = &["তাই ", "তবে ", "কিন্তু ", "আবার ", "অন্যদিকে ", "ফলে ", "অর্থাৎ ", "এ ছাড়া ", "সুতরাং ", "কারণ ", "এরপর ", "তারপর ", "পরে ", "আর "];
 /// Lead-ins left out of a reason's start.
 const LEAD_INS: &[&str] = &["মনে রাখতে হবে, ", "মনে রাখো, ", "লক্ষ করো, ", "লক্ষ করো: "];
 /// An effect that ends with these is an instruction ("সাবধানে ব্যবহার করবে"), not something the
