@@ -1165,6 +1165,9 @@ impl Job {
                 if k < n || on_topic(&c) { within.push((chunk, c)) } else { rest.push((chunk, c)) }
             }
         }
+        // Those that name the topic first (the passages hold neighbouring topics too: a request
+        // on reflection noticed the sun's distance and a shadow).
+        within.sort_by_key(|(_, c)| !on_topic(c));
         let mut seen = within.iter().filter(|(_, c)| reason_cq::noticeable(c));
         let (first, second) = (seen.next()?.clone(), seen.next()?.clone());
         let other = within.iter().chain(rest.iter().filter(|(_, c)| on_topic(c))).chain(&rest).find(|(_, c)| c.sentence != first.1.sentence && c.sentence != second.1.sentence)?.clone();

@@ -39,7 +39,9 @@ pub fn noticeable(c: &Cause) -> bool {
         [v, ..] => v,
         [] => return false,
     };
-    let finite = verb.ends_with('\u{09C7}') || verb.ends_with("\u{09AF}\u{09BC}") || verb.ends_with('\u{09DF}');
+    // Nouns that end like a verb: "… রিকেটস প্রতিরোধের সহজ উপায়".
+    let noun = ["উপায়", "সময়", "বিষয়", "অধ্যায়", "ভয়", "ক্ষয়", "আশ্রয়"].contains(verb);
+    let finite = !noun && (verb.ends_with('\u{09C7}') || verb.ends_with("\u{09AF}\u{09BC}") || verb.ends_with('\u{09DF}'));
     finite && !rule && !convention
 }
 
@@ -116,5 +118,7 @@ mod tests {
         assert!(noticeable(&negated[0]));
         let unit = cause::causes("প্যাসকেল খুব ছোট একক, তাই অনেক সময় কিলোপ্যাসকেল (kPa) ব্যবহার করা হয়।", 0);
         assert!(!noticeable(&unit[0]));
+        let way = cause::causes("ত্বকে রোদের প্রভাবে ভিটামিন ডি তৈরি হয়। তাই সকালের রোদে খেলাধুলা করা রিকেটস প্রতিরোধের সহজ উপায়।", 0);
+        assert!(!noticeable(&way[0]));
     }
 }
