@@ -50,11 +50,16 @@ impl Section {
     }
 }
 
-const EXERCISE_WORDS: &[&str] = &["exercise", "exercises", "problems", "practice", "অনুশীলনী", "অনুশীলন", "প্রশ্ন"];
+const EXERCISE_WORDS: &[&str] = &["exercise", "exercises", "অনুশীলনী", "অনুশীলন", "প্রশ্ন"];
+/// Words that name an exercise section only when the heading says nothing else ("Problems",
+/// "Practice problems"; not "Common Problems" of the regex HOWTO, "Using DLLs in Practice").
+const EXERCISE_ONLY_WORDS: &[&str] = &["problems", "problem", "practice", "review", "questions"];
 
 fn is_exercise(heading: &str) -> bool {
-    let lower = heading.to_lowercase();
-    crate::text::words(&lower).iter().any(|w| EXERCISE_WORDS.contains(&w.as_str()))
+    let words = crate::text::words(&heading.to_lowercase());
+    let content: Vec<&String> = words.iter().filter(|w| !crate::text::is_stopword(w) && !w.chars().all(|c| c.is_ascii_digit() || c == '.')).collect();
+    words.iter().any(|w| EXERCISE_WORDS.contains(&w.as_str()))
+        || !content.is_empty() && content.iter().all(|w| EXERCISE_ONLY_WORDS.contains(&w.as_str()))
 }
 
 /// Turn documents into a flat, parent-linked list of sections, in reading order.
@@ -156,6 +161,16 @@ fn title_from_file(file: &str) -> String {
 mod tests {
     use super::*;
     use crate::corpus::Block;
+
+    #[test]
+    fn exercise_headings_are_told_from_teaching_ones_that_name_problems() {
+        for h in ["Exercises", "Exercise 3", "Practice problems", "Problems", "12.3 Problems", "Review questions", "অনুশীলনী", "সৃজনশীল প্রশ্ন"] {
+            assert!(is_exercise(h), "{h}");
+        }
+        for h in ["Common Problems", "Using DLLs in Practice", "Problems with floating point", "Lists"] {
+            assert!(!is_exercise(h), "{h}");
+        }
+    }
 
     fn doc(blocks: Vec<Block>) -> Document {
         Document { file: "ch/intro.md".into(), blocks }
