@@ -103,12 +103,17 @@ fn an_intermediate_bangla_mcq_asks_why_and_the_rest_is_missing_at_once() {
     let (mut whys, mut missing) = (Vec::new(), 0);
     for _ in 0..6 {
         match now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() {
-            Authored::Item(item) => {
+            Authored::Item(mut item) => {
                 assert!(item.by_reason && !item.by_definition);
                 assert!(item.gates.values().all(|&ok| ok), "{:?}", item.gates);
                 let Body::Mcq(mcq) = &item.body else { panic!("an MCQ") };
                 assert!(item.sources[0].quote.contains(mcq.options[mcq.answer_index].as_str()));
                 whys.push(mcq.question.clone());
+                // Verified without the judge (the key is the book's reason by construction), and
+                // accepted: faithful, on the request at its level, nothing beyond the book.
+                now(job.verify(&mut env, &mut item, &cfg)).unwrap();
+                let v = item.verification.as_ref().unwrap();
+                assert!(v.accepted && v.faithfulness == 1.0, "{v:?}");
             }
             Authored::Missing { attempts, reason, .. } => {
                 assert_eq!(attempts, 0, "{reason}");
@@ -117,7 +122,7 @@ fn an_intermediate_bangla_mcq_asks_why_and_the_rest_is_missing_at_once() {
             }
         }
     }
-    assert_eq!(env.session.evaluated(), evaluated, "the model wrote nothing");
+    assert_eq!(env.session.evaluated(), evaluated, "the model wrote and judged nothing");
     // The three reasons about expansion; the others (heat transfer) are not on the topic.
     assert_eq!(whys.len(), 3, "{whys:#?}");
     assert_eq!(missing, 3);

@@ -489,5 +489,13 @@ mod tests {
         assert_eq!(recs[0]["rejected"], json!([]), "no attempt was rejected");
         assert_eq!(recs[0]["decision"], "pending");
         assert!(recs[0]["question_id"].is_string());
+        assert_eq!((recs[0]["ai_assisted"].as_bool(), recs[0]["from_reason"].as_bool()), (Some(true), Some(false)));
+        // An item asking a reason the book gives was not written by a model, and says so.
+        let mut from_book = items();
+        from_book[0].by_reason = true;
+        let rec = record(&from_book[0]);
+        assert_eq!((rec["ai_assisted"].as_bool(), rec["from_reason"].as_bool()), (Some(false), Some(true)));
+        assert!(gift(&from_book).contains("from a reason the book gives"));
+        assert!(moodle_xml(&from_book).contains("<tag><text>from a reason the book gives</text></tag>"));
     }
 }

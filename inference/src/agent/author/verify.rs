@@ -144,14 +144,23 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
         // reproduced by the sandbox from the lines the stem shows, and each wrong option is what
         // different code shows, so the judge is not asked; the stem and key are checked against
         // the book as any item's are (the wrong options are outputs of changed code, in no book).
-        Body::Mcq(m) if item.by_running => {
+        // Likewise an item asking a reason the book gives (`quiz::cause`): its key is the book's
+        // reason for the stem's effect, its wrong options that reason turned or reasons for other
+        // things (a Bangla judgement also costs ~20 s a call here).
+        Body::Mcq(m) if item.by_running || item.by_reason => {
             let ki = m.answer_index.min(m.options.len().saturating_sub(1));
             detail.judged = std::iter::once(1.0).chain(std::iter::repeat_n(0.0, m.options.len().saturating_sub(1))).collect();
             detail.lexical = lexical_support(&terms(&format!("{} {}", m.question, m.options[ki])), &ev_terms, &idf) as f64;
             faithfulness = 1.0;
             item_text = format!("{} {}", m.question, m.options[ki]);
             wider = format!("{evidence}\n{section_text}");
-            level = if item.difficulty == Difficulty::Beginner { 0.0 } else { 1.0 };
+            level = if item.by_reason {
+                f64::from(u8::from(level_fit(item.difficulty, &m.question)))
+            } else if item.difficulty == Difficulty::Beginner {
+                0.0
+            } else {
+                1.0
+            };
         }
         Body::Mcq(m) => {
             let ki = m.answer_index.min(m.options.len().saturating_sub(1));
