@@ -68,9 +68,9 @@ fn a_bangla_quiz_asks_why_for_the_books_reasons_without_the_model() {
             assert!(item.evidence[0].quote.contains(key.as_str()), "the key is the reason the quoted sentence gives");
             assert!(!item.question.contains(key.as_str()));
             assert!(item.rationales[item.answer_index].starts_with("বইয়ে আছে"));
-            // Every reason above has a word with an opposite: one wrong option turns it.
+            // Every reason above has a word with an opposite: one or two wrong options turn one.
             let turned: Vec<&String> = item.options.iter().filter(|o| inference::agent::quiz::cause::contraries(o, &key)).collect();
-            assert_eq!(turned.len(), 1, "{:?}", item.options);
+            assert!((1..=2).contains(&turned.len()), "{:?}", item.options);
         } else {
             assert!(validation.by_definition, "{validation:?}");
             assert_eq!(item.bloom, Bloom::Remember);

@@ -220,32 +220,61 @@ fn leans(cause: &str) -> bool {
 /// `cause` with one word turned to its opposite ([`OPPOSITES`], the first that has one), else
 /// with its final verb negated ("… মারে না" ↔ "… মারে"); `None` when neither applies.
 pub fn contrary(cause: &str) -> Option<String> {
-    let words: Vec<&str> = cause.split_whitespace().collect();
-    for (i, w) in words.iter().enumerate() {
-        let bare = w.trim_end_matches([',', ';']);
-        let turned = OPPOSITES
-            .iter()
-            .find_map(|&(a, b)| if bare == a { Some(b) } else if bare == b { Some(a) } else { None })
-            .or_else(|| ONE_WAY.iter().find_map(|&(a, b)| (bare == a).then_some(b)))
-            .map(|t| if t == "বাড়ে" && words.get(i + 1).is_some_and(|n| GOES.contains(n)) { "বেড়ে" } else { t });
-        // "অম্লীয় না ক্ষারীয়": turning either says one word twice; "ধীরে ধীরে" turns whole or
-        // not at all.
-        let doubled = words.get(i + 1).is_some_and(|n| n.trim_end_matches([',', ';']) == bare) || i > 0 && words[i - 1] == bare;
-        if let Some(t) = turned.filter(|t| !doubled && !words.iter().any(|w| w.trim_end_matches([',', ';']) == *t)) {
-            let mut out: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-            out[i] = format!("{t}{}", &w[bare.len()..]);
-            return Some(out.join(" "));
-        }
-    }
-    match words.as_slice() {
-        [head @ .., "না"] if head.len() >= 3 => Some(head.join(" ")),
-        [.., last] if VERBS.contains(last) => Some(format!("{cause} না")),
-        _ => None,
-    }
+    contraries_of(cause, 1).into_iter().next()
 }
 
-/// Whether two options are one reason and its [`contrary`] (they share their words on purpose).
+/// Up to `n` contraries of `cause`: each with one word turned to its opposite, in the clause's
+/// order; else (no word has one) the final verb negated or its negation dropped.
+pub fn contraries_of(cause: &str, n: usize) -> Vec<String> {
+    let words: Vec<&str> = cause.split_whitespace().collect();
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if out.len() == n {
+            return out;
+        }
+        if let Some(t) = turned(&words, i) {
+            let bare = w.trim_end_matches([',', ';']);
+            let mut turned: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+            turned[i] = format!("{t}{}", &w[bare.len()..]);
+            out.push(turned.join(" "));
+        }
+    }
+    if out.is_empty() && n > 0 {
+        match words.as_slice() {
+            [head @ .., "না"] if head.len() >= 3 => out.push(head.join(" ")),
+            [.., last] if VERBS.contains(last) => out.push(format!("{cause} না")),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The opposite of `words[i]`, where it has one that can stand in its place: not a word of a
+/// doubled pair ("ধীরে ধীরে" turns whole or not at all), not one whose opposite the clause
+/// already says ("অম্লীয় না ক্ষারীয়": turning either says one word twice).
+fn turned(words: &[&str], i: usize) -> Option<&'static str> {
+    let bare = words[i].trim_end_matches([',', ';']);
+    let t = OPPOSITES
+        .iter()
+        .find_map(|&(a, b)| if bare == a { Some(b) } else if bare == b { Some(a) } else { None })
+        .or_else(|| ONE_WAY.iter().find_map(|&(a, b)| (bare == a).then_some(b)))
+        .map(|t| if t == "বাড়ে" && words.get(i + 1).is_some_and(|n| GOES.contains(n)) { "বেড়ে" } else { t })?;
+    let doubled = words.get(i + 1).is_some_and(|n| n.trim_end_matches([',', ';']) == bare) || i > 0 && words[i - 1] == bare;
+    (!doubled && !words.iter().any(|w| w.trim_end_matches([',', ';']) == t)).then_some(t)
+}
+
+/// Whether two options are one reason turned ([`contraries_of`]): the same words but for words
+/// turned to their opposites, or one negated (they share their words on purpose).
 pub fn contraries(a: &str, b: &str) -> bool {
+    let (x, y): (Vec<&str>, Vec<&str>) = (a.split_whitespace().collect(), b.split_whitespace().collect());
+    if x.len() == y.len() {
+        let opposite = |p: &str, q: &str| {
+            let (p, q) = (p.trim_end_matches([',', ';']), q.trim_end_matches([',', ';']));
+            OPPOSITES.iter().chain(ONE_WAY).any(|&(m, n)| (p == m && q == n) || (p == n && q == m)) || (p == "বেড়ে" && q == "কমে") || (p == "কমে" && q == "বেড়ে")
+        };
+        let differing: Vec<(&str, &str)> = x.iter().zip(&y).filter(|(p, q)| p != q).map(|(p, q)| (*p, *q)).collect();
+        return !differing.is_empty() && differing.iter().all(|(p, q)| opposite(p, q));
+    }
     contrary(a).as_deref() == Some(b) || contrary(b).as_deref() == Some(a)
 }
 
@@ -267,7 +296,7 @@ pub fn askable_in(bundle: &Bundle, chunk: u32) -> Vec<Cause> {
     causes(text, section.id).into_iter().map(|c| Cause { heading: section.heading().to_string(), ..c }).collect()
 }
 
-/// The item that asks for `c`'s reason, with [`contrary`] of it (when there is one) and reasons
+/// The item that asks for `c`'s reason, with up to two [`contraries_of`] it and reasons
 /// of `pool` for other things as the wrong options: not a rewording of the key (half its words
 /// or more), not a reason for the same effect nor one naming a word of it, not one leaning on
 /// its own sentence; of similar
@@ -306,7 +335,9 @@ pub fn item(c: &Cause, pool: &[Cause], evidence: ItemEvidence) -> Option<Item> {
     let bangla_quote = |s: &str| clip(s, QUOTE_CHARS);
     let mut options: Vec<String> = Vec::new();
     let mut rationales: Vec<String> = Vec::new();
-    if let Some(turned) = contrary(&c.cause) {
+    // Two turned where the reason has two words with opposites: the learner then chooses among
+    // three readings of one reason, not between the reason and its one contrary.
+    for turned in contraries_of(&c.cause, 2) {
         options.push(turned);
         rationales.push(format!("উল্টো কথা। বইয়ে আছে: “{}”", bangla_quote(&c.sentence)));
     }
@@ -420,6 +451,10 @@ mod tests {
         // Turning "অম্লীয়" in "অম্লীয় না ক্ষারীয়" would say one word twice.
         assert_eq!(contrary("দ্রবণটি অম্লীয় না ক্ষারীয় তা বলে না").as_deref(), Some("দ্রবণটি অম্লীয় না ক্ষারীয় তা বলে"));
         assert!(contraries("এটি বেশি থাকে", "এটি কম থাকে") && !contraries("এটি বেশি থাকে", "এটি বেশি পড়ে"));
+        // Each opposable word turned on its own; two such are contraries of each other too.
+        let two = contraries_of("কালো তল তাপ বেশি শোষণ করে", 2);
+        assert_eq!(two, ["কালো তল তাপ কম শোষণ করে", "কালো তল তাপ বেশি প্রতিফলন করে"]);
+        assert!(contraries(&two[0], &two[1]) && contraries("কালো তল তাপ বেশি শোষণ করে", &two[1]));
     }
 
     fn ev() -> ItemEvidence {
