@@ -54,7 +54,7 @@ const OPENERS: &[&str] = &["এ কারণেই ", "এ কারণে ", "�
 /// Connectives that lean on the sentence before, left out of a clause's start.
 const LEADS: &[&str] = &["তাই ", "তবে ", "কিন্তু ", "আবার ", "অন্যদিকে ", "ফলে ", "অর্থাৎ ", "এ ছাড়া ", "সুতরাং ", "কারণ ", "এরপর ", "তারপর ", "পরে ", "আর "];
 /// Lead-ins left out of a reason's start.
-const LEAD_INS: &[&str] = &["মনে রাখতে হবে, ", "মনে রাখো, ", "লক্ষ করো, ", "লক্ষ করো: "];
+const LEAD_INS: &[&str] = &["মনে রাখতে হবে, ", "মনে রাখো, ", "মনে রাখবে, ", "লক্ষ করো, ", "লক্ষ করো: "];
 /// An effect that ends with these is an instruction ("সাবধানে ব্যবহার করবে"), not something the
 /// book explains.
 const INSTRUCTIONS: &[&str] = &["করবে", "রাখবে", "নেবে", "দেবে", "ধরবে", "খাবে", "করো", "রাখো", "নাও", "দাও", "দেখো", "করুন"];
@@ -130,6 +130,8 @@ pub fn causes(text: &str, section: u32) -> Vec<Cause> {
                 let last = if body.chars().count() <= CAUSE_CHARS || leans(last) { body } else { last };
                 Some((effect.to_string(), last.to_string(), format!("{before} {s}")))
             })
+        } else if let Some((cause, effect)) = since(body) {
+            Some((effect, cause, s.to_string()))
         } else {
             None
         };
@@ -154,6 +156,36 @@ pub fn causes(text: &str, section: u32) -> Vec<Cause> {
         }
     }
     out
+}
+
+/// A reason given inside one clause: "C বলে E" ("ইলেকট্রনের ভর খুবই কম বলে পরমাণুর ভর মূলত …
+/// নির্ভর করে") — "বলে" after a verb or a quality, not the "বলে" of naming ("… তাকে X বলে"),
+/// saying ("লিটমাস শুধু বলে …") or "বলে দেয়" — and "C থাকায় E" / "C হওয়ায় E" ("… বায়ুচাপ
+/// বেশি থাকায় শরবত … উঠে আসে"), its verb given back ("থাকে", "হয়"). (reason, effect).
+fn since(body: &str) -> Option<(String, String)> {
+    let words: Vec<&str> = body.split_whitespace().collect();
+    let n = words.len();
+    let at = (2..n.saturating_sub(3)).find(|&k| because(&words, k) || ["থাকায়", "হওয়ায়"].contains(&words[k]))?;
+    let verb = match words[at] {
+        "থাকায়" => Some("থাকে"),
+        "হওয়ায়" => Some("হয়"),
+        _ => None,
+    };
+    let cause = words[..at].iter().copied().chain(verb).collect::<Vec<_>>().join(" ");
+    // Its own clause: after a semicolon ("…মানা হয়; শুধু তলের ছোট ছোট অংশগুলো … হেলে থাকায়").
+    let cause = cause.rsplit("; ").next().unwrap_or(&cause).to_string();
+    let effect = words[at + 1..].join(" ");
+    // The effect is not itself a naming ("… বলে একে অন্ধকার পর্যায় বলা হয়" leans anyway).
+    Some((cause, effect))
+}
+
+/// Whether `words[k]` is the "বলে" of a reason: after a verb or a quality ("… কম বলে …"), not
+/// before "দেয়", "মনে" ("বলে দেয়", "বলে মনে হয়").
+fn because(words: &[&str], k: usize) -> bool {
+    let before = if k > 0 { words[k - 1].trim_end_matches(',') } else { "" };
+    words[k] == "বলে"
+        && (VERBS.contains(&before) || ["না", "নয়", "বেশি", "কম", "আছে", "দরকার"].contains(&before))
+        && words.get(k + 1).is_some_and(|after| !["দেয়", "দেন", "মনে", "যে", "জানা"].contains(after))
 }
 
 /// A clause without a connective that leans on the sentence before.
@@ -189,7 +221,17 @@ fn askable(effect: &str, cause: &str) -> bool {
         // Neither leans on a sentence the learner does not see ("… এটি সবাত শ্বসনের তুলনায় …",
         // "তখন পেশিকোষ …"); a personal pronoun in the reason ("খাদ্যের জন্য তারা …") is the
         // question's own subject.
-        && !effect.split_whitespace().any(|w| ANAPHORA.contains(&w) || PRONOUNS.contains(&w) || w == "সেখানে")
+        && !effect.split_whitespace().any(|w| ANAPHORA.contains(&w) || PRONOUNS.contains(&w) || ["সেখানে", "তাতে"].contains(&w) || w.starts_with("সেদিক"))
+        // "পাতটি বেঁকে যায়", "কয়েনটিকে … দেখায়", "চক্রটি চলতে থাকে": the object of an
+        // activity or a passage the learner does not see.
+        && !effect.split_whitespace().next().is_some_and(definite)
+        // A second reason inside the effect or the reason ("… করে বলে ক্ষারক, কিন্তু … হয় না
+        // বলে ক্ষার নয়").
+        && ![effect, cause].iter().any(|c| {
+            let w: Vec<&str> = c.split_whitespace().collect();
+            (0..w.len()).any(|k| because(&w, k))
+        })
+        && !effect.starts_with("তার ")
         && !cause.split_whitespace().next().is_some_and(|w| ANAPHORA.contains(&w) || PRONOUNS.contains(&w))
         // An example ("যেমন …") explains nothing; nor does a reason with a demonstrative
         // ("বাতাস এই গ্যাস …").
@@ -204,9 +246,19 @@ fn askable(effect: &str, cause: &str) -> bool {
 
 /// Words that point at something a sentence before named ("উজ্জ্বল আলোতে এটি ছোট হয়ে যায়" of
 /// the pupil, "… পর এ রোগ অনেক কমেছে" of goitre): a reason holding one does not stand alone.
-const DEMONSTRATIVES: &[&str] = &["এ", "এটি", "এটা", "সেটি", "সেটা", "এগুলো", "সেগুলো"];
+const DEMONSTRATIVES: &[&str] = &["এ", "এর", "এটি", "এটা", "সেটি", "সেটা", "এগুলো", "সেগুলো"];
 /// Words that open an example, not a reason.
 const EXAMPLES: &[&str] = &["যেমন", "উদাহরণ", "অর্থাৎ"];
+
+/// Whether `word` is a noun with the definite article ("পাতটি", "কয়েনটিকে", "চক্রটি"), not a
+/// count ("দুটি", "একটি", "কয়েকটি") nor a word that ends so ("মাটি").
+fn definite(word: &str) -> bool {
+    const COUNTS: &[&str] = &["এক", "দু", "দুই", "তিন", "চার", "পাঁচ", "ছয়", "সাত", "আট", "নয়", "দশ", "কয়েক", "অনেক", "প্রতি", "কোনো", "কত", "অন্য"];
+    ["টিকে", "টির", "টি", "টাকে", "টা"].iter().find_map(|d| word.strip_suffix(d)).is_some_and(|stem| {
+        // "মাটি", "রুটি": the word itself ends so.
+        stem.chars().count() >= 3 && !COUNTS.contains(&stem) && !stem.chars().all(|c| c.is_ascii_digit() || ('০'..='৯').contains(&c))
+    })
+}
 
 /// Whether `cause` opens with a word that points at the sentence it came from ("এটি …",
 /// "খাদ্যের জন্য তারা …", "বাতাস এই গ্যাস …"): fine as the key under its own question, unclear as another question's option.
@@ -426,6 +478,26 @@ mod tests {
         // Too long a sentence before: its last clause.
         let long = "ক্লোরোফিল লাল ও নীল আলো বেশি শোষণ করে, কিন্তু সবুজ আলো খুব কম শোষণ করে, আর এ কথা বিজ্ঞানীরা বহু পরীক্ষায় দেখেছেন এবং বইয়ে লিখেছেন; সবুজ আলোর বেশির ভাগ প্রতিফলিত হয়। এ কারণেই পাতা আমাদের চোখে সবুজ দেখায়।";
         assert_eq!(one(long).map(|c| c.1), Some("সবুজ আলোর বেশির ভাগ প্রতিফলিত হয়".into()));
+        // A reason inside one clause: "C বলে E", "C থাকায় E"; not the "বলে" of naming or saying.
+        assert_eq!(
+            one("ইলেকট্রনের ভর খুবই কম বলে পরমাণুর ভর মূলত প্রোটন ও নিউট্রনের ভরের ওপর নির্ভর করে।"),
+            Some(("পরমাণুর ভর মূলত প্রোটন ও নিউট্রনের ভরের ওপর নির্ভর করে".into(), "ইলেকট্রনের ভর খুবই কম".into()))
+        );
+        assert_eq!(
+            one("গ্লাসের শরবতের উপর বাইরের বায়ুচাপ বেশি থাকায় শরবত স্ট্র দিয়ে উপরে উঠে আসে।"),
+            Some(("শরবত স্ট্র দিয়ে উপরে উঠে আসে".into(), "গ্লাসের শরবতের উপর বাইরের বায়ুচাপ বেশি থাকে".into()))
+        );
+        assert_eq!(one("লিটমাস শুধু বলে দ্রবণটি অম্লীয় না ক্ষারীয়, তা সহজে বোঝা যায়।"), None);
+        assert_eq!(one("কপার অক্সাইড এসিড প্রশমিত করে বলে ক্ষারক, কিন্তু পানিতে দ্রবীভূত হয় না বলে ক্ষার নয়।"), None);
+        // An effect about an activity's object or a place named before.
+        assert_eq!(one("গরম করলে পিতল লোহার চেয়ে বেশি প্রসারিত হয় বলে পাতটি বেঁকে যায়।"), None);
+        assert_eq!(one("মুখে কুপরিবাহী ছিপি থাকায় সেদিক দিয়েও তাপ সহজে যেতে পারে না।"), None);
+        assert_eq!(one("ঘরের দেয়াল এর চেয়ে কাছে থাকে বলে ছোট ঘরে প্রতিধ্বনি শোনা যায় না।"), None);
+        assert_eq!(
+            one("মনে রাখবে, প্রতিফলনের সূত্র ঠিকই মানা হয়; শুধু তলের ছোট ছোট অংশগুলো নানা দিকে হেলে থাকায় রশ্মিগুলো ছড়িয়ে যায়।").map(|c| c.1),
+            Some("শুধু তলের ছোট ছোট অংশগুলো নানা দিকে হেলে থাকে".into())
+        );
+        assert_eq!(one("লবণের নামের শেষ অংশ বলে দেয় এটি কোন অম্ল থেকে এসেছে।"), None);
         // "কারণ" as a noun is no connective.
         assert_eq!(one("এসিড বৃষ্টির প্রধান কারণ হলো কলকারখানার ধোঁয়া।"), None);
     }
