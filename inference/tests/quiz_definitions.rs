@@ -51,20 +51,8 @@ fn a_bangla_quiz_asks_the_books_definitions_without_the_model() {
     assert!(!quiz.passages.is_empty());
     let evaluated = env.session.evaluated();
     let (mut branch, mut shown, mut keys) = (Branch::First, 0, Vec::new());
-    while let Some(mut plan) = quiz.plan(branch, &cfg) {
-        let made = loop {
-            match now(quiz.make(&mut env, &plan, &cfg)).unwrap() {
-                Made::Skipped { reason, .. } => match quiz.replan(&plan, &cfg) {
-                    Some(next) => {
-                        quiz.skip(plan, reason);
-                        plan = next;
-                    }
-                    None => break None,
-                },
-                made => break Some(made),
-            }
-        };
-        let Some(Made::Item { item, validation }) = made else { break };
+    while let Some(plan) = quiz.plan(branch, &cfg) {
+        let Some(Made::Item { item, validation }) = common::make_or_replan(&mut quiz, &mut env, plan, &cfg) else { break };
         assert!(validation.passed && validation.by_definition, "{validation:?}");
         assert_eq!(item.bloom, Bloom::Remember, "a definition is recall, whatever level was planned");
         assert_eq!(item.options.len(), 4);

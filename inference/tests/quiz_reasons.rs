@@ -45,20 +45,8 @@ fn a_bangla_quiz_asks_why_for_the_books_reasons_without_the_model() {
     assert_eq!((quiz.language.as_str(), quiz.start), ("Bangla", Bloom::Understand));
     let evaluated = env.session.evaluated();
     let (mut branch, mut whys, mut recalls, mut asked) = (Branch::First, 0, 0, Vec::new());
-    while let Some(mut plan) = quiz.plan(branch, &cfg) {
-        let made = loop {
-            match now(quiz.make(&mut env, &plan, &cfg)).unwrap() {
-                Made::Skipped { reason, .. } => match quiz.replan(&plan, &cfg) {
-                    Some(next) => {
-                        quiz.skip(plan, reason);
-                        plan = next;
-                    }
-                    None => break None,
-                },
-                made => break Some(made),
-            }
-        };
-        let Some(Made::Item { item, validation }) = made else { break };
+    while let Some(plan) = quiz.plan(branch, &cfg) {
+        let Some(Made::Item { item, validation }) = common::make_or_replan(&mut quiz, &mut env, plan, &cfg) else { break };
         assert!(validation.passed, "{validation:?}");
         let key = item.options[item.answer_index].clone();
         if validation.by_reason {

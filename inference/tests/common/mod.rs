@@ -108,3 +108,23 @@ pub fn e5_encoder() -> inference::embed::SentenceEncoder {
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}; run `models/fetch.sh e5` first", path.display()));
     inference::embed::SentenceEncoder::load_e5s1(&bytes).expect("e5 loads")
 }
+
+/// The quiz's item for `plan`, or where the plan gives none, for a like plan on a fresh passage
+/// (as the app's worker does); `None` when no passage is left.
+pub fn make_or_replan(
+    quiz: &mut inference::agent::quiz::Quiz,
+    env: &mut inference::agent::quiz::QuizEnv<'_>,
+    mut plan: inference::agent::quiz::Plan,
+    cfg: &inference::agent::quiz::QuizConfig,
+) -> Option<inference::agent::quiz::Made> {
+    loop {
+        match inference::llm::now(quiz.make(env, &plan, cfg)).unwrap() {
+            inference::agent::quiz::Made::Skipped { reason, .. } => {
+                let next = quiz.replan(&plan, cfg)?;
+                quiz.skip(plan, reason);
+                plan = next;
+            }
+            made => return Some(made),
+        }
+    }
+}

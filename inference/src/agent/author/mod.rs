@@ -27,10 +27,10 @@
 //! The app's worker and `index-builder author` drive the same calls with [`AuthorConfig::default`].
 
 pub mod code_cq;
-pub mod reason_cq;
 pub mod export;
 pub mod gates;
 pub mod prompt;
+pub mod reason_cq;
 pub mod verify;
 
 use crate::agent::ask::{self, AskError};
@@ -1170,7 +1170,7 @@ impl Job {
         within.sort_by_key(|(_, c)| !on_topic(c));
         let mut seen = within.iter().filter(|(_, c)| reason_cq::noticeable(c));
         let (first, second) = (seen.next()?.clone(), seen.next()?.clone());
-        let other = within.iter().chain(rest.iter().filter(|(_, c)| on_topic(c))).chain(&rest).find(|(_, c)| c.sentence != first.1.sentence && c.sentence != second.1.sentence)?.clone();
+        let other = within.iter().chain(&rest).find(|(_, c)| c.sentence != first.1.sentence && c.sentence != second.1.sentence)?.clone();
         let mut pools = quiz::define::Pools::new(bundle);
         let defs: Vec<(u32, quiz::define::Definition)> = order
             .iter()
