@@ -175,7 +175,6 @@ fn since(body: &str) -> Option<(String, String)> {
     // Its own clause: after a semicolon ("…মানা হয়; শুধু তলের ছোট ছোট অংশগুলো … হেলে থাকায়").
     let cause = cause.rsplit("; ").next().unwrap_or(&cause).to_string();
     let effect = words[at + 1..].join(" ");
-    // The effect is not itself a naming ("… বলে একে অন্ধকার পর্যায় বলা হয়" leans anyway).
     Some((cause, effect))
 }
 
