@@ -928,24 +928,21 @@ impl Job {
         None
     }
 
-    /// A "why" MCQ on a reason the next passage (in turn) gives that no item rests on, then one
-    /// on the request's topic that the rest of those passages' chapters (outline order) give
-    /// ([`quiz::cause`]; Bangla), passing the writer's checks and the gates; `None` when none is
-    /// left.
+    /// A "why" MCQ on a reason the best passage gives, else one naming the request's topic
+    /// ([`Job::topic_word`]) that the other passages, then their chapters (outline order) give
+    /// ([`quiz::cause`]; Bangla), that no item rests on, passing the writer's checks and the
+    /// gates; `None` when none is left. (The passages hold neighbouring topics: five MCQs on
+    /// "আলোর প্রতিফলন" asked about the sun's distance, shadows and dispersion.)
     fn reason_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
         let order = self.passages_then_chapters(bundle);
-        let n = self.passages.len();
-        // Beyond the passages, only reasons on the request's topic (its words in the sentence
-        // or the section's heading): "এসিড বৃষ্টি" went on to litmus and pH elsewhere in the
-        // chapter.
         let sections_chosen = !self.request.sections.is_empty();
-        let topic = ask::verify::terms(if self.request.query.trim().is_empty() { &self.concept } else { &self.request.query });
+        let topic = self.topic_word(bundle);
         let mut pools: std::collections::HashMap<&str, Vec<quiz::cause::Cause>> = Default::default();
         let mut course: Option<Vec<quiz::cause::Cause>> = None;
         for (k, &(chunk, section)) in order.iter().enumerate() {
             for c in quiz::cause::askable_in(bundle, chunk) {
-                let on_topic = || !ask::verify::terms(&format!("{} {}", c.sentence, c.heading)).is_disjoint(&topic);
-                if self.used.contains(&c.sentence) || k >= n && !sections_chosen && !on_topic() {
+                // The best passage's reasons, else those naming the topic.
+                if self.used.contains(&c.sentence) || k > 0 && !sections_chosen && !names(&c, &topic) {
                     continue;
                 }
                 let file = bundle.sections[section as usize].file.as_str();
@@ -1142,35 +1139,48 @@ impl Job {
         None
     }
 
-    /// A Bangla creative question ([`reason_cq`]) whose stimulus notices two things the
-    /// request's passages (then their chapters, on its topic) explain, reasons no item rests on,
+    /// The request's most specific word (its rarest in the course: "প্রতিফলন" of "আলোর
+    /// প্রতিফলন"), the concept's when the request names none; `None` when neither has one.
+    fn topic_word(&self, bundle: &Bundle) -> Option<String> {
+        let topic = ask::verify::terms(if self.request.query.trim().is_empty() { &self.concept } else { &self.request.query });
+        topic.into_iter().max_by(|a, b| bundle.bm25.idf(a).total_cmp(&bundle.bm25.idf(b)).then_with(|| b.cmp(a)))
+    }
+
+    /// A Bangla creative question ([`reason_cq`]) whose stimulus notices two things the best
+    /// passage or reasons naming the request's topic explain, reasons no item rests on,
     /// part খ a third reason of the sections or their chapter, part ক a term
     /// the sections (else the chapter) define; `None` when they give too few.
     fn reason_cq(&mut self, bundle: &Bundle) -> Option<Made> {
         use quiz::cause;
         let order = self.passages_then_chapters(bundle);
         let sections_chosen = !self.request.sections.is_empty();
-        let topic = ask::verify::terms(if self.request.query.trim().is_empty() { &self.concept } else { &self.request.query });
-        let on_topic = |c: &cause::Cause| sections_chosen || !ask::verify::terms(&format!("{} {}", c.sentence, c.heading)).is_disjoint(&topic);
+        let topic = self.topic_word(bundle);
+        let on_topic = |c: &cause::Cause| sections_chosen || names(c, &topic);
         let mut within: Vec<(u32, cause::Cause)> = Vec::new();
         let mut rest: Vec<(u32, cause::Cause)> = Vec::new();
-        let n = self.passages.len();
         for (k, &(chunk, _)) in order.iter().enumerate() {
             for c in cause::askable_in(bundle, chunk) {
                 if self.used.contains(&c.sentence) || within.iter().chain(&rest).any(|(_, d)| d.sentence == c.sentence) {
                     continue;
                 }
-                // The request's passages are its topic; beyond them, the chapters' reasons that
-                // name it (its sections' first: `order` lists them first).
-                if k < n || on_topic(&c) { within.push((chunk, c)) } else { rest.push((chunk, c)) }
+                // The best passage's reasons and those naming the topic, wherever in the
+                // passages and their chapters (the passages hold neighbouring topics too: a
+                // request on reflection noticed the sun's distance and a shadow).
+                if k == 0 || on_topic(&c) { within.push((chunk, c)) } else { rest.push((chunk, c)) }
             }
         }
-        // Those that name the topic first (the passages hold neighbouring topics too: a request
-        // on reflection noticed the sun's distance and a shadow).
         within.sort_by_key(|(_, c)| !on_topic(c));
         let mut seen = within.iter().filter(|(_, c)| reason_cq::noticeable(c));
         let (first, second) = (seen.next()?.clone(), seen.next()?.clone());
-        let other = within.iter().chain(&rest).find(|(_, c)| c.sentence != first.1.sentence && c.sentence != second.1.sentence)?.clone();
+        // Part খ: a reason no stimulus can use (its effect is not something that happens) first,
+        // then one of the chapter's, keeping the topic's noticeable ones for the next CQ.
+        let other = within
+            .iter()
+            .filter(|(_, c)| !reason_cq::noticeable(c))
+            .chain(&rest)
+            .chain(&within)
+            .find(|(_, c)| c.sentence != first.1.sentence && c.sentence != second.1.sentence)?
+            .clone();
         let mut pools = quiz::define::Pools::new(bundle);
         let defs: Vec<(u32, quiz::define::Definition)> = order
             .iter()
@@ -1261,6 +1271,11 @@ pub async fn verify_alone(env: &mut AuthorEnv<'_>, item: &mut Authored, cfg: &Au
     let request = item.concept.clone();
     item.verification = Some(verify::verify(&mut venv, item, &request, true, &th, cal).await?);
     Ok(())
+}
+
+/// Whether `c`'s sentence or section heading holds `word` (none: every reason does).
+fn names(c: &quiz::cause::Cause, word: &Option<String>) -> bool {
+    word.as_ref().is_none_or(|w| ask::verify::terms(&format!("{} {}", c.sentence, c.heading)).contains(w))
 }
 
 /// Whether a creative question is on its topic: its stimulus and parts name at least one content
