@@ -132,13 +132,13 @@ fn print_reasons(b: &Bundle) {
     let mut files: Vec<&str> = b.sections.iter().map(|s| s.file.as_str()).collect();
     files.dedup();
     let (mut found, mut made, mut shown) = (0, 0, 0);
+    let mut pools = cause::Pools::new(b);
     for file in files {
-        let pool = cause::pool(b, &[file]);
-        for c in &pool {
+        for c in &cause::pool(b, &[file]) {
             found += 1;
             let evidence = ItemEvidence { chunk: 0, section: c.section, file: file.to_string(), heading_path: vec![], quote: c.sentence.clone() };
             println!("\n## {file} ▸ {}\n\n> {}\n", c.heading, c.sentence);
-            let Some(item) = cause::item(c, &pool, evidence.clone()).or_else(|| cause::item(c, &cause::pool(b, &[]), evidence)) else {
+            let Some(item) = pools.item(c, evidence) else {
                 println!("No item: too few other reasons.");
                 continue;
             };

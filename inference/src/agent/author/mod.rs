@@ -937,20 +937,15 @@ impl Job {
         let order = self.passages_then_chapters(bundle);
         let sections_chosen = !self.request.sections.is_empty();
         let topic = self.topic_word(bundle);
-        let mut pools: std::collections::HashMap<&str, Vec<quiz::cause::Cause>> = Default::default();
-        let mut course: Option<Vec<quiz::cause::Cause>> = None;
+        let mut pools = quiz::cause::Pools::new(bundle);
         for (k, &(chunk, section)) in order.iter().enumerate() {
             for c in quiz::cause::askable_in(bundle, chunk) {
                 // The best passage's reasons, else those naming the topic.
                 if self.used.contains(&c.sentence) || k > 0 && !sections_chosen && !names(&c, &topic) {
                     continue;
                 }
-                let file = bundle.sections[section as usize].file.as_str();
-                let chapter = pools.entry(file).or_insert_with(|| quiz::cause::pool(bundle, &[file]));
                 let evidence = self.source(bundle, chunk, c.sentence.clone());
-                let Some(item) = quiz::cause::item(&c, chapter, evidence.clone()).or_else(|| quiz::cause::item(&c, course.get_or_insert_with(|| quiz::cause::pool(bundle, &[])), evidence)) else {
-                    continue;
-                };
+                let Some(item) = pools.item(&c, evidence) else { continue };
                 let earlier: Vec<&str> = self.earlier.iter().map(String::as_str).collect();
                 let (checks, reason) = quiz::check::deterministic(&item, &earlier, true);
                 let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::Bn);

@@ -744,13 +744,12 @@ impl Quiz {
             return None;
         }
         reasons.sort_by_key(|c| plan.focus.as_deref() != Some(c.sentence.as_str()));
-        let chapter = cause::pool(bundle, &[section.file.as_str()]);
-        let mut course: Option<Vec<cause::Cause>> = None;
+        let mut pools = cause::Pools::new(bundle);
         let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
         let mut again = None;
         for c in reasons {
             let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: c.sentence.clone() };
-            let Some(item) = cause::item(&c, &chapter, evidence.clone()).or_else(|| cause::item(&c, course.get_or_insert_with(|| cause::pool(bundle, &[])), evidence)) else { continue };
+            let Some(item) = pools.item(&c, evidence) else { continue };
             let (checks, reason) = check::deterministic(&item, &earlier, true);
             if reason.is_none() {
                 let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: true } };
