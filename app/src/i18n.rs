@@ -313,6 +313,8 @@ texts! {
     author_from_book: "From the book's definition", "বইয়ের সংজ্ঞা থেকে";
     author_from_run: "From the book's code, run", "বইয়ের কোড চালিয়ে";
     author_from_reason: "From a reason the book gives", "বইয়ে দেওয়া কারণ থেকে";
+    author_from_example: "From examples the book gives", "বইয়ে দেওয়া উদাহরণ থেকে";
+    author_from_contrast: "From the book's comparison table", "বইয়ের তুলনামূলক সারণি থেকে";
 }
 
 #[cfg(test)]

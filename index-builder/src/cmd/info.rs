@@ -16,6 +16,16 @@ pub struct Args {
     /// authoring show it, with which check refuses it (Markdown, for a hand audit).
     #[arg(long)]
     reasons: bool,
+    /// Also print every "which is a member of this kind?" item made from the members the book
+    /// lists ("নিচের কোনটি …?"), as the quiz and authoring show it, with which check refuses it
+    /// (Markdown, for a hand audit).
+    #[arg(long)]
+    examples: bool,
+    /// Also print every "how do these two differ?" item made from a row of a table the book
+    /// compares two things in, as the quiz and authoring show it, with which check refuses it
+    /// (Markdown, for a hand audit).
+    #[arg(long)]
+    contrasts: bool,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -123,36 +133,86 @@ pub fn run(a: Args) -> Result<()> {
     if a.reasons {
         print_reasons(&b);
     }
+    if a.examples {
+        print_examples(&b);
+    }
+    if a.contrasts {
+        print_contrasts(&b);
+    }
     Ok(())
 }
 
 /// Every reason the book gives, as the item each makes (see [`Args::reasons`]).
 fn print_reasons(b: &Bundle) {
-    use inference::agent::quiz::{ItemEvidence, cause, check};
-    let mut files: Vec<&str> = b.sections.iter().map(|s| s.file.as_str()).collect();
-    files.dedup();
-    let (mut found, mut made, mut shown) = (0, 0, 0);
+    use inference::agent::quiz::cause;
     let mut pools = cause::Pools::new(b);
-    for file in files {
-        for c in &cause::pool(b, &[file]) {
-            found += 1;
-            let evidence = ItemEvidence { chunk: 0, section: c.section, file: file.to_string(), heading_path: vec![], quote: c.sentence.clone() };
-            println!("\n## {file} ▸ {}\n\n> {}\n", c.heading, c.sentence);
-            let Some(item) = pools.item(c, evidence) else {
-                println!("No item: too few other reasons.");
-                continue;
-            };
-            made += 1;
-            let (checks, reason) = check::deterministic(&item, &[], true);
-            match reason {
-                Some(r) => println!("Not shown: {r} ({}).\n", checks.iter().filter(|c| !c.1).map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ")),
-                None => shown += 1,
-            }
-            println!("{}", item.question);
-            for (i, o) in item.options.iter().enumerate() {
-                println!("{}. {}{o} — {}", ["ক", "খ", "গ", "ঘ"][i], if i == item.answer_index { "**key** " } else { "" }, item.rationales[i]);
+    let found = files(b).into_iter().flat_map(|file| cause::pool(b, &[file]).into_iter().map(move |c| (file, c))).map(|(file, c)| {
+        let item = pools.item(&c, evidence(file, c.section, &c.sentence));
+        (file, c.heading, c.sentence, item)
+    });
+    print_items(found.collect(), "reasons");
+}
+
+/// Every list of a kind's members the book gives, as the item each makes (see
+/// [`Args::examples`]).
+fn print_examples(b: &Bundle) {
+    use inference::agent::quiz::example;
+    let mut pools = example::Pools::new(b);
+    let found = files(b).into_iter().flat_map(|file| example::pool(b, &[file]).into_iter().map(move |e| (file, e))).map(|(file, e)| {
+        let item = pools.item(&e, evidence(file, e.section, &e.sentence));
+        (file, format!("{} ({}: {})", e.heading, e.term, e.examples.join(", ")), e.sentence, item)
+    });
+    print_items(found.collect(), "lists of members");
+}
+
+/// Every row of a comparison table the book gives, as the item each makes (see
+/// [`Args::contrasts`]).
+fn print_contrasts(b: &Bundle) {
+    use inference::agent::quiz::contrast;
+    let mut found = Vec::new();
+    for s in b.sections.iter().filter(|s| s.kind != inference::index::outline::SectionKind::Exercise) {
+        for t in contrast::contrasts(&s.text, s.id) {
+            for row in 0..t.rows.len() {
+                let quote = contrast::quote(&t, row);
+                let item = contrast::item(&t, row, evidence(&s.file, s.id, &quote));
+                found.push((s.file.as_str(), s.heading().to_string(), quote.replace('\n', " ⏎ "), item));
             }
         }
     }
-    println!("\n{found} reasons found, {made} make an item, {shown} pass the quiz's checks");
+    print_items(found, "table rows");
+}
+
+fn files(b: &Bundle) -> Vec<&str> {
+    let mut files: Vec<&str> = b.sections.iter().map(|s| s.file.as_str()).collect();
+    files.dedup();
+    files
+}
+
+fn evidence(file: &str, section: u32, quote: &str) -> inference::agent::quiz::ItemEvidence {
+    inference::agent::quiz::ItemEvidence { chunk: 0, section, file: file.to_string(), heading_path: vec![], quote: quote.to_string() }
+}
+
+/// Each (file, heading, the book's sentence, the item it makes), with which check refuses the
+/// item (Markdown), and the counts; `what` names what was found.
+fn print_items(found: Vec<(&str, String, String, Option<inference::agent::quiz::Item>)>, what: &str) {
+    use inference::agent::quiz::check;
+    let (mut made, mut shown) = (0, 0);
+    for (file, heading, sentence, item) in &found {
+        println!("\n## {file} ▸ {heading}\n\n> {sentence}\n");
+        let Some(item) = item else {
+            println!("No item: too few wrong options.");
+            continue;
+        };
+        made += 1;
+        let (checks, reason) = check::deterministic(item, &[], true);
+        match reason {
+            Some(r) => println!("Not shown: {r} ({}).\n", checks.iter().filter(|c| !c.1).map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ")),
+            None => shown += 1,
+        }
+        println!("{}", item.question);
+        for (i, o) in item.options.iter().enumerate() {
+            println!("{}. {}{o} — {}", ["ক", "খ", "গ", "ঘ"][i], if i == item.answer_index { "**key** " } else { "" }, item.rationales[i]);
+        }
+    }
+    println!("\n{} {what} found, {made} make an item, {shown} pass the quiz's checks", found.len());
 }

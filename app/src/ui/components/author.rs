@@ -264,7 +264,7 @@ fn ItemCard(p: &CardProps) -> Html {
         <article class={classes!("author-item", flagged.then_some("flagged"), (item.decision == Decision::Discarded).then_some("discarded"))}
                  data-testid="author-item" data-task={if item.task == Task::Mcq { "mcq" } else { "cq" }} data-decision={decided}
                  data-accepted={v.map_or("unknown".to_string(), |v| v.accepted.to_string())} data-ladder={format!("{:?}", item.ladder).to_lowercase()}>
-            <p class="meta">{ format!("{kind} · {} · {} · {} · {}", t.difficulty(item.difficulty), item.chapter, item.concept, if item.by_definition { t.author_from_book() } else if item.by_running { t.author_from_run() } else if item.by_reason { t.author_from_reason() } else { t.author_ai() }) }</p>
+            <p class="meta">{ format!("{kind} · {} · {} · {} · {}", t.difficulty(item.difficulty), item.chapter, item.concept, if item.by_definition { t.author_from_book() } else if item.by_running { t.author_from_run() } else if item.by_reason { t.author_from_reason() } else if item.by_example { t.author_from_example() } else if item.by_contrast { t.author_from_contrast() } else { t.author_ai() }) }</p>
             { body }
             { for evidence }
             if p.rechecking { <p class="phase" data-testid="author-rechecking">{ t.author_checking() }</p> } else { { for gates } { for report } }

@@ -65,12 +65,14 @@ pub fn record(item: &Authored) -> Value {
         "ladder": item.ladder,
         "attempts": item.attempts,
         "rejected": item.rejected,
-        // An item turned from the book's own definition or reason, or made by running its code,
+        // An item turned from the book's own definition, reason, examples or comparison table, or made by running its code,
         // was not written by a model.
-        "ai_assisted": !item.by_definition && !item.by_running && !item.by_reason,
+        "ai_assisted": !item.by_definition && !item.by_running && !item.by_reason && !item.by_example && !item.by_contrast,
         "from_definition": item.by_definition,
         "from_running": item.by_running,
         "from_reason": item.by_reason,
+        "from_example": item.by_example,
+        "from_contrast": item.by_contrast,
     })
 }
 
@@ -82,6 +84,10 @@ fn origin(item: &Authored) -> &'static str {
         "from the book's code, run"
     } else if item.by_reason {
         "from a reason the book gives"
+    } else if item.by_example {
+        "from examples the book gives"
+    } else if item.by_contrast {
+        "from the book's comparison table"
     } else {
         "AI-assisted"
     }

@@ -420,6 +420,14 @@ pub struct Authored {
     /// Made from a reason the book gives ([`quiz::cause`]), not written by the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_reason: bool,
+    /// Made from the members of a kind the book lists ([`quiz::example`]), not written by the
+    /// model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_example: bool,
+    /// Made from a row of a table the book compares two things in ([`quiz::contrast`]), not
+    /// written by the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_contrast: bool,
 }
 
 /// What a book-made MCQ was made from.
@@ -428,6 +436,8 @@ enum FromBook {
     Definition,
     Running,
     Reason,
+    Example,
+    Contrast,
 }
 
 impl Authored {
@@ -458,6 +468,8 @@ impl Authored {
             by_definition: false,
             by_running: false,
             by_reason: false,
+            by_example: false,
+            by_contrast: false,
         }
     }
 }
@@ -501,6 +513,16 @@ pub struct Job {
     /// Items written so far, and CQs among them.
     written: usize,
     cqs: usize,
+    /// Beginner MCQs made from the book's definitions and from the members it lists, and
+    /// intermediate ones from its reasons and its comparison tables (each pair alternates).
+    #[serde(default)]
+    definitions: usize,
+    #[serde(default)]
+    examples: usize,
+    #[serde(default)]
+    reasons: usize,
+    #[serde(default)]
+    contrasts: usize,
     id_stem: String,
     #[serde(skip)]
     calibration: Calibration,
@@ -671,6 +693,10 @@ pub async fn prepare(env: &mut AuthorEnv<'_>, mut req: AuthorRequest, cfg: &Auth
         next_passage: 0,
         written: 0,
         cqs: 0,
+        definitions: 0,
+        examples: 0,
+        reasons: 0,
+        contrasts: 0,
         id_stem,
         calibration: Calibration::default(),
     };
@@ -714,21 +740,36 @@ impl Job {
         let lang = self.language;
         // A beginner's MCQ is recall: the book's own definition, where the evidence or its
         // chapter has one.
+        // On a Bangla course it may also ask which is a member of a kind the book lists
+        // (TeachMateGPT's beginner cue "কোনটি"), every other item.
         if self.request.difficulty == Difficulty::Beginner {
-            if let Some(made) = self.definition_mcq(bundle) {
+            let members_first = lang == Lang::Bn && self.examples < self.definitions;
+            let made = if members_first {
+                self.example_mcq(bundle).or_else(|| self.definition_mcq(bundle))
+            } else {
+                self.definition_mcq(bundle).or_else(|| if lang == Lang::Bn { self.example_mcq(bundle) } else { None })
+            };
+            if let Some(made) = made {
                 return Ok(made);
             }
         }
-        // On a Bangla course an intermediate MCQ explains why, for a reason the book gives.
+        // On a Bangla course an intermediate MCQ explains why, for a reason the book gives, or
+        // asks how two things the book compares in a table differ (TeachMateGPT's cue
+        // "পার্থক্য"), every other item.
         if lang == Lang::Bn && self.request.difficulty == Difficulty::Intermediate {
-            if let Some(made) = self.reason_mcq(bundle) {
+            let made = if self.contrasts < self.reasons {
+                self.contrast_mcq(bundle).or_else(|| self.reason_mcq(bundle))
+            } else {
+                self.reason_mcq(bundle).or_else(|| self.contrast_mcq(bundle))
+            };
+            if let Some(made) = made {
                 return Ok(made);
             }
         }
         if lang == Lang::Bn && !cfg.write_bangla {
             let reason = match self.request.difficulty {
                 Difficulty::Beginner => "the chapter defines no further term to ask about",
-                Difficulty::Intermediate => "the book gives no further reason on this topic to ask about",
+                Difficulty::Intermediate => "the book gives no further reason or comparison on this topic to ask about",
                 Difficulty::Advanced => "the book gives no advanced Bangla question of its own",
             };
             return Ok(Made::Missing { task: Task::Mcq, reason: format!("{reason} (the model does not write Bangla questions)"), attempts: 0 });
@@ -849,6 +890,8 @@ impl Job {
             by_definition: from == FromBook::Definition,
             by_running: from == FromBook::Running,
             by_reason: from == FromBook::Reason,
+            by_example: from == FromBook::Example,
+            by_contrast: from == FromBook::Contrast,
             ..Authored::new(id, Body::Mcq(Mcq { question, options, answer_index, rationales }), self.chapter.clone(), concept, sources, self.request.difficulty, lang)
         }))
     }
@@ -922,7 +965,71 @@ impl Job {
                 }
                 all_gates.extend(checks);
                 let concept = bundle.sections[section as usize].heading().to_string();
+                self.definitions += 1;
                 return Some(self.take_book_mcq(item, all_gates, k, def.sentence.clone(), concept, lang, FromBook::Definition));
+            }
+        }
+        None
+    }
+
+    /// A "which is a member of this kind?" MCQ on a list of members the next passage (in turn)
+    /// gives that no item rests on, then the rest of those passages' chapters (outline order)
+    /// ([`quiz::example`]; Bangla), passing the writer's checks and the gates; `None` when none
+    /// is left.
+    fn example_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
+        let order = self.passages_then_chapters(bundle);
+        let mut pools = quiz::example::Pools::new(bundle);
+        for (k, &(chunk, section)) in order.iter().enumerate() {
+            for e in pools.askable(chunk) {
+                if self.used.contains(&e.sentence) {
+                    continue;
+                }
+                let evidence = self.source(bundle, chunk, e.sentence.clone());
+                let Some(item) = pools.item(&e, evidence) else { continue };
+                let earlier: Vec<&str> = self.earlier.iter().map(String::as_str).collect();
+                let (checks, reason) = quiz::check::deterministic(&item, &earlier, true);
+                let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::Bn);
+                if reason.is_some() || !all_gates.values().all(|&ok| ok) {
+                    continue;
+                }
+                all_gates.extend(checks);
+                let concept = bundle.sections[section as usize].heading().to_string();
+                self.examples += 1;
+                return Some(self.take_book_mcq(item, all_gates, k, e.sentence.clone(), concept, Lang::Bn, FromBook::Example));
+            }
+        }
+        None
+    }
+
+    /// A "how do these two differ?" MCQ on a row of a comparison table the best passage holds,
+    /// else one of the other passages', then their chapters' (outline order) whose things
+    /// compared or aspect name the request's topic ([`Job::topic_word`]) ([`quiz::contrast`];
+    /// Bangla), that no item rests on, passing the writer's checks and the gates; `None` when
+    /// none is left.
+    fn contrast_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
+        let order = self.passages_then_chapters(bundle);
+        let sections_chosen = !self.request.sections.is_empty();
+        let topic = self.topic_word(bundle);
+        for (k, &(chunk, section)) in order.iter().enumerate() {
+            for table in quiz::contrast::askable_in(bundle, chunk) {
+                for row in 0..table.rows.len() {
+                    let quote = quiz::contrast::quote(&table, row);
+                    let on_topic = topic.as_deref().is_none_or(|t| ask::verify::terms(&format!("{} {} {}", table.sides[0], table.sides[1], table.rows[row].0)).contains(t));
+                    if self.used.contains(&quote) || k > 0 && !sections_chosen && !on_topic {
+                        continue;
+                    }
+                    let Some(item) = quiz::contrast::item(&table, row, self.source(bundle, chunk, quote.clone())) else { continue };
+                    let earlier: Vec<&str> = self.earlier.iter().map(String::as_str).collect();
+                    let (checks, reason) = quiz::check::deterministic(&item, &earlier, true);
+                    let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::Bn);
+                    if reason.is_some() || !all_gates.values().all(|&ok| ok) {
+                        continue;
+                    }
+                    all_gates.extend(checks);
+                    let concept = bundle.sections[section as usize].heading().to_string();
+                    self.contrasts += 1;
+                    return Some(self.take_book_mcq(item, all_gates, k, quote, concept, Lang::Bn, FromBook::Contrast));
+                }
             }
         }
         None
@@ -954,6 +1061,7 @@ impl Job {
                 }
                 all_gates.extend(checks);
                 let concept = bundle.sections[section as usize].heading().to_string();
+                self.reasons += 1;
                 return Some(self.take_book_mcq(item, all_gates, k, c.sentence.clone(), concept, Lang::Bn, FromBook::Reason));
             }
         }

@@ -146,15 +146,18 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
         // the book as any item's are (the wrong options are outputs of changed code, in no book).
         // Likewise an item asking a reason the book gives (`quiz::cause`): its key is the book's
         // reason for the stem's effect, its wrong options that reason turned or reasons for other
-        // things (a Bangla judgement also costs ~20 s a call here).
-        Body::Mcq(m) if item.by_running || item.by_reason => {
+        // things (a Bangla judgement also costs ~20 s a call here); and an item asking which is a
+        // member of a kind the book lists (`quiz::example`): its key is a member the book names,
+        // its wrong options members it names for other kinds; and an item on a row of a table
+        // the book compares two things in (`quiz::contrast`): its key is the row as printed.
+        Body::Mcq(m) if item.by_running || item.by_reason || item.by_example || item.by_contrast => {
             let ki = m.answer_index.min(m.options.len().saturating_sub(1));
             detail.judged = std::iter::once(1.0).chain(std::iter::repeat_n(0.0, m.options.len().saturating_sub(1))).collect();
             detail.lexical = lexical_support(&terms(&format!("{} {}", m.question, m.options[ki])), &ev_terms, &idf) as f64;
             faithfulness = 1.0;
             item_text = format!("{} {}", m.question, m.options[ki]);
             wider = format!("{evidence}\n{section_text}");
-            level = if item.by_reason {
+            level = if item.by_reason || item.by_example || item.by_contrast {
                 f64::from(u8::from(level_fit(item.difficulty, &m.question)))
             } else if item.difficulty == Difficulty::Beginner {
                 0.0

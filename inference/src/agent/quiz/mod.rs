@@ -23,6 +23,10 @@
 //!    A recall (Remember) item, and every item of a quiz in a language the model does not write
 //!    ([`QuizConfig::write_bangla`]), is instead the book's own definition turned into a
 //!    question ([`define`]) when the passage has one: no model, the key right by construction.
+//!    In such a language an Understand item or above asks instead why, for a reason the book
+//!    gives ([`cause`]), which is a member of a kind the book lists ([`example`]), or how two
+//!    things the book compares in a table differ ([`contrast`]), whichever the quiz has asked
+//!    least.
 //!    An Apply or Analyse item is, where the passage holds one, a line or program of the book
 //!    asked back as "what does Python show?" ([`predict`]): the book's output the key, each
 //!    wrong option what Python shows for a common misreading, all run while the bundle was built.
@@ -34,7 +38,9 @@
 
 pub mod cause;
 pub mod check;
+pub mod contrast;
 pub mod define;
+pub mod example;
 pub mod predict;
 pub mod prompt;
 
@@ -174,6 +180,13 @@ pub struct Validation {
     /// Made from a reason the book gives ([`cause`]), not written by the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_reason: bool,
+    /// Made from the members of a kind the book lists ([`example`]), not written by the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_example: bool,
+    /// Made from a row of a table the book compares two things in ([`contrast`]), not written
+    /// by the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_contrast: bool,
 }
 
 /// Which answer the next item follows.
@@ -493,6 +506,9 @@ fn line_item(bundle: &Bundle, p: &crate::index::predict::Prediction, chunk: u32,
     }
 }
 
+/// One of the book's item makers ([`Quiz::reason_item`], [`Quiz::example_item`], …).
+type Maker = fn(&Quiz, &Bundle, &Plan, &[&str], &[String]) -> Option<Made>;
+
 impl Quiz {
     /// A quiz on `subtopic` (of the learner's `topic`), starting at `start`: the learner's last
     /// level on this subtopic. Without one, a quiz whose first passage holds a line of the book
@@ -512,12 +528,19 @@ impl Quiz {
         let mut outside = outside;
         let mut defined = Vec::new();
         if !cfg.writes(&language) {
-            // Only passages that define a term or give a reason no earlier passage does can give
-            // an item (a section's chunk and a chunk inside it hold the same sentences).
+            // Only passages that define a term, give a reason, list a kind's members or compare
+            // two things in a table, where no earlier passage does, can give an item (a section's chunk and a chunk inside it hold the same sentences).
             let mut pools = define::Pools::new(env.bundle);
+            let mut lists = example::Pools::new(env.bundle);
             let mut seen: Vec<String> = Vec::new();
             let mut defines = |&(c, _): &(u32, u32)| {
-                let sentences = pools.askable(c).into_iter().map(|d| d.sentence).chain(cause::askable_in(env.bundle, c).into_iter().map(|r| r.sentence));
+                let sentences = pools
+                    .askable(c)
+                    .into_iter()
+                    .map(|d| d.sentence)
+                    .chain(cause::askable_in(env.bundle, c).into_iter().map(|r| r.sentence))
+                    .chain(lists.askable(c).into_iter().map(|e| e.sentence))
+                    .chain(contrast::askable_in(env.bundle, c).into_iter().flat_map(|t| (0..t.rows.len()).map(|r| contrast::quote(&t, r)).collect::<Vec<_>>()));
                 let fresh: Vec<String> = sentences.filter(|s| !seen.contains(s)).collect();
                 let n = fresh.len();
                 seen.extend(fresh);
@@ -665,20 +688,30 @@ impl Quiz {
         // Understand item or above asks first why, for a reason the passage gives.
         let writes = cfg.writes(&self.language);
         if plan.bloom == Bloom::Remember || !writes {
-            let why_first = !writes && plan.bloom >= Bloom::Understand;
-            let made = if why_first {
-                self.reason_item(bundle, plan, &used, &earlier).or_else(|| self.definition_item(bundle, plan, &used, &earlier))
+            let made = if writes {
+                self.definition_item(bundle, plan, &used, &earlier)
+            } else if plan.bloom >= Bloom::Understand {
+                // Why, which is a member of a kind, or how two things differ: the kind the quiz
+                // has asked least first.
+                let shown = |f: fn(&Validation) -> bool| self.rounds.iter().filter(|r| f(&r.validation)).count();
+                let mut makers: [(usize, Maker); 3] =
+                    [(shown(|v| v.by_reason), Self::reason_item), (shown(|v| v.by_example), Self::example_item), (shown(|v| v.by_contrast), Self::contrast_item)];
+                makers.sort_by_key(|m| m.0);
+                makers.iter().find_map(|(_, make)| make(self, bundle, plan, &used, &earlier)).or_else(|| self.definition_item(bundle, plan, &used, &earlier))
             } else {
-                self.definition_item(bundle, plan, &used, &earlier).or_else(|| if writes { None } else { self.reason_item(bundle, plan, &used, &earlier) })
+                self.definition_item(bundle, plan, &used, &earlier)
+                    .or_else(|| self.example_item(bundle, plan, &used, &earlier))
+                    .or_else(|| self.reason_item(bundle, plan, &used, &earlier))
+                    .or_else(|| self.contrast_item(bundle, plan, &used, &earlier))
             };
             if let Some(made) = made {
                 return Ok(made);
             }
             if !writes {
                 return Ok(Made::Skipped {
-                    reason: "the passage defines no term and gives no reason that has not been asked".into(),
+                    reason: "the passage defines no term, gives no reason, lists no kind's members and compares nothing that has not been asked".into(),
                     attempts: 0,
-                    validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false, by_reason: false },
+                    validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false, by_reason: false, by_example: false, by_contrast: false },
                     last: None,
                 });
             }
@@ -687,7 +720,7 @@ impl Quiz {
             return Ok(Made::Skipped {
                 reason: "the passage has no sentence to ask about".into(),
                 attempts: 0,
-                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: false },
+                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false },
                 last: None,
             });
         };
@@ -723,7 +756,7 @@ impl Quiz {
             let Some(item) = pools.item(&def, evidence) else { continue };
             let (checks, reason) = check::deterministic(&item, &earlier, def.lang == Lang::Bn);
             if reason.is_none() {
-                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false, by_reason: false } };
+                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false, by_reason: false, by_example: false, by_contrast: false } };
                 if !self.is_known(&made) {
                     return Some(made);
                 }
@@ -752,7 +785,58 @@ impl Quiz {
             let Some(item) = pools.item(&c, evidence) else { continue };
             let (checks, reason) = check::deterministic(&item, &earlier, true);
             if reason.is_none() {
-                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: true } };
+                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: true, by_example: false, by_contrast: false } };
+                if !self.is_known(&made) {
+                    return Some(made);
+                }
+                again = again.or(Some(made));
+            }
+        }
+        again
+    }
+
+    /// A "which is a member of this kind?" item on a list of members `plan`'s passage gives
+    /// that no earlier item rests on (the plan's own sentence first, after a wrong answer), with
+    /// wrong options the members its chapter lists for other kinds (the whole course's when the
+    /// chapter has too few); checked as a written item is.
+    fn example_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let section = bundle.section_of(plan.chunk);
+        let mut pools = example::Pools::new(bundle);
+        let mut lists: Vec<example::Examples> = pools.askable(plan.chunk).into_iter().filter(|e| !used.contains(&e.sentence.as_str())).collect();
+        lists.sort_by_key(|e| plan.focus.as_deref() != Some(e.sentence.as_str()));
+        let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
+        let mut again = None;
+        for e in lists {
+            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: e.sentence.clone() };
+            let Some(item) = pools.item(&e, evidence) else { continue };
+            let (checks, reason) = check::deterministic(&item, &earlier, true);
+            if reason.is_none() {
+                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: false, by_example: true, by_contrast: false } };
+                if !self.is_known(&made) {
+                    return Some(made);
+                }
+                again = again.or(Some(made));
+            }
+        }
+        again
+    }
+
+    /// A "how do these two differ?" item on a row of a comparison table in `plan`'s passage
+    /// that no earlier item rests on (the plan's own row first, after a wrong answer); checked
+    /// as a written item is.
+    fn contrast_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let section = bundle.section_of(plan.chunk);
+        let mut rows: Vec<(contrast::Contrast, usize, String)> =
+            contrast::askable_in(bundle, plan.chunk).into_iter().flat_map(|t| (0..t.rows.len()).map(move |r| (t.clone(), r, contrast::quote(&t, r)))).filter(|(_, _, q)| !used.contains(&q.as_str())).collect();
+        rows.sort_by_key(|(_, _, q)| plan.focus.as_deref() != Some(q.as_str()));
+        let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
+        let mut again = None;
+        for (table, row, quote) in rows {
+            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote };
+            let Some(item) = contrast::item(&table, row, evidence) else { continue };
+            let (checks, reason) = check::deterministic(&item, &earlier, true);
+            if reason.is_none() {
+                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: true } };
                 if !self.is_known(&made) {
                     return Some(made);
                 }
@@ -781,7 +865,7 @@ impl Quiz {
             // (`word[0:2]` and `word[-2]` share every word): only the same stem is a repeat.
             let (checks, reason) = check::deterministic(&item, &[], false);
             if reason.is_none() {
-                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true, by_reason: false } };
+                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true, by_reason: false, by_example: false, by_contrast: false } };
                 if !self.is_known(&made) {
                     return Some(made);
                 }
@@ -812,7 +896,7 @@ impl Quiz {
             return None;
         }
         let (checks, reason) = check::deterministic(&why, &[], false);
-        reason.is_none().then(|| Made::Item { item: why, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true, by_reason: false } })
+        reason.is_none().then(|| Made::Item { item: why, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true, by_reason: false, by_example: false, by_contrast: false } })
     }
 
     /// Keeps the examiner's calibration measured on a copy of this quiz (a host that makes
@@ -971,14 +1055,14 @@ pub async fn write_item(session: &mut Session, spec: &ItemSpec<'_>, cfg: &QuizCo
                 last_item = Some(item);
             }
             None => {
-                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false };
+                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false };
                 return Ok(Made::Item { item, validation });
             }
         }
     }
     let attempts = cfg.repairs + 1;
     let reason = rejected.last().cloned().unwrap_or_default();
-    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false };
+    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false };
     Ok(Made::Skipped { reason, attempts, validation, last: last_item })
 }
 
@@ -1110,7 +1194,7 @@ mod tests {
     }
 
     fn validation() -> Validation {
-        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false, by_reason: false }
+        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false }
     }
 
     #[test]

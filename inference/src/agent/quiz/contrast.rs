@@ -1,0 +1,190 @@
+//! Items from the book's comparison tables: "মাইটোসিস ও মিয়োসিসের পার্থক্য — অপত্য কোষের
+//! সংখ্যা: কোনটি সঠিক?" with the table's own row as the key.
+//!
+//! A textbook sets two things side by side in a table ("বিষয় | মাইটোসিস | মিয়োসিস", one row per
+//! aspect: "অপত্য কোষের সংখ্যা | দুটি | চারটি"), and "পার্থক্য" (difference) is TeachMateGPT's
+//! cue for an intermediate item; comparing is Bloom's Understand. Each row whose two cells differ
+//! gives an item whose four options are the four ways a learner can pair the two values with the
+//! two things: the book's pairing (the key), the two swapped, and either value for both — three
+//! wrong by construction, and exactly the confusions of a learner who half remembers which is
+//! which. Each option's reason quotes the row. No model writes any of it (see
+//! [`super::define`], made the same way).
+//!
+//! [`contrasts`] finds the tables in a text; [`item`] makes the item for one row.
+
+use super::{Bloom, Item, ItemEvidence, prompt};
+use crate::agent::author::gates;
+use crate::agent::route::Lang;
+use crate::bundle::Bundle;
+
+/// A table that sets two things side by side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contrast {
+    /// The two things compared (the table's second and third headers).
+    pub sides: [String; 2],
+    /// Its rows whose two cells differ: (aspect, [value for the first, for the second]).
+    pub rows: Vec<(String, [String; 2])>,
+    /// The table's header line, verbatim (with one row's line, an item's evidence).
+    pub header: String,
+    /// Each row's line, verbatim, in the order of `rows`.
+    pub lines: Vec<String>,
+    pub section: u32,
+}
+
+/// Headers of a table's first column when its other two columns are the things compared.
+const ASPECT_HEADERS: &[&str] = &["বিষয়", "বৈশিষ্ট্য", "পার্থক্যের বিষয়", "তুলনার বিষয়", "পার্থক্য", "তুলনার দিক", "দিক", "ভিত্তি", "পার্থক্যের ভিত্তি", "বিষয়বস্তু"];
+/// Most characters of a cell an option holds.
+const VALUE_CHARS: usize = 60;
+/// Most words of a thing compared.
+const SIDE_WORDS: usize = 3;
+
+/// The comparison tables of `text` (section `section`): three columns, the first headed by
+/// an aspect word ("বিষয়", "বৈশিষ্ট্য", …) or the table introduced as a difference or a
+/// comparison ("… পার্থক্যগুলো দেখানো হলো:"), the other two headed by the things compared;
+/// with at least two rows whose two cells differ and fit an option.
+pub fn contrasts(text: &str, section: u32) -> Vec<Contrast> {
+    let lines: Vec<&str> = text.lines().collect();
+    let cells = |l: &str| -> Vec<String> { l.split(" | ").map(|c| c.trim().to_string()).collect() };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let head = cells(lines[i]);
+        if head.len() != 3 || !lines[i].contains(" | ") {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < lines.len() && lines[j].contains(" | ") && cells(lines[j]).len() == 3 {
+            j += 1;
+        }
+        let before: String = lines[..i].iter().rev().take(3).copied().collect::<Vec<_>>().join(" ");
+        let introduced = ["পার্থক্য", "তুলনা"].iter().any(|w| before.contains(w));
+        let side = |s: &str| {
+            let words = s.split_whitespace().count();
+            (1..=SIDE_WORDS).contains(&words) && gates::script_share(s, Lang::Bn) >= gates::MCQ_SCRIPT
+        };
+        if (ASPECT_HEADERS.contains(&head[0].as_str()) || introduced) && side(&head[1]) && side(&head[2]) && head[1] != head[2] {
+            let (mut rows, mut kept) = (Vec::new(), Vec::new());
+            for line in &lines[i + 1..j] {
+                let c = cells(line);
+                let (a, b) = (c[1].to_lowercase(), c[2].to_lowercase());
+                // One cell inside the other ("CO2 ও পানি", "CO2, পানি ও শক্তি") makes "both: …"
+                // half right, unless it is the other denied ("ঘটে", "ঘটে না").
+                let denied = |long: &str, short: &str| [" না", " নয়"].iter().any(|n| long.strip_suffix(n) == Some(short));
+                let inside = (a.contains(&b) || b.contains(&a)) && !denied(&a, &b) && !denied(&b, &a);
+                let differ = !a.is_empty() && !b.is_empty() && a != b && !inside;
+                let fits = c[1].chars().count() <= VALUE_CHARS && c[2].chars().count() <= VALUE_CHARS && !c[0].is_empty();
+                if differ && fits {
+                    rows.push((c[0].clone(), [c[1].clone(), c[2].clone()]));
+                    kept.push(line.to_string());
+                }
+            }
+            if rows.len() >= 2 {
+                out.push(Contrast { sides: [head[1].clone(), head[2].clone()], rows, header: lines[i].to_string(), lines: kept, section });
+            }
+        }
+        i = j;
+    }
+    out
+}
+
+/// The comparison tables chunk `chunk` holds.
+pub fn askable_in(bundle: &Bundle, chunk: u32) -> Vec<Contrast> {
+    contrasts(bundle.chunk_text(chunk), bundle.section_of(chunk).id)
+}
+
+/// `word` in the genitive ("মিয়োসিস" → "মিয়োসিসের", "তাপমাত্রা" → "তাপমাত্রার", "DNA" →
+/// "DNA-এর").
+pub fn genitive(word: &str) -> String {
+    match word.chars().last() {
+        Some(c) if ('\u{0995}'..='\u{09B9}').contains(&c) || matches!(c, '\u{09CE}' | '\u{09DC}' | '\u{09DD}' | '\u{09DF}' | '\u{09BC}') => format!("{word}ের"),
+        Some(c) if ('\u{09BE}'..='\u{09CC}').contains(&c) || ('\u{0985}'..='\u{0994}').contains(&c) => format!("{word}র"),
+        _ => format!("{word}-এর"),
+    }
+}
+
+/// The question on a row's aspect ("মাইটোসিস ও মিয়োসিসের পার্থক্য — অপত্য কোষের সংখ্যা: কোনটি
+/// সঠিক?").
+pub fn question(c: &Contrast, row: usize) -> String {
+    format!("{} ও {} পার্থক্য — {}: কোনটি সঠিক?", c.sides[0], genitive(&c.sides[1]), c.rows[row].0)
+}
+
+/// Whether `question` is such an item's (its options pair the same values differently on
+/// purpose).
+pub fn compares(question: &str) -> bool {
+    question.contains(" পার্থক্য — ") && question.ends_with(": কোনটি সঠিক?")
+}
+
+/// The item on row `row` of `c`: the book's pairing of its two values with the two things, the
+/// pairing swapped, and each value for both. The evidence quotes the header and the row.
+pub fn item(c: &Contrast, row: usize, evidence: ItemEvidence) -> Option<Item> {
+    let (aspect, [a, b]) = c.rows.get(row)?;
+    // A cell's first clause: "নেই; দিনরাত সব সময় চলে" would read as two pairings.
+    let (a, b) = (a.split("; ").next()?, b.split("; ").next()?);
+    let [x, y] = &c.sides;
+    let (xg, yg) = (genitive(x), genitive(y));
+    let question = question(c, row);
+    let book = format!("বইয়ের সারণিতে {aspect}: {xg} ক্ষেত্রে {a}, {yg} ক্ষেত্রে {b}।");
+    let both = "উভয় ক্ষেত্রে";
+    let key = format!("{x}: {a}; {y}: {b}");
+    let mut options = vec![format!("{x}: {b}; {y}: {a}"), format!("{both}: {a}"), format!("{both}: {b}")];
+    let mut rationales = vec![format!("দুটি উল্টে গেছে। {book}"), format!("শুধু {xg} ক্ষেত্রে; {yg} ক্ষেত্রে {b}। {book}"), format!("শুধু {yg} ক্ষেত্রে; {xg} ক্ষেত্রে {a}। {book}")];
+    if options.iter().chain(std::iter::once(&key)).any(|o| o.chars().count() > prompt::OPTION_MAX_CHARS - 10) || rationales.iter().any(|r| r.chars().count() > prompt::REASON_MAX_CHARS) {
+        return None;
+    }
+    let at = super::check::key_position(&question);
+    options.insert(at, key);
+    rationales.insert(at, book.clone());
+    Some(Item { question, options, answer_index: at, rationales, bloom: Bloom::Understand, concepts: vec![x.clone(), y.clone()], evidence: vec![evidence] })
+}
+
+/// What an item on row `row` rests on: the table's header line and the row's.
+pub fn quote(c: &Contrast, row: usize) -> String {
+    format!("{}\n{}", c.header, c.lines[row])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TABLE: &str = "দুটি বিভাজনই নিউক্লিয়াসের বিভাজন, কিন্তু এদের উদ্দেশ্য ও ফলাফল আলাদা। নিচের ছকে পার্থক্যগুলো দেখানো হলো:\n\nবিষয় | মাইটোসিস | মিয়োসিস\nকোথায় ঘটে | দেহকোষে | জননমাতৃকোষে\nঅপত্য কোষের সংখ্যা | দুটি | চারটি\nক্রসিং ওভার | ঘটে না | ঘটে\nনিউক্লিয়াসের ধরন | একই | একই";
+
+    #[test]
+    fn a_comparison_table_gives_its_differing_rows() {
+        let c = contrasts(TABLE, 4);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].sides, ["মাইটোসিস".to_string(), "মিয়োসিস".to_string()]);
+        // "ঘটে না" / "ঘটে": one denies the other; a row whose cells agree asks nothing, nor one
+        // whose cell holds the other's ("both: CO2 ও পানি" would be half right).
+        let aspects: Vec<&str> = c[0].rows.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(aspects, ["কোথায় ঘটে", "অপত্য কোষের সংখ্যা", "ক্রসিং ওভার"]);
+        let half = contrasts("বিষয় | সালোকসংশ্লেষণ | শ্বসন\nকাঁচামাল | CO2 ও পানি | গ্লুকোজ ও অক্সিজেন\nউৎপাদ | গ্লুকোজ ও অক্সিজেন | CO2 ও পানি\nশুষ্ক ওজন | বাড়ে | কমে\nশক্তি | জমা হয় | মুক্ত হয়, CO2 ও পানি", 0);
+        assert_eq!(half[0].rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["কাঁচামাল", "উৎপাদ", "শুষ্ক ওজন", "শক্তি"]);
+        assert_eq!(quote(&c[0], 1), "বিষয় | মাইটোসিস | মিয়োসিস\nঅপত্য কোষের সংখ্যা | দুটি | চারটি");
+        // A table of things and their properties compares nothing.
+        assert!(contrasts("পদার্থ | আনুমানিক pH | প্রকৃতি\nলেবুর রস | 2 – 2.5 | অম্লীয়\nসাবান-পানি | 9 – 10 | ক্ষারীয়\nচুনের পানি | 12.4 | তীব্র ক্ষারীয়", 0).is_empty());
+        assert_eq!(genitive("মিয়োসিস"), "মিয়োসিসের");
+        assert_eq!(genitive("তাপমাত্রা"), "তাপমাত্রার");
+        assert_eq!(genitive("পানি"), "পানির");
+        assert_eq!(genitive("DNA"), "DNA-এর");
+    }
+
+    #[test]
+    fn a_row_pairs_its_values_four_ways() {
+        let c = &contrasts(TABLE, 4)[0];
+        let ev = ItemEvidence { chunk: 0, section: 4, file: "f".into(), heading_path: vec![], quote: quote(c, 1) };
+        let i = item(c, 1, ev).unwrap();
+        assert_eq!(i.question, "মাইটোসিস ও মিয়োসিসের পার্থক্য — অপত্য কোষের সংখ্যা: কোনটি সঠিক?");
+        assert!(compares(&i.question));
+        assert_eq!(i.options[i.answer_index], "মাইটোসিস: দুটি; মিয়োসিস: চারটি");
+        let mut wrong: Vec<&str> = i.options.iter().enumerate().filter(|&(k, _)| k != i.answer_index).map(|(_, o)| o.as_str()).collect();
+        wrong.sort();
+        assert_eq!(wrong, ["উভয় ক্ষেত্রে: চারটি", "উভয় ক্ষেত্রে: দুটি", "মাইটোসিস: চারটি; মিয়োসিস: দুটি"]);
+        assert!(i.rationales.iter().all(|r| r.ends_with("বইয়ের সারণিতে অপত্য কোষের সংখ্যা: মাইটোসিসের ক্ষেত্রে দুটি, মিয়োসিসের ক্ষেত্রে চারটি।")));
+        let both_two = i.options.iter().position(|o| o == "উভয় ক্ষেত্রে: দুটি").unwrap();
+        assert!(i.rationales[both_two].starts_with("শুধু মাইটোসিসের ক্ষেত্রে; মিয়োসিসের ক্ষেত্রে চারটি।"), "{}", i.rationales[both_two]);
+        assert_eq!(i.bloom, Bloom::Understand);
+        let (checks, reason) = super::super::check::deterministic(&i, &[], true);
+        assert_eq!(reason, None, "{checks:?}");
+    }
+}

@@ -1,0 +1,176 @@
+//! "Which is a member of this kind?" items from the members the book lists
+//! (`agent::quiz::example`) and "how do these two differ?" items from its comparison tables
+//! (`agent::quiz::contrast`) on a small Bangla course: a Bangla quiz at Understand alternates
+//! them with "why" items, a teacher's beginner Bangla MCQs alternate members with definitions and
+//! intermediate ones table rows with reasons, and each item's wrong options are the other side
+//! of the contrast the book draws, through the gates; the model writes and judges none of it.
+//! (The chapter was written for this test; the held-out reading is in docs/EVALUATION.md,
+//! "Quiz".)
+
+mod common;
+use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Body, Difficulty, Made as Authored, Prepared, Task};
+use inference::agent::quiz::{Bloom, Branch, Made, Quiz, QuizConfig, QuizEnv, Subtopic};
+use inference::bundle::{Bundle, CourseInfo};
+use inference::corpus::{Block, BlockKind, Document};
+use inference::llm::{LoadOptions, Session, now};
+use std::sync::Arc;
+
+const MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+fn bundle() -> Bundle {
+    let para = |t: &str, line| Block::new(BlockKind::Paragraph, t, line);
+    let heat = vec![
+        Block::new(BlockKind::Heading(1), "অধ্যায় ৬: তাপ ও বল", 1),
+        Block::new(BlockKind::Heading(2), "তাপ পরিবহন", 2),
+        para("যেসব পদার্থের মধ্য দিয়ে সহজে তাপ পরিবাহিত হয়, সেগুলো তাপের সুপরিবাহী; যেমন রুপা, তামা, অ্যালুমিনিয়াম, লোহা। ধাতুতে মুক্ত ইলেকট্রন থাকে বলে এরা তাপ ভালো পরিবহন করে।", 3),
+        para("আর যেসব পদার্থের মধ্য দিয়ে তাপ সহজে যেতে পারে না, তাদের বলা হয় তাপের কুপরিবাহী; যেমন কাঠ, প্লাস্টিক, কাচ, কাপড়। রান্নার পাতিলের হাতল কাঠের হয়, কারণ কাঠ তাপের কুপরিবাহী।", 4),
+        para("শীতে লেপ আমাদের উষ্ণ রাখে, কারণ তুলার ফাঁকে আটকে থাকা বায়ু শরীরের তাপ বাইরে যেতে দেয় না।", 5),
+        Block::new(BlockKind::Heading(2), "বলের প্রকারভেদ", 6),
+        para("দুটি বস্তু পরস্পরকে ছুঁয়ে থাকলে যে বল কাজ করে, তাকে স্পর্শ বল বলে। যেমন পেশিজ বল, ঘর্ষণ বল, টান বল।", 7),
+        para("দূর থেকে, কোনো স্পর্শ ছাড়াই যে বল কাজ করে, তাকে অস্পর্শ বল বলা হয়। যেমন মহাকর্ষ বল, চৌম্বক বল, স্থির বৈদ্যুতিক বল।", 8),
+        para("বরফের ওপর হাঁটা কঠিন, কারণ বরফের মসৃণ তলে ঘর্ষণ বল খুব কম থাকে।", 9),
+        para("দুটি তলের আপেক্ষিক গতিতে বাধা দেয় যে বল, তাকে ঘর্ষণ বল বলে। তাপ পরিমাপের যন্ত্রকে থার্মোমিটার বলে।", 10),
+    ];
+    let table = vec![
+        Block::new(BlockKind::Heading(1), "অধ্যায় ৭: কোষ বিভাজন", 1),
+        para("মাইটোসিস বিভাজনে একটি কোষ থেকে দুটি অপত্য কোষ তৈরি হয়, তাই একে সমীকরণিক বিভাজন বলে। দেহের বৃদ্ধি ঘটে, কারণ দেহকোষ মাইটোসিস প্রক্রিয়ায় বিভাজিত হয়।", 2),
+        para("জননকোষে ক্রোমোজোম সংখ্যা অর্ধেক থাকে, কারণ জননমাতৃকোষ মিয়োসিস প্রক্রিয়ায় বিভাজিত হয়। ক্রসিং ওভারের ফলে সন্তানদের মধ্যে বৈচিত্র্য দেখা যায়।", 3),
+        para("নিচের ছকে দুটি বিভাজনের পার্থক্য দেখানো হলো:", 4),
+        Block::new(BlockKind::Table, "বিষয় | মাইটোসিস | মিয়োসিস\nকোথায় ঘটে | দেহকোষে | জননমাতৃকোষে\nঅপত্য কোষের সংখ্যা | দুটি | চারটি\nক্রসিং ওভার | ঘটে না | ঘটে", 5),
+    ];
+    let docs = vec![Document { file: "science-bn/06-heat-force.md".into(), blocks: heat }, Document { file: "science-bn/07-cell-division.md".into(), blocks: table }];
+    common::lexical_bundle("Bangla test course", &docs, CourseInfo { subjects: vec!["school science (Class 8)".into()], lang: Some("bn".into()) })
+}
+
+#[test]
+fn a_bangla_quiz_asks_which_is_a_member_among_the_other_sides() {
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    let b = bundle();
+    let cfg = QuizConfig { min_passage_chars: 40, ..QuizConfig::default() };
+    let mut env = QuizEnv { bundle: &b, encoder: None, session: &mut session };
+    let subtopic = Subtopic { section: 0, name: b.sections[0].heading().to_string(), heading_path: b.sections[0].heading_path.clone() };
+    let mut quiz = now(Quiz::start(&env, "তাপ ও বল", subtopic, None, &cfg)).unwrap();
+    assert_eq!((quiz.language.as_str(), quiz.start), ("Bangla", Bloom::Understand));
+    let evaluated = env.session.evaluated();
+    let (mut members, mut whys, mut kinds, mut order) = (0, 0, Vec::new(), Vec::new());
+    // Right every time: Understand and up, where a Bangla book's items are "why" and members.
+    let mut branch = Branch::First;
+    while let Some(plan) = quiz.plan(branch, &cfg) {
+        let Some(Made::Item { item, validation }) = common::make_or_replan(&mut quiz, &mut env, plan, &cfg) else { break };
+        assert!(validation.passed, "{validation:?}");
+        if validation.by_example {
+            members += 1;
+            assert_eq!(item.bloom, Bloom::Understand);
+            let kind = item.question.strip_prefix("নিচের কোনটি ").and_then(|q| q.strip_suffix('?')).expect("the board's shape").to_string();
+            let key = &item.options[item.answer_index];
+            assert!(item.evidence[0].quote.contains(key.as_str()), "the book lists the key");
+            // Every wrong option is a member the book lists for the other side of the contrast.
+            let other = match kind.as_str() {
+                "তাপের সুপরিবাহী" => ["কাঠ", "প্লাস্টিক", "কাচ", "কাপড়"].as_slice(),
+                "তাপের কুপরিবাহী" => &["রুপা", "তামা", "অ্যালুমিনিয়াম", "লোহা"],
+                "স্পর্শ বল" => &["মহাকর্ষ বল", "চৌম্বক বল", "স্থির বৈদ্যুতিক বল"],
+                "অস্পর্শ বল" => &["পেশিজ বল", "ঘর্ষণ বল", "টান বল"],
+                k => panic!("no such kind in the book: {k}"),
+            };
+            for (i, o) in item.options.iter().enumerate().filter(|&(i, _)| i != item.answer_index) {
+                assert!(other.contains(&o.as_str()), "{o} in {:?}", item.options);
+                assert!(item.rationales[i].contains(&format!(", {kind} নয়।")), "{}", item.rationales[i]);
+            }
+            kinds.push(kind);
+            order.push("member");
+        } else if validation.by_reason {
+            whys += 1;
+            order.push("why");
+        } else if validation.by_contrast {
+            order.push("row");
+        } else {
+            // A passage that only defines: its definition, whatever the level.
+            assert!(validation.by_definition, "{validation:?}");
+            order.push("definition");
+        }
+        quiz.show(item, validation);
+        let key = quiz.current().unwrap().item.answer_index;
+        assert!(quiz.answer(key).unwrap().correct);
+        branch = Branch::Right;
+    }
+    assert_eq!(env.session.evaluated(), evaluated, "the model read nothing");
+    kinds.sort();
+    assert_eq!(kinds, ["অস্পর্শ বল", "তাপের কুপরিবাহী", "তাপের সুপরিবাহী", "স্পর্শ বল"], "each list asked once");
+    // The kind asked less comes first: "why" (first in a tie), then a member.
+    assert_eq!(order[..2], ["why", "member"], "{order:?}");
+    assert!(whys >= 1 && members == 4, "{whys} why items, {members} member items");
+}
+
+#[test]
+fn beginner_bangla_mcqs_alternate_definitions_and_members() {
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    let b = bundle();
+    let cfg = AuthorConfig::default();
+    let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
+    let request = AuthorRequest { text: String::new(), query: "তাপ ও বল".into(), sections: vec![], mcq: 4, cq: 0, difficulty: Difficulty::Beginner, lang: None, avoid: Default::default() };
+    let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
+    let evaluated = env.session.evaluated();
+    let mut made = Vec::new();
+    for _ in 0..4 {
+        match now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() {
+            Authored::Item(mut item) => {
+                assert!(item.gates.values().all(|&ok| ok), "{:?}", item.gates);
+                let Body::Mcq(mcq) = &item.body else { panic!("an MCQ") };
+                made.push((item.by_definition, item.by_example, mcq.question.clone()));
+                if item.by_example {
+                    // Verified without the judge (the key is a member the book lists), accepted.
+                    now(job.verify(&mut env, &mut item, &cfg)).unwrap();
+                    let v = item.verification.as_ref().unwrap();
+                    assert!(v.accepted && v.faithfulness == 1.0, "{v:?}");
+                }
+            }
+            Authored::Missing { reason, .. } => panic!("{reason}: {made:#?}"),
+        }
+    }
+    assert_eq!(env.session.evaluated(), evaluated, "the model wrote and judged nothing");
+    // A definition first, then a member, in turn while both last.
+    let kinds: Vec<(bool, bool)> = made.iter().map(|m| (m.0, m.1)).collect();
+    assert_eq!(kinds[..2], [(true, false), (false, true)], "{made:#?}");
+    assert!(kinds.iter().all(|&(d, e)| d != e), "{made:#?}");
+}
+
+#[test]
+fn intermediate_bangla_mcqs_alternate_reasons_and_the_rows_of_a_comparison_table() {
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    let b = bundle();
+    let cfg = AuthorConfig::default();
+    let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
+    let request = AuthorRequest { text: String::new(), query: "মাইটোসিস ও মিয়োসিস".into(), sections: vec![], mcq: 4, cq: 0, difficulty: Difficulty::Intermediate, lang: None, avoid: Default::default() };
+    let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
+    let evaluated = env.session.evaluated();
+    let mut made = Vec::new();
+    for _ in 0..4 {
+        match now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() {
+            Authored::Item(mut item) => {
+                assert!(item.gates.values().all(|&ok| ok), "{:?}", item.gates);
+                let Body::Mcq(mcq) = item.body.clone() else { panic!("an MCQ") };
+                if item.by_contrast {
+                    // The book's pairing is the key; the three others pair the two values otherwise.
+                    assert!(mcq.question.starts_with("মাইটোসিস ও মিয়োসিসের পার্থক্য — "), "{}", mcq.question);
+                    let key = &mcq.options[mcq.answer_index];
+                    assert!(key.starts_with("মাইটোসিস: ") && key.contains("; মিয়োসিস: "), "{key}");
+                    assert_eq!(mcq.options.iter().filter(|o| o.starts_with("উভয় ক্ষেত্রে: ")).count(), 2);
+                    assert!(item.sources[0].quote.starts_with("বিষয় | মাইটোসিস | মিয়োসিস\n"));
+                    now(job.verify(&mut env, &mut item, &cfg)).unwrap();
+                    let v = item.verification.as_ref().unwrap();
+                    assert!(v.accepted && v.faithfulness == 1.0, "{v:?}");
+                }
+                made.push((item.by_reason, item.by_contrast, mcq.question.clone()));
+            }
+            Authored::Missing { reason, .. } => panic!("{reason}: {made:#?}"),
+        }
+    }
+    assert_eq!(env.session.evaluated(), evaluated, "the model wrote and judged nothing");
+    // A reason first, then a row, in turn while both last.
+    let kinds: Vec<(bool, bool)> = made.iter().map(|m| (m.0, m.1)).collect();
+    assert_eq!(kinds[..2], [(true, false), (false, true)], "{made:#?}");
+    assert!(kinds.iter().all(|&(r, c)| r != c), "{made:#?}");
+}
