@@ -112,7 +112,9 @@ fn level_fit(d: Difficulty, question: &str) -> bool {
     let any = |ws: &[&str]| ws.iter().any(|w| q.contains(w));
     match d {
         Difficulty::Beginner => any(&["what", "which", "who", "name", "called", "কী", "কি ", "কোন", "কাকে", "কত", "কে "]),
-        Difficulty::Intermediate => any(&["why", "how", "difference", "differ", "explain", "reason", "কেন", "কীভাবে", "পার্থক্য", "ব্যাখ্যা", "কারণ"]),
+        // "যথাক্রমে" ("respectively"): a comparison of two things, the board's shape for a
+        // difference (`quiz::contrast`).
+        Difficulty::Intermediate => any(&["why", "how", "difference", "differ", "explain", "reason", "কেন", "কীভাবে", "পার্থক্য", "ব্যাখ্যা", "কারণ", "যথাক্রমে"]),
         Difficulty::Advanced => {
             crate::agent::author::gates::sentences(question).len() >= 2 || q.chars().any(|c| c.is_numeric()) || any(&["নির্ণয়", "determine", "calculate", "find"])
         }

@@ -1,13 +1,14 @@
-//! Items from the book's comparison tables: "মাইটোসিস ও মিয়োসিসের পার্থক্য — অপত্য কোষের
-//! সংখ্যা: কোনটি সঠিক?" with the table's own row as the key.
+//! Items from the book's comparison tables: "মাইটোসিস ও মিয়োসিসের অপত্য কোষের সংখ্যা
+//! যথাক্রমে—" with the table's own row as the key ("দুটি ও চারটি").
 //!
 //! A textbook sets two things side by side in a table ("বিষয় | মাইটোসিস | মিয়োসিস", one row per
 //! aspect: "অপত্য কোষের সংখ্যা | দুটি | চারটি"), and "পার্থক্য" (difference) is TeachMateGPT's
 //! cue for an intermediate item; comparing is Bloom's Understand. Each row whose two cells differ
 //! gives an item whose four options are the four ways a learner can pair the two values with the
-//! two things: the book's pairing (the key), the two swapped, and either value for both — three
-//! wrong by construction, and exactly the confusions of a learner who half remembers which is
-//! which. Each option's reason quotes the row. No model writes any of it (see
+//! two things, in the board's "respectively" (যথাক্রমে) shape: the book's pairing (the key), the
+//! two swapped, and either value for both — three wrong by construction, and exactly the
+//! confusions of a learner who half remembers which is which. A row whose value repeats a word
+//! of a thing's name ("স্থায়ী চুম্বক": "দীর্ঘস্থায়ী") asks nothing. Each option's reason quotes the row. No model writes any of it (see
 //! [`super::define`], made the same way).
 //!
 //! [`contrasts`] finds the tables in a text; [`item`] makes the item for one row.
@@ -74,7 +75,19 @@ pub fn contrasts(text: &str, section: u32) -> Vec<Contrast> {
                 let inside = (a.contains(&b) || b.contains(&a)) && !denied(&a, &b) && !denied(&b, &a);
                 let differ = !a.is_empty() && !b.is_empty() && a != b && !inside;
                 let fits = c[1].chars().count() <= VALUE_CHARS && c[2].chars().count() <= VALUE_CHARS && !c[0].is_empty();
-                if differ && fits {
+                // A value that repeats a word of a thing's name ("স্থায়ী চুম্বক": "দীর্ঘস্থায়ী";
+                // "তীক্ষ্ণতা": "মশার শব্দ তীক্ষ্ণ") is matched by the name, not by knowing it.
+                let names = |value: &str| {
+                    value.split_whitespace().any(|v| {
+                        head[1..].iter().flat_map(|h| h.split_whitespace()).any(|w| {
+                            // The name's word inside the value's, or the value's word most of
+                            // the name's ("তীক্ষ্ণ" of "তীক্ষ্ণতা"; not "সমান" of "সমান্তরাল").
+                            let n = |s: &str| s.chars().count();
+                            (n(w) >= 4 && v.contains(w)) || (n(v) >= 4 && w.starts_with(v) && 4 * n(v) >= 3 * n(w))
+                        })
+                    })
+                };
+                if differ && fits && !names(&c[1]) && !names(&c[2]) {
                     rows.push((c[0].clone(), [c[1].clone(), c[2].clone()]));
                     kept.push(line.to_string());
                 }
@@ -103,32 +116,53 @@ pub fn genitive(word: &str) -> String {
     }
 }
 
-/// The question on a row's aspect ("মাইটোসিস ও মিয়োসিসের পার্থক্য — অপত্য কোষের সংখ্যা: কোনটি
-/// সঠিক?").
+/// Words that ask ("কোথায় ঘটে", "নিউক্লিয়াস কতবার ভাগ হয়"): such an aspect is the question.
+const ASKING: &[&str] = &["কোথায়", "কখন", "কোন", "কোনটি", "কত", "কতবার", "কয়টি", "কী", "কি", "কীভাবে", "কেমন", "কীসের", "কিসের"];
+/// Last words of an aspect that is a verb phrase ("নির্ভর করে", "বোঝায়").
+const VERB_ENDS: &[&str] = &["করে", "হয়", "বোঝায়", "ঘটে", "থাকে", "দেয়", "পায়", "যায়", "চলে", "লাগে"];
+
+/// The question on a row's aspect, in the board's "respectively" shape: "মাইটোসিস ও মিয়োসিসের
+/// অপত্য কোষের সংখ্যা যথাক্রমে—", "মাইটোসিস ও মিয়োসিস যথাক্রমে কোথায় ঘটে?", "তীক্ষ্ণতা ও প্রাবল্য
+/// যথাক্রমে নির্ভর করে—", "একটি যন্ত্র নষ্ট হলে শ্রেণি বর্তনী ও সমান্তরাল বর্তনীর ক্ষেত্রে যথাক্রমে—".
 pub fn question(c: &Contrast, row: usize) -> String {
-    format!("{} ও {} পার্থক্য — {}: কোনটি সঠিক?", c.sides[0], genitive(&c.sides[1]), c.rows[row].0)
+    let aspect = c.rows[row].0.trim_end_matches(['?', ':', ' ']);
+    let [x, y] = &c.sides;
+    let words: Vec<&str> = aspect.split_whitespace().collect();
+    let last = words.last().copied().unwrap_or("");
+    if words.iter().any(|w| ASKING.contains(w)) {
+        format!("{x} ও {y} যথাক্রমে {aspect}?")
+    } else if last.ends_with("লে") {
+        format!("{aspect} {x} ও {} ক্ষেত্রে যথাক্রমে—", genitive(y))
+    } else if VERB_ENDS.contains(&last) {
+        format!("{x} ও {y} যথাক্রমে {aspect}—")
+    } else {
+        format!("{x} ও {} {aspect} যথাক্রমে—", genitive(y))
+    }
 }
 
 /// Whether `question` is such an item's (its options pair the same values differently on
 /// purpose).
 pub fn compares(question: &str) -> bool {
-    question.contains(" পার্থক্য — ") && question.ends_with(": কোনটি সঠিক?")
+    question.contains(" যথাক্রমে")
 }
 
-/// The item on row `row` of `c`: the book's pairing of its two values with the two things, the
-/// pairing swapped, and each value for both. The evidence quotes the header and the row.
+/// The item on row `row` of `c`: the book's pairing of its two values with the two things
+/// ("দুটি ও চারটি"), the pairing swapped, and each value for both. The evidence quotes the
+/// header and the row.
 pub fn item(c: &Contrast, row: usize, evidence: ItemEvidence) -> Option<Item> {
-    let (aspect, [a, b]) = c.rows.get(row)?;
+    let (_, [a, b]) = c.rows.get(row)?;
     // A cell's first clause: "নেই; দিনরাত সব সময় চলে" would read as two pairings.
     let (a, b) = (a.split("; ").next()?, b.split("; ").next()?);
     let [x, y] = &c.sides;
     let (xg, yg) = (genitive(x), genitive(y));
     let question = question(c, row);
-    let book = format!("বইয়ের সারণিতে {aspect}: {xg} ক্ষেত্রে {a}, {yg} ক্ষেত্রে {b}।");
-    let both = "উভয় ক্ষেত্রে";
-    let key = format!("{x}: {a}; {y}: {b}");
-    let mut options = vec![format!("{x}: {b}; {y}: {a}"), format!("{both}: {a}"), format!("{both}: {b}")];
-    let mut rationales = vec![format!("দুটি উল্টে গেছে। {book}"), format!("শুধু {xg} ক্ষেত্রে; {yg} ক্ষেত্রে {b}। {book}"), format!("শুধু {yg} ক্ষেত্রে; {xg} ক্ষেত্রে {a}। {book}")];
+    let book = format!("বইয়ের সারণিতে: {x} — {a}; {y} — {b}।");
+    // "দুটি ও চারটি"; values that hold "ও" or a comma themselves are set apart by a semicolon.
+    let joint = if [a, b].iter().any(|v| v.contains(" ও ") || v.contains(',')) { "; " } else { " ও " };
+    let both = "উভয় ক্ষেত্রেই";
+    let key = format!("{a}{joint}{b}");
+    let mut options = vec![format!("{b}{joint}{a}"), format!("{both} {a}"), format!("{both} {b}")];
+    let mut rationales = vec![format!("ক্রম উল্টে গেছে। {book}"), format!("{yg} ক্ষেত্রে তা নয়: {b}। {book}"), format!("{xg} ক্ষেত্রে তা নয়: {a}। {book}")];
     if options.iter().chain(std::iter::once(&key)).any(|o| o.chars().count() > prompt::OPTION_MAX_CHARS - 10) || rationales.iter().any(|r| r.chars().count() > prompt::REASON_MAX_CHARS) {
         return None;
     }
@@ -174,17 +208,27 @@ mod tests {
         let c = &contrasts(TABLE, 4)[0];
         let ev = ItemEvidence { chunk: 0, section: 4, file: "f".into(), heading_path: vec![], quote: quote(c, 1) };
         let i = item(c, 1, ev).unwrap();
-        assert_eq!(i.question, "মাইটোসিস ও মিয়োসিসের পার্থক্য — অপত্য কোষের সংখ্যা: কোনটি সঠিক?");
+        assert_eq!(i.question, "মাইটোসিস ও মিয়োসিসের অপত্য কোষের সংখ্যা যথাক্রমে—");
         assert!(compares(&i.question));
-        assert_eq!(i.options[i.answer_index], "মাইটোসিস: দুটি; মিয়োসিস: চারটি");
+        assert_eq!(i.options[i.answer_index], "দুটি ও চারটি");
         let mut wrong: Vec<&str> = i.options.iter().enumerate().filter(|&(k, _)| k != i.answer_index).map(|(_, o)| o.as_str()).collect();
         wrong.sort();
-        assert_eq!(wrong, ["উভয় ক্ষেত্রে: চারটি", "উভয় ক্ষেত্রে: দুটি", "মাইটোসিস: চারটি; মিয়োসিস: দুটি"]);
-        assert!(i.rationales.iter().all(|r| r.ends_with("বইয়ের সারণিতে অপত্য কোষের সংখ্যা: মাইটোসিসের ক্ষেত্রে দুটি, মিয়োসিসের ক্ষেত্রে চারটি।")));
-        let both_two = i.options.iter().position(|o| o == "উভয় ক্ষেত্রে: দুটি").unwrap();
-        assert!(i.rationales[both_two].starts_with("শুধু মাইটোসিসের ক্ষেত্রে; মিয়োসিসের ক্ষেত্রে চারটি।"), "{}", i.rationales[both_two]);
+        assert_eq!(wrong, ["উভয় ক্ষেত্রেই চারটি", "উভয় ক্ষেত্রেই দুটি", "চারটি ও দুটি"]);
+        assert!(i.rationales.iter().all(|r| r.ends_with("বইয়ের সারণিতে: মাইটোসিস — দুটি; মিয়োসিস — চারটি।")));
+        let both_two = i.options.iter().position(|o| o == "উভয় ক্ষেত্রেই দুটি").unwrap();
+        assert!(i.rationales[both_two].starts_with("মিয়োসিসের ক্ষেত্রে তা নয়: চারটি।"), "{}", i.rationales[both_two]);
         assert_eq!(i.bloom, Bloom::Understand);
         let (checks, reason) = super::super::check::deterministic(&i, &[], true);
         assert_eq!(reason, None, "{checks:?}");
+        // An aspect that asks, and one that is a verb or a condition.
+        assert_eq!(question(c, 0), "মাইটোসিস ও মিয়োসিস যথাক্রমে কোথায় ঘটে?");
+        let t = &contrasts("বিষয় | তীক্ষ্ণতা | প্রাবল্য\nনির্ভর করে | কম্পাঙ্কের ওপর | বিস্তারের ওপর\nএকক | হার্জ | ডেসিবেল\nএকটি বাল্ব নষ্ট হলে | সব নেভে | বাকিগুলো জ্বলে", 0)[0];
+        assert_eq!(question(t, 0), "তীক্ষ্ণতা ও প্রাবল্য যথাক্রমে নির্ভর করে—");
+        assert_eq!(question(t, 2), "একটি বাল্ব নষ্ট হলে তীক্ষ্ণতা ও প্রাবল্যের ক্ষেত্রে যথাক্রমে—");
+        // A value that repeats a word of a thing's name gives itself away.
+        let named = contrasts("বিষয় | স্থায়ী চুম্বক | তড়িৎ চুম্বক\nস্থায়িত্ব | দীর্ঘস্থায়ী | প্রবাহ থাকা পর্যন্ত\nউপাদান | ইস্পাত | নরম লোহা ও কুণ্ডলী\nউদাহরণ | কম্পাসের কাঁটা | বৈদ্যুতিক ঘণ্টা", 0);
+        assert_eq!(named[0].rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["উপাদান", "উদাহরণ"]);
+        let parallel = contrasts("বিষয় | শ্রেণি বর্তনী | সমান্তরাল বর্তনী\nবিভব পার্থক্য | ভাগ হয়ে যায় | সব শাখায় সমান\nপথ | একটি | একাধিক", 0);
+        assert_eq!(parallel[0].rows.len(), 2, "সমান is not সমান্তরাল");
     }
 }

@@ -17,6 +17,7 @@
 //! [`examples`] finds them in a text; [`pool`] in a course's chapters; [`item`] makes the item.
 
 use super::define::{self, PRONOUNS, unlisted};
+use super::contrast::genitive;
 use super::{Bloom, Item, ItemEvidence, clip, prompt};
 use crate::agent::ask::verify::sentences;
 use crate::agent::author::gates;
@@ -47,11 +48,15 @@ impl Examples {
     }
 
     /// What a reason quotes: the sentence, with the members after a "যেমন:" whose list lies
-    /// below it.
+    /// below it; from "যেমন" on when the whole is too long to quote (the list is the point).
     fn quoted(&self) -> String {
-        match self.sentence.strip_suffix(':') {
+        let full = match self.sentence.strip_suffix(':') {
             Some(head) => format!("{head}: {}।", self.examples.join(", ")),
             None => self.sentence.clone(),
+        };
+        match full.rfind("যেমন") {
+            Some(at) if full.chars().count() > QUOTE_CHARS && at > 0 => format!("… {}", &full[at..]),
+            _ => full,
         }
     }
 }
@@ -234,7 +239,11 @@ fn member(part: &str) -> Option<String> {
             _ => {}
         }
     }
-    let words: Vec<&str> = bare.split_whitespace().collect();
+    // "বিভিন্ন ব্যাকটেরিয়া": the quantifier is no part of the member.
+    let mut words: Vec<&str> = bare.split_whitespace().collect();
+    if words.len() > 1 && ["বিভিন্ন", "নানা", "নানান", "কিছু", "অনেক", "সব", "বহু", "নানারকম"].contains(&words[0]) {
+        words.remove(0);
+    }
     let thing = (1..=MEMBER_WORDS).contains(&words.len())
         && !words.iter().any(|w| VERBS.contains(w) || (w.ends_with("লে") && w.chars().count() >= 3) || w.ends_with("ভাবে"))
         && !bare.contains(['→', '=', '+', ':', '"', '“', '”'])
@@ -347,12 +356,19 @@ pub fn item(e: &Examples, pool: &[Examples], evidence: ItemEvidence) -> Option<I
     let mut others: Vec<&Examples> = pool.iter().filter(|p| !related(p)).collect();
     let shares = |p: &Examples| stems(&p.term).iter().any(|s| term_stems.contains(s));
     others.sort_by_key(|p| (!shares(p), p.section != e.section, p.section.abs_diff(e.section)));
+    // Of the close kinds (sharing a word with it or in its section) one member of each in turn,
+    // so the wrong options are not all of the one opposite kind, which a learner who knows one
+    // feature of it rules out at once ("স্বচ্ছ" against "অস্বচ্ছ" and "ঈষদচ্ছ"); then the
+    // nearest others' members.
+    let (close, far): (Vec<&Examples>, Vec<&Examples>) = others.into_iter().partition(|p| shares(p) || p.section == e.section);
+    let fits = |m: &String| !names(m, &e.term) && !names(&question, m) && norm(m) != norm(&key);
+    let turns = close.iter().map(|p| p.examples.len()).max().unwrap_or(0);
+    let in_turn = (0..turns).flat_map(|t| close.iter().filter_map(move |&p| p.examples.get(t).map(|m| (m, p))));
+    let rest = far.iter().flat_map(|&p| p.examples.iter().map(move |m| (m, p)));
     let mut wrong: Vec<(String, &Examples)> = Vec::new();
-    for p in others {
-        for m in &p.examples {
-            if wrong.len() < 3 && !names(m, &e.term) && !names(&question, m) && norm(m) != norm(&key) && !wrong.iter().any(|(w, _)| norm(w) == norm(m)) {
-                wrong.push((m.clone(), p));
-            }
+    for (m, p) in in_turn.chain(rest) {
+        if wrong.len() < 3 && fits(m) && !wrong.iter().any(|(w, _)| norm(w) == norm(m)) {
+            wrong.push((m.clone(), p));
         }
     }
     if wrong.len() < 3 {
@@ -360,7 +376,10 @@ pub fn item(e: &Examples, pool: &[Examples], evidence: ItemEvidence) -> Option<I
     }
     let quote = |s: &str| clip(s, QUOTE_CHARS);
     let mut options: Vec<String> = wrong.iter().map(|(m, _)| m.clone()).collect();
-    let mut rationales: Vec<String> = wrong.iter().map(|(m, p)| format!("{m} {}, {} নয়। বইয়ে আছে: “{}”", p.term, e.term, quote(&p.quoted()))).collect();
+    // What the book says, not more: it lists the member under another kind (the kinds may
+    // overlap: "রাবার অপরিবাহী, চৌম্বক পদার্থ নয়" would claim an insulator cannot be magnetic).
+    let mut rationales: Vec<String> =
+        wrong.iter().map(|(m, p)| format!("বইয়ে {m} আছে {} উদাহরণে, {} উদাহরণে নয়: “{}”", genitive(&p.term), genitive(&e.term), quote(&p.quoted()))).collect();
     let at = super::check::key_position(&question);
     options.insert(at, key.clone());
     rationales.insert(at, format!("{key} {}। বইয়ে আছে: “{}”", e.term, quote(&e.quoted())));
@@ -432,7 +451,7 @@ mod tests {
         wrong.sort();
         assert_eq!(wrong, ["অ্যালুমিনিয়াম", "তামা", "রুপা"], "the other side of the contrast first: {:?}", i.options);
         let k = i.options.iter().position(|o| o == "তামা").unwrap();
-        assert!(i.rationales[k].starts_with("তামা তাপের সুপরিবাহী, তাপের কুপরিবাহী নয়।"), "{}", i.rationales[k]);
+        assert!(i.rationales[k].starts_with("বইয়ে তামা আছে তাপের সুপরিবাহীর উদাহরণে, তাপের কুপরিবাহীর উদাহরণে নয়: “"), "{}", i.rationales[k]);
         assert!(i.rationales[i.answer_index].starts_with("কাঠ তাপের কুপরিবাহী। বইয়ে আছে: “"), "{}", i.rationales[i.answer_index]);
         assert_eq!(i.bloom, Bloom::Understand);
         let (checks, reason) = super::super::check::deterministic(&i, &[], true);

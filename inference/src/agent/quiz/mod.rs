@@ -1128,13 +1128,22 @@ fn examiner_text(passage: &str, focus: &str) -> String {
     format!("{focus}\n{rest}")
 }
 
-/// At most `max` characters, cut at a sentence or line end when one is near.
+/// At most `max` characters, cut at a sentence or line end when one is near, else between
+/// words ("…সিলভার কার্…" read as a word cut in two).
 pub(crate) fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_string(),
         Some((cut, _)) => {
             let head = &text[..cut];
-            let end = head.char_indices().rev().find(|&(_, c)| matches!(c, '.' | '\n' | '।')).filter(|&(e, _)| e > cut / 2).map_or(cut, |(e, c)| e + c.len_utf8());
+            let near = |(e, _): &(usize, char)| *e > cut / 2;
+            let end = head
+                .char_indices()
+                .rev()
+                .find(|&(_, c)| matches!(c, '.' | '\n' | '।'))
+                .filter(near)
+                .map(|(e, c)| e + c.len_utf8())
+                .or_else(|| head.char_indices().rev().find(|&(_, c)| c.is_whitespace()).filter(near).map(|(e, _)| e))
+                .unwrap_or(cut);
             format!("{}…", head[..end].trim_end())
         }
     }
