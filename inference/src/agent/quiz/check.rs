@@ -152,9 +152,13 @@ fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
 /// Where the correct option goes (0–3): spread by the question's text, so the key is not
 /// always first, and the same item always lands the same way.
 pub fn key_position(question: &str) -> usize {
-    // FNV-1a.
-    let h = question.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
-    (h % 4) as usize
+    spread(question, 4)
+}
+
+/// A place among `n` that `text` picks, spread evenly over texts and the same every time (FNV-1a).
+pub fn spread(text: &str, n: usize) -> usize {
+    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    (h % n as u64) as usize
 }
 
 #[cfg(test)]

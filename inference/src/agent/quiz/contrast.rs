@@ -87,7 +87,14 @@ pub fn contrasts(text: &str, section: u32) -> Vec<Contrast> {
                         })
                     })
                 };
-                if differ && fits && !names(&c[1]) && !names(&c[2]) {
+                // An aspect the names say ("বীজপত্র" of "একবীজপত্রী" and "দ্বিবীজপত্রী"), a list
+                // of examples (member items ask those one at a time: [`super::example`]) or a
+                // cell that is a list itself asks nothing a name or one known member does not
+                // answer.
+                let said = c[0].split_whitespace().any(|a| a.chars().count() >= 4 && head[1..].iter().any(|h| h.contains(a)));
+                let examples = c[0].starts_with("উদাহরণ");
+                let list = c[1..].iter().any(|v| v.matches(',').count() >= 2);
+                if differ && fits && !names(&c[1]) && !names(&c[2]) && !said && !examples && !list {
                     rows.push((c[0].clone(), [c[1].clone(), c[2].clone()]));
                     kept.push(line.to_string());
                 }
@@ -163,6 +170,11 @@ pub fn item(c: &Contrast, row: usize, evidence: ItemEvidence) -> Option<Item> {
     let key = format!("{a}{joint}{b}");
     let mut options = vec![format!("{b}{joint}{a}"), format!("{both} {a}"), format!("{both} {b}")];
     let mut rationales = vec![format!("ক্রম উল্টে গেছে। {book}"), format!("{yg} ক্ষেত্রে তা নয়: {b}। {book}"), format!("{xg} ক্ষেত্রে তা নয়: {a}। {book}")];
+    // The swapped pairing in any slot, not always next to the key: else a learner skips the
+    // two "both" options and guesses between two.
+    let turn = super::check::spread(&format!("{question} {a}"), 3);
+    options.rotate_left(turn);
+    rationales.rotate_left(turn);
     if options.iter().chain(std::iter::once(&key)).any(|o| o.chars().count() > prompt::OPTION_MAX_CHARS - 10) || rationales.iter().any(|r| r.chars().count() > prompt::REASON_MAX_CHARS) {
         return None;
     }
@@ -226,8 +238,11 @@ mod tests {
         assert_eq!(question(t, 0), "তীক্ষ্ণতা ও প্রাবল্য যথাক্রমে নির্ভর করে—");
         assert_eq!(question(t, 2), "একটি বাল্ব নষ্ট হলে তীক্ষ্ণতা ও প্রাবল্যের ক্ষেত্রে যথাক্রমে—");
         // A value that repeats a word of a thing's name gives itself away.
-        let named = contrasts("বিষয় | স্থায়ী চুম্বক | তড়িৎ চুম্বক\nস্থায়িত্ব | দীর্ঘস্থায়ী | প্রবাহ থাকা পর্যন্ত\nউপাদান | ইস্পাত | নরম লোহা ও কুণ্ডলী\nউদাহরণ | কম্পাসের কাঁটা | বৈদ্যুতিক ঘণ্টা", 0);
-        assert_eq!(named[0].rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["উপাদান", "উদাহরণ"]);
+        let named = contrasts("বিষয় | স্থায়ী চুম্বক | তড়িৎ চুম্বক\nস্থায়িত্ব | দীর্ঘস্থায়ী | প্রবাহ থাকা পর্যন্ত\nউপাদান | ইস্পাত | নরম লোহা ও কুণ্ডলী\nশক্তি বদলানো | যায় না | যায়", 0);
+        assert_eq!(named[0].rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["উপাদান", "শক্তি বদলানো"]);
+        // Rows the names answer, of examples, or of lists ask nothing.
+        let seeds = contrasts("বিষয় | একবীজপত্রী | দ্বিবীজপত্রী\nবীজপত্র | একটি | দুটি\nমূল | গুচ্ছমূল | প্রধান মূল\nশিরাবিন্যাস | সমান্তরাল | জালিকা\nউদাহরণ | ধান | আম\nফুল | তিন, ছয়, নয় অংশ | চার, পাঁচ অংশ", 0);
+        assert_eq!(seeds[0].rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["মূল", "শিরাবিন্যাস"]);
         let parallel = contrasts("বিষয় | শ্রেণি বর্তনী | সমান্তরাল বর্তনী\nবিভব পার্থক্য | ভাগ হয়ে যায় | সব শাখায় সমান\nপথ | একটি | একাধিক", 0);
         assert_eq!(parallel[0].rows.len(), 2, "সমান is not সমান্তরাল");
     }
