@@ -22,6 +22,15 @@ import subprocess
 import sys
 import time
 
+# Items made from the book with no model, by the validator's `by_*` flag: what each is made from.
+BOOK_MADE = {
+    "definition": "the book's definitions",
+    "reason": "the reasons it gives",
+    "example": "the members it lists",
+    "contrast": "its comparison tables",
+    "running": "its code, run",
+}
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from retrieval_eval import load_jsonl  # noqa: E402
 
@@ -96,9 +105,8 @@ def main():
             bad.append(t["id"])
             continue
         first = sum(1 for i in items if i["validator"]["attempts"] == 1)
-        defined = sum(1 for i in items if i["validator"].get("by_definition"))
-        run = sum(1 for i in items if i["validator"].get("by_running"))
-        totals.update(shown=len(items), first=first, skipped=len(skips), planned=len(items) + len(skips), defined=defined, run=run)
+        made = {k: sum(1 for i in items if i["validator"].get("by_" + k)) for k in BOOK_MADE}
+        totals.update(shown=len(items), first=first, skipped=len(skips), planned=len(items) + len(skips), **made)
         for l in lines:
             for name, ok in (l.get("validator", {}).get("checks") or l.get("checks") or {}).items():
                 if not ok:
@@ -132,13 +140,12 @@ def main():
                     mark = "**(key)** " if k == i["answer_index"] else ""
                     audit.write(f"- {letters[k]}) {mark}{o} — _{r}_\n")
                 e = i["evidence"][0]
-                how = ("the book's definition (no model)" if i["validator"].get("by_definition")
-                       else "the book's code, run (no model)" if i["validator"].get("by_running") else f"attempts {i['validator']['attempts']}")
+                how = next((f"{BOOK_MADE[k]} (no model)" for k in BOOK_MADE if i["validator"].get("by_" + k)), f"attempts {i['validator']['attempts']}")
                 audit.write(f"\nkey fact: {e.get('quote', '')}\n\nconcepts: {', '.join(i['concepts'])}; evidence: {' ▸ '.join(e['heading_path'])} (chunk {e['chunk']}); {how}\n\n")
             audit.flush()
     n = totals["shown"]
     print()
-    print(f"items shown: {n}; passed at the first attempt: {totals['first']} ({totals['first'] / max(n, 1):.2f} of shown); from the book's definitions: {totals['defined']}; from the book's code, run: {totals['run']}")
+    print(f"items shown: {n}; passed at the first attempt: {totals['first']} ({totals['first'] / max(n, 1):.2f} of shown); " + "; ".join(f"from {BOOK_MADE[k]}: {totals[k]}" for k in BOOK_MADE))
     print(f"plans: {totals['planned']}; shown after repairs: {n} ({n / max(totals['planned'], 1):.2f}); skipped: {totals['skipped']}")
     if js:
         print(f"evenness: mean H {statistics.mean(hs):.2f}, mean J {statistics.mean(js):.2f} (k: sections among the 25 MMR chunks) over {len(js)} quizzes")
