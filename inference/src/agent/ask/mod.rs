@@ -207,6 +207,45 @@ pub struct AskRun {
     lead: Option<Lead>,
 }
 
+/// Characters of a comparison table's rows an answer's opening holds however long the opening
+/// before them ([`compared`]).
+const MIN_ROWS_CHARS: usize = 300;
+
+/// Whether a question asks how two things differ or compare.
+fn asks_difference(question: &str) -> bool {
+    let q = question.to_lowercase();
+    ["পার্থক্য", "তফাত", "তফাৎ", "অমিল", "তুলনা", "বৈসাদৃশ্য", "difference", "differ", "compare", "comparison", " vs", "versus"].iter().any(|w| q.contains(w))
+}
+
+/// The rows of the first table among `sources` that compares two things the question names
+/// (its terms `asked`, with the course's words that stood for those in the other script), as
+/// sentences with the source's number, within `max_chars`; none unless the question asks how
+/// things differ ([`crate::agent::quiz::contrast::tables`]).
+fn compared(bundle: &Bundle, question: &str, asked: &std::collections::HashSet<String>, sources: &[Source], max_chars: usize) -> Vec<(usize, String)> {
+    use crate::agent::quiz::contrast;
+    if !asks_difference(question) {
+        return Vec::new();
+    }
+    let named = |side: &str| {
+        let t = verify::terms(side);
+        !t.is_empty() && t.is_subset(asked)
+    };
+    let table = sources.iter().find_map(|s| contrast::tables(bundle.chunk_text(s.chunk), s.section).into_iter().find(|t| t.sides.iter().all(|x| named(x))).map(|t| (s.n, t)));
+    let Some((n, table)) = table else { return Vec::new() };
+    let mut used = 0;
+    contrast::sentences(&table)
+        .into_iter()
+        .take_while(|row| {
+            used += row.chars().count();
+            used <= max_chars
+        })
+        .map(|row| {
+            let stop = if crate::agent::author::gates::script_share(&row, crate::agent::route::Lang::Bn) >= 0.5 { '।' } else { '.' };
+            (n, format!("{row}{stop}"))
+        })
+        .collect()
+}
+
 /// The answer's opening from the book ([`AskConfig::lead`]): read by the model as the start of
 /// its own turn.
 struct Lead {
@@ -214,6 +253,10 @@ struct Lead {
     ids: Vec<u32>,
     /// Sent to the host yet ([`AskEvent::Lead`]).
     sent: bool,
+    /// The rows of a comparison table among its sentences ([`compared`]), as cited: the
+    /// table's own cells, so the check passes them as they are (the passage the model reads
+    /// may be cut before a table's last rows, and the small judge reads a row poorly).
+    rows: Vec<String>,
 }
 
 impl AskRun {
@@ -400,21 +443,25 @@ impl AskRun {
                 opening = q.opening(self.settings.ask.lead_chars, self.settings.ask.opening_others);
             }
         }
-        let lead = (!opening.sentences.is_empty()).then(|| {
-            let cited = opening.sentences.iter().map(|(n, text)| {
-                let text = text.trim_end();
-                let stop = if text.ends_with('।') { '।' } else { '.' };
-                format!("{} [{n}]{stop}", text.trim_end_matches(['.', ':', '।']))
-            });
-            cited.collect::<Vec<_>>().join(" ")
-        });
+        // A question on how two things differ, over a table of the book that sets those two side
+        // by side: its rows follow the opening, each cited (the model reads a table poorly, and
+        // the quote holds prose only).
+        let room = self.settings.ask.lead_chars.saturating_sub(opening.sentences.iter().map(|(_, t)| t.chars().count()).sum()).max(MIN_ROWS_CHARS);
+        let rows = compared(env.bundle, &self.question, &asked, &quotable, room);
+        let cite = |(n, text): (usize, &str)| {
+            let text = text.trim_end();
+            let stop = if text.ends_with('।') { '।' } else { '.' };
+            format!("{} [{n}]{stop}", text.trim_end_matches(['.', ':', '।']))
+        };
+        let rows: Vec<String> = rows.iter().map(|(n, text)| cite((*n, text.as_str()))).collect();
+        let lead = (!opening.sentences.is_empty() || !rows.is_empty()).then(|| opening.sentences.iter().map(|&(n, text)| cite((n, text))).chain(rows.iter().cloned()).collect::<Vec<_>>().join(" "));
         // Above an answer its opening, the quote shows the book's other sentences.
         let quote = quoted.and_then(|q| {
             let text = q.text(opening.own)?;
             Some(Quote { n: q.source.n, section: q.source.section, heading_path: q.source.heading_path.clone(), text })
         });
         self.lead = match lead {
-            Some(text) => Some(Lead { ids: env.session.encode(&text)?, text, sent: false }),
+            Some(text) => Some(Lead { ids: env.session.encode(&text)?, text, sent: false, rows }),
             None => None,
         };
         let uncertain = retrieval.abstained && retrieval.uncertain;
@@ -475,6 +522,9 @@ impl AskRun {
         }
         if earlier.iter().any(|e| verify::repeats(&words, &verify::terms(&e.plain(max_n)))) {
             return Ok(Checked { repeated: true, ..base });
+        }
+        if let Some(&n) = unit.cites.first().filter(|_| self.lead.as_ref().is_some_and(|l| l.rows.iter().any(|r| r.trim() == unit.text.trim()))) {
+            return Ok(Checked { supported: true, support: Some(n), text: with_citation(&plain, n), ..base });
         }
         if cut && (if unit.code { verify::open_block(unit) } else { !verify::ends_sentence(&plain) }) {
             return Ok(base);

@@ -42,8 +42,8 @@ const SIDE_WORDS: usize = 3;
 /// The comparison tables of `text` (section `section`): three columns, the first headed by
 /// an aspect word ("বিষয়", "বৈশিষ্ট্য", …) or the table introduced as a difference or a
 /// comparison ("… পার্থক্যগুলো দেখানো হলো:"), the other two headed by the things compared;
-/// with at least two rows whose two cells differ and fit an option.
-pub fn contrasts(text: &str, section: u32) -> Vec<Contrast> {
+/// every row whose cells are filled (Ask shows them all: [`sentences`]).
+pub fn tables(text: &str, section: u32) -> Vec<Contrast> {
     let lines: Vec<&str> = text.lines().collect();
     let cells = |l: &str| -> Vec<String> { l.split(" | ").map(|c| c.trim().to_string()).collect() };
     let mut out = Vec::new();
@@ -68,44 +68,72 @@ pub fn contrasts(text: &str, section: u32) -> Vec<Contrast> {
             let (mut rows, mut kept) = (Vec::new(), Vec::new());
             for line in &lines[i + 1..j] {
                 let c = cells(line);
-                let (a, b) = (c[1].to_lowercase(), c[2].to_lowercase());
-                // One cell inside the other ("CO2 ও পানি", "CO2, পানি ও শক্তি") makes "both: …"
-                // half right, unless it is the other denied ("ঘটে", "ঘটে না").
-                let denied = |long: &str, short: &str| [" না", " নয়"].iter().any(|n| long.strip_suffix(n) == Some(short));
-                let inside = (a.contains(&b) || b.contains(&a)) && !denied(&a, &b) && !denied(&b, &a);
-                let differ = !a.is_empty() && !b.is_empty() && a != b && !inside;
-                let fits = c[1].chars().count() <= VALUE_CHARS && c[2].chars().count() <= VALUE_CHARS && !c[0].is_empty();
-                // A value that repeats a word of a thing's name ("স্থায়ী চুম্বক": "দীর্ঘস্থায়ী";
-                // "তীক্ষ্ণতা": "মশার শব্দ তীক্ষ্ণ") is matched by the name, not by knowing it.
-                let names = |value: &str| {
-                    value.split_whitespace().any(|v| {
-                        head[1..].iter().flat_map(|h| h.split_whitespace()).any(|w| {
-                            // The name's word inside the value's, or the value's word most of
-                            // the name's ("তীক্ষ্ণ" of "তীক্ষ্ণতা"; not "সমান" of "সমান্তরাল").
-                            let n = |s: &str| s.chars().count();
-                            (n(w) >= 4 && v.contains(w)) || (n(v) >= 4 && w.starts_with(v) && 4 * n(v) >= 3 * n(w))
-                        })
-                    })
-                };
-                // An aspect the names say ("বীজপত্র" of "একবীজপত্রী" and "দ্বিবীজপত্রী"), a list
-                // of examples (member items ask those one at a time: [`super::example`]) or a
-                // cell that is a list itself asks nothing a name or one known member does not
-                // answer.
-                let said = c[0].split_whitespace().any(|a| a.chars().count() >= 4 && head[1..].iter().any(|h| h.contains(a)));
-                let examples = c[0].starts_with("উদাহরণ");
-                let list = c[1..].iter().any(|v| v.matches(',').count() >= 2);
-                if differ && fits && !names(&c[1]) && !names(&c[2]) && !said && !examples && !list {
+                if c.iter().all(|x| !x.is_empty()) {
                     rows.push((c[0].clone(), [c[1].clone(), c[2].clone()]));
                     kept.push(line.to_string());
                 }
             }
-            if rows.len() >= 2 {
+            if !rows.is_empty() {
                 out.push(Contrast { sides: [head[1].clone(), head[2].clone()], rows, header: lines[i].to_string(), lines: kept, section });
             }
         }
         i = j;
     }
     out
+}
+
+/// The [`tables`] of `text` with only the rows an item can ask: their two cells differ and fit
+/// an option; at least two such rows.
+pub fn contrasts(text: &str, section: u32) -> Vec<Contrast> {
+    tables(text, section)
+        .into_iter()
+        .filter_map(|mut t| {
+            let keep: Vec<usize> = (0..t.rows.len()).filter(|&r| askable(&t, r)).collect();
+            t.rows = keep.iter().map(|&r| t.rows[r].clone()).collect();
+            t.lines = keep.iter().map(|&r| t.lines[r].clone()).collect();
+            (t.rows.len() >= 2).then_some(t)
+        })
+        .collect()
+}
+
+/// Whether row `r` of `t` makes an item: its cells differ (one holding the other makes "both:
+/// …" half right, unless it denies it: "ঘটে", "ঘটে না") and fit an option, and it does not give
+/// itself away.
+fn askable(t: &Contrast, r: usize) -> bool {
+    let (aspect, [a, b]) = &t.rows[r];
+    let (al, bl) = (a.to_lowercase(), b.to_lowercase());
+    let denied = |long: &str, short: &str| [" না", " নয়"].iter().any(|n| long.strip_suffix(n) == Some(short));
+    let inside = (al.contains(&bl) || bl.contains(&al)) && !denied(&al, &bl) && !denied(&bl, &al);
+    let differ = al != bl && !inside;
+    let fits = a.chars().count() <= VALUE_CHARS && b.chars().count() <= VALUE_CHARS;
+    // A value that repeats a word of a thing's name ("স্থায়ী চুম্বক": "দীর্ঘস্থায়ী"; "তীক্ষ্ণতা":
+    // "মশার শব্দ তীক্ষ্ণ") is matched by the name, not by knowing it.
+    let names = |value: &str| {
+        value.split_whitespace().any(|v| {
+            t.sides.iter().flat_map(|h| h.split_whitespace()).any(|w| {
+                // The name's word inside the value's, or the value's word most of the name's
+                // ("তীক্ষ্ণ" of "তীক্ষ্ণতা"; not "সমান" of "সমান্তরাল").
+                let n = |s: &str| s.chars().count();
+                (n(w) >= 4 && v.contains(w)) || (n(v) >= 4 && w.starts_with(v) && 4 * n(v) >= 3 * n(w))
+            })
+        })
+    };
+    // An aspect the names say ("বীজপত্র" of "একবীজপত্রী" and "দ্বিবীজপত্রী"), a list of examples
+    // (member items ask those one at a time: [`super::example`]) or a cell that is a list
+    // itself asks nothing a name or one known member does not answer.
+    let said = aspect.split_whitespace().any(|w| w.chars().count() >= 4 && t.sides.iter().any(|h| h.contains(w)));
+    let examples = aspect.starts_with("উদাহরণ");
+    let list = [a, b].iter().any(|v| v.matches(',').count() >= 2);
+    differ && fits && !names(a) && !names(b) && !said && !examples && !list
+}
+
+/// Each row of `t` as a sentence of the book's words: "সংঘটনের স্থান: সালোকসংশ্লেষণ —
+/// ক্লোরোপ্লাস্ট; শ্বসন — সাইটোপ্লাজম ও মাইটোকন্ড্রিয়া" (Ask opens an answer on how the two
+/// differ with them).
+pub fn sentences(t: &Contrast) -> Vec<String> {
+    let [x, y] = &t.sides;
+    let cell = |v: &str| v.replace("; ", ", ");
+    t.rows.iter().map(|(aspect, [a, b])| format!("{aspect}: {x} — {}; {y} — {}", cell(a), cell(b))).collect()
 }
 
 /// The comparison tables chunk `chunk` holds.
@@ -207,6 +235,10 @@ mod tests {
         let half = contrasts("বিষয় | সালোকসংশ্লেষণ | শ্বসন\nকাঁচামাল | CO2 ও পানি | গ্লুকোজ ও অক্সিজেন\nউৎপাদ | গ্লুকোজ ও অক্সিজেন | CO2 ও পানি\nশুষ্ক ওজন | বাড়ে | কমে\nশক্তি | জমা হয় | মুক্ত হয়, CO2 ও পানি", 0);
         assert_eq!(half[0].rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["কাঁচামাল", "উৎপাদ", "শুষ্ক ওজন", "শক্তি"]);
         assert_eq!(quote(&c[0], 1), "বিষয় | মাইটোসিস | মিয়োসিস\nঅপত্য কোষের সংখ্যা | দুটি | চারটি");
+        // Ask shows every row, the quiz asks only those that differ.
+        let all = tables(TABLE, 4);
+        assert_eq!(all[0].rows.len(), 4);
+        assert_eq!(sentences(&all[0])[1], "অপত্য কোষের সংখ্যা: মাইটোসিস — দুটি; মিয়োসিস — চারটি");
         // A table of things and their properties compares nothing.
         assert!(contrasts("পদার্থ | আনুমানিক pH | প্রকৃতি\nলেবুর রস | 2 – 2.5 | অম্লীয়\nসাবান-পানি | 9 – 10 | ক্ষারীয়\nচুনের পানি | 12.4 | তীব্র ক্ষারীয়", 0).is_empty());
         assert_eq!(genitive("মিয়োসিস"), "মিয়োসিসের");
