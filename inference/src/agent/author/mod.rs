@@ -870,7 +870,21 @@ impl Job {
         order
     }
 
-    /// A book-made MCQ (a definition asked back, the book's code run, a reason asked back) as
+    /// The gates and the writer's checks of a book-made MCQ in `lang`, when it passes them all
+    /// (not a repeat of an earlier item among them).
+    fn passes(&self, item: &quiz::Item, lang: Lang) -> Option<Gates> {
+        let earlier: Vec<&str> = self.earlier.iter().map(String::as_str).collect();
+        let (checks, reason) = quiz::check::deterministic(item, &earlier, lang == Lang::Bn);
+        let mut all = gates::mcq(&item.question, &item.options, item.answer_index, lang);
+        if reason.is_some() || !all.values().all(|&ok| ok) {
+            return None;
+        }
+        all.extend(checks);
+        Some(all)
+    }
+
+    /// A book-made MCQ (a definition, reason, member or table row asked back, the book's code
+    /// run) as
     /// the job's next item: the passage turn moves past it (`k`: its place in
     /// [`Job::passages_then_chapters`]), `used` (what it rests on) is not asked again.
     #[allow(clippy::too_many_arguments)]
@@ -957,13 +971,7 @@ impl Job {
                 }
                 let evidence = self.source(bundle, chunk, def.sentence.clone());
                 let Some(item) = pools.item(&def, evidence) else { continue };
-                let earlier: Vec<&str> = self.earlier.iter().map(String::as_str).collect();
-                let (checks, reason) = quiz::check::deterministic(&item, &earlier, lang == Lang::Bn);
-                let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, lang);
-                if reason.is_some() || !all_gates.values().all(|&ok| ok) {
-                    continue;
-                }
-                all_gates.extend(checks);
+                let Some(all_gates) = self.passes(&item, lang) else { continue };
                 let concept = bundle.sections[section as usize].heading().to_string();
                 self.definitions += 1;
                 return Some(self.take_book_mcq(item, all_gates, k, def.sentence.clone(), concept, lang, FromBook::Definition));
@@ -986,13 +994,7 @@ impl Job {
                 }
                 let evidence = self.source(bundle, chunk, e.sentence.clone());
                 let Some(item) = pools.item(&e, evidence) else { continue };
-                let earlier: Vec<&str> = self.earlier.iter().map(String::as_str).collect();
-                let (checks, reason) = quiz::check::deterministic(&item, &earlier, true);
-                let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::Bn);
-                if reason.is_some() || !all_gates.values().all(|&ok| ok) {
-                    continue;
-                }
-                all_gates.extend(checks);
+                let Some(all_gates) = self.passes(&item, Lang::Bn) else { continue };
                 let concept = bundle.sections[section as usize].heading().to_string();
                 self.examples += 1;
                 return Some(self.take_book_mcq(item, all_gates, k, e.sentence.clone(), concept, Lang::Bn, FromBook::Example));
@@ -1019,13 +1021,7 @@ impl Job {
                         continue;
                     }
                     let Some(item) = quiz::contrast::item(&table, row, self.source(bundle, chunk, quote.clone())) else { continue };
-                    let earlier: Vec<&str> = self.earlier.iter().map(String::as_str).collect();
-                    let (checks, reason) = quiz::check::deterministic(&item, &earlier, true);
-                    let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::Bn);
-                    if reason.is_some() || !all_gates.values().all(|&ok| ok) {
-                        continue;
-                    }
-                    all_gates.extend(checks);
+                    let Some(all_gates) = self.passes(&item, Lang::Bn) else { continue };
                     let concept = bundle.sections[section as usize].heading().to_string();
                     self.contrasts += 1;
                     return Some(self.take_book_mcq(item, all_gates, k, quote, concept, Lang::Bn, FromBook::Contrast));
@@ -1053,13 +1049,7 @@ impl Job {
                 }
                 let evidence = self.source(bundle, chunk, c.sentence.clone());
                 let Some(item) = pools.item(&c, evidence) else { continue };
-                let earlier: Vec<&str> = self.earlier.iter().map(String::as_str).collect();
-                let (checks, reason) = quiz::check::deterministic(&item, &earlier, true);
-                let mut all_gates = gates::mcq(&item.question, &item.options, item.answer_index, Lang::Bn);
-                if reason.is_some() || !all_gates.values().all(|&ok| ok) {
-                    continue;
-                }
-                all_gates.extend(checks);
+                let Some(all_gates) = self.passes(&item, Lang::Bn) else { continue };
                 let concept = bundle.sections[section as usize].heading().to_string();
                 self.reasons += 1;
                 return Some(self.take_book_mcq(item, all_gates, k, c.sentence.clone(), concept, Lang::Bn, FromBook::Reason));

@@ -189,6 +189,34 @@ pub struct Validation {
     pub by_contrast: bool,
 }
 
+/// What an item made from the book, with no model, is made from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Book {
+    Definition,
+    Running,
+    Reason,
+    Example,
+    Contrast,
+}
+
+impl Validation {
+    /// An item made from the book that passed `checks` at once.
+    fn from_book(checks: Checks, from: Book) -> Validation {
+        Validation {
+            passed: true,
+            checks,
+            attempts: 1,
+            examiner: None,
+            rejected: Vec::new(),
+            by_definition: from == Book::Definition,
+            by_running: from == Book::Running,
+            by_reason: from == Book::Reason,
+            by_example: from == Book::Example,
+            by_contrast: from == Book::Contrast,
+        }
+    }
+}
+
 /// Which answer the next item follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -506,6 +534,12 @@ fn line_item(bundle: &Bundle, p: &crate::index::predict::Prediction, chunk: u32,
     }
 }
 
+/// The evidence of an item resting on `quote` of chunk `chunk`.
+fn source(bundle: &Bundle, chunk: u32, quote: String) -> ItemEvidence {
+    let section = bundle.section_of(chunk);
+    ItemEvidence { chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote }
+}
+
 /// One of the book's item makers ([`Quiz::reason_item`], [`Quiz::example_item`], …).
 type Maker = fn(&Quiz, &Bundle, &Plan, &[&str], &[String]) -> Option<Made>;
 
@@ -745,25 +779,11 @@ impl Quiz {
     /// own sentence first, after a wrong answer), with wrong options from the terms its chapter
     /// defines (the whole course's when the chapter has too few); checked as a written item is.
     fn definition_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
-        let section = bundle.section_of(plan.chunk);
         let mut pools = define::Pools::new(bundle);
         let mut defs: Vec<define::Definition> = pools.askable(plan.chunk).into_iter().filter(|d| !used.contains(&d.sentence.as_str())).collect();
         defs.sort_by_key(|d| plan.focus.as_deref() != Some(d.sentence.as_str()));
-        let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
-        let mut again = None;
-        for def in defs {
-            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: def.sentence.clone() };
-            let Some(item) = pools.item(&def, evidence) else { continue };
-            let (checks, reason) = check::deterministic(&item, &earlier, def.lang == Lang::Bn);
-            if reason.is_none() {
-                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false, by_reason: false, by_example: false, by_contrast: false } };
-                if !self.is_known(&made) {
-                    return Some(made);
-                }
-                again = again.or(Some(made));
-            }
-        }
-        again
+        let items = defs.into_iter().filter_map(|d| Some((pools.item(&d, source(bundle, plan.chunk, d.sentence.clone()))?, d.lang == Lang::Bn)));
+        self.first_unknown(items, earlier, Book::Definition)
     }
 
     /// A "why" item on a reason `plan`'s passage gives that no earlier item rests on (the
@@ -771,28 +791,11 @@ impl Quiz {
     /// its chapter gives (the whole course's when the chapter has too few); checked as a
     /// written item is.
     fn reason_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
-        let section = bundle.section_of(plan.chunk);
         let mut reasons: Vec<cause::Cause> = cause::askable_in(bundle, plan.chunk).into_iter().filter(|c| !used.contains(&c.sentence.as_str())).collect();
-        if reasons.is_empty() {
-            return None;
-        }
         reasons.sort_by_key(|c| plan.focus.as_deref() != Some(c.sentence.as_str()));
         let mut pools = cause::Pools::new(bundle);
-        let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
-        let mut again = None;
-        for c in reasons {
-            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: c.sentence.clone() };
-            let Some(item) = pools.item(&c, evidence) else { continue };
-            let (checks, reason) = check::deterministic(&item, &earlier, true);
-            if reason.is_none() {
-                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: true, by_example: false, by_contrast: false } };
-                if !self.is_known(&made) {
-                    return Some(made);
-                }
-                again = again.or(Some(made));
-            }
-        }
-        again
+        let items = reasons.into_iter().filter_map(|c| Some((pools.item(&c, source(bundle, plan.chunk, c.sentence.clone()))?, true)));
+        self.first_unknown(items, earlier, Book::Reason)
     }
 
     /// A "which is a member of this kind?" item on a list of members `plan`'s passage gives
@@ -800,43 +803,34 @@ impl Quiz {
     /// wrong options the members its chapter lists for other kinds (the whole course's when the
     /// chapter has too few); checked as a written item is.
     fn example_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
-        let section = bundle.section_of(plan.chunk);
         let mut pools = example::Pools::new(bundle);
         let mut lists: Vec<example::Examples> = pools.askable(plan.chunk).into_iter().filter(|e| !used.contains(&e.sentence.as_str())).collect();
         lists.sort_by_key(|e| plan.focus.as_deref() != Some(e.sentence.as_str()));
-        let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
-        let mut again = None;
-        for e in lists {
-            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: e.sentence.clone() };
-            let Some(item) = pools.item(&e, evidence) else { continue };
-            let (checks, reason) = check::deterministic(&item, &earlier, true);
-            if reason.is_none() {
-                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: false, by_example: true, by_contrast: false } };
-                if !self.is_known(&made) {
-                    return Some(made);
-                }
-                again = again.or(Some(made));
-            }
-        }
-        again
+        let items = lists.into_iter().filter_map(|e| Some((pools.item(&e, source(bundle, plan.chunk, e.sentence.clone()))?, true)));
+        self.first_unknown(items, earlier, Book::Example)
     }
 
     /// A "how do these two differ?" item on a row of a comparison table in `plan`'s passage
     /// that no earlier item rests on (the plan's own row first, after a wrong answer); checked
     /// as a written item is.
     fn contrast_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
-        let section = bundle.section_of(plan.chunk);
         let mut rows: Vec<(contrast::Contrast, usize, String)> =
             contrast::askable_in(bundle, plan.chunk).into_iter().flat_map(|t| (0..t.rows.len()).map(move |r| (t.clone(), r, contrast::quote(&t, r)))).filter(|(_, _, q)| !used.contains(&q.as_str())).collect();
         rows.sort_by_key(|(_, _, q)| plan.focus.as_deref() != Some(q.as_str()));
+        let items = rows.into_iter().filter_map(|(t, r, quote)| Some((contrast::item(&t, r, source(bundle, plan.chunk, quote))?, true)));
+        self.first_unknown(items, earlier, Book::Contrast)
+    }
+
+    /// Of items made from the book (each with whether it is Bangla), in turn, the first that
+    /// passes the deterministic checks and that the learner did not answer right before
+    /// ([`Quiz::know`]); else the first that passes.
+    fn first_unknown(&self, items: impl Iterator<Item = (Item, bool)>, earlier: &[String], from: Book) -> Option<Made> {
         let earlier: Vec<&str> = earlier.iter().map(String::as_str).collect();
         let mut again = None;
-        for (table, row, quote) in rows {
-            let evidence = ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote };
-            let Some(item) = contrast::item(&table, row, evidence) else { continue };
-            let (checks, reason) = check::deterministic(&item, &earlier, true);
+        for (item, bangla) in items {
+            let (checks, reason) = check::deterministic(&item, &earlier, bangla);
             if reason.is_none() {
-                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: true } };
+                let made = Made::Item { item, validation: Validation::from_book(checks, from) };
                 if !self.is_known(&made) {
                     return Some(made);
                 }
@@ -865,7 +859,7 @@ impl Quiz {
             // (`word[0:2]` and `word[-2]` share every word): only the same stem is a repeat.
             let (checks, reason) = check::deterministic(&item, &[], false);
             if reason.is_none() {
-                let made = Made::Item { item, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true, by_reason: false, by_example: false, by_contrast: false } };
+                let made = Made::Item { item, validation: Validation::from_book(checks, Book::Running) };
                 if !self.is_known(&made) {
                     return Some(made);
                 }
@@ -896,7 +890,7 @@ impl Quiz {
             return None;
         }
         let (checks, reason) = check::deterministic(&why, &[], false);
-        reason.is_none().then(|| Made::Item { item: why, validation: Validation { passed: true, checks, attempts: 1, examiner: None, rejected: Vec::new(), by_definition: false, by_running: true, by_reason: false, by_example: false, by_contrast: false } })
+        reason.is_none().then(|| Made::Item { item: why, validation: Validation::from_book(checks, Book::Running) })
     }
 
     /// Keeps the examiner's calibration measured on a copy of this quiz (a host that makes
