@@ -218,9 +218,10 @@ fn asks_difference(question: &str) -> bool {
 }
 
 /// The rows of the first table among `sources` that compares two things the question names
-/// (its terms `asked`, with the course's words that stood for those in the other script), as
-/// sentences with the source's number, within `max_chars`; none unless the question asks how
-/// things differ ([`crate::agent::quiz::contrast::tables`]).
+/// (its terms `asked`, with the course's words that stood for those in the other script) — as
+/// its columns ([`crate::agent::quiz::contrast::tables`]) or as two of its rows
+/// ([`crate::agent::quiz::contrast::rows_compared`]) — as sentences with the source's number,
+/// within `max_chars`; none unless the question asks how things differ.
 fn compared(bundle: &Bundle, question: &str, asked: &std::collections::HashSet<String>, sources: &[Source], max_chars: usize) -> Vec<(usize, String)> {
     use crate::agent::quiz::contrast;
     if !asks_difference(question) {
@@ -230,7 +231,11 @@ fn compared(bundle: &Bundle, question: &str, asked: &std::collections::HashSet<S
         let t = verify::terms(side);
         !t.is_empty() && t.is_subset(asked)
     };
-    let table = sources.iter().find_map(|s| contrast::tables(bundle.chunk_text(s.chunk), s.section).into_iter().find(|t| t.sides.iter().all(|x| named(x))).map(|t| (s.n, t)));
+    // A table with the two things as columns, else as rows.
+    let table = sources.iter().find_map(|s| {
+        let text = bundle.chunk_text(s.chunk);
+        contrast::tables(text, s.section).into_iter().find(|t| t.sides.iter().all(|x| named(x))).or_else(|| contrast::rows_compared(text, s.section, &named)).map(|t| (s.n, t))
+    });
     let Some((n, table)) = table else { return Vec::new() };
     let mut used = 0;
     contrast::sentences(&table)

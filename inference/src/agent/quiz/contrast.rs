@@ -39,47 +39,82 @@ const VALUE_CHARS: usize = 60;
 /// Most words of a thing compared.
 const SIDE_WORDS: usize = 3;
 
-/// The comparison tables of `text` (section `section`): three columns, the first headed by
-/// an aspect word ("বিষয়", "বৈশিষ্ট্য", …) or the table introduced as a difference or a
-/// comparison ("… পার্থক্যগুলো দেখানো হলো:"), the other two headed by the things compared;
-/// every row whose cells are filled (Ask shows them all: [`sentences`]).
-pub fn tables(text: &str, section: u32) -> Vec<Contrast> {
+/// A table of a text as the bundle keeps it ("a | b | c" lines): its header line and rows, in
+/// cells, each row with its line verbatim.
+struct Grid<'t> {
+    header: Vec<String>,
+    header_line: &'t str,
+    rows: Vec<(Vec<String>, &'t str)>,
+    /// The few lines before it (an introduction: "নিচের ছকে পার্থক্যগুলো দেখানো হলো:").
+    before: String,
+}
+
+/// The tables of `text`: runs of lines of two or more cells, as many in each line.
+fn grids(text: &str) -> Vec<Grid<'_>> {
     let lines: Vec<&str> = text.lines().collect();
     let cells = |l: &str| -> Vec<String> { l.split(" | ").map(|c| c.trim().to_string()).collect() };
     let mut out = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let head = cells(lines[i]);
-        if head.len() != 3 || !lines[i].contains(" | ") {
+        if head.len() < 2 || !lines[i].contains(" | ") {
             i += 1;
             continue;
         }
         let mut j = i + 1;
-        while j < lines.len() && lines[j].contains(" | ") && cells(lines[j]).len() == 3 {
+        while j < lines.len() && lines[j].contains(" | ") && cells(lines[j]).len() == head.len() {
             j += 1;
         }
-        let before: String = lines[..i].iter().rev().take(3).copied().collect::<Vec<_>>().join(" ");
-        let introduced = ["পার্থক্য", "তুলনা"].iter().any(|w| before.contains(w));
-        let side = |s: &str| {
-            let words = s.split_whitespace().count();
-            (1..=SIDE_WORDS).contains(&words) && gates::script_share(s, Lang::Bn) >= gates::MCQ_SCRIPT
-        };
-        if (ASPECT_HEADERS.contains(&head[0].as_str()) || introduced) && side(&head[1]) && side(&head[2]) && head[1] != head[2] {
-            let (mut rows, mut kept) = (Vec::new(), Vec::new());
-            for line in &lines[i + 1..j] {
-                let c = cells(line);
-                if c.iter().all(|x| !x.is_empty()) {
-                    rows.push((c[0].clone(), [c[1].clone(), c[2].clone()]));
-                    kept.push(line.to_string());
-                }
-            }
-            if !rows.is_empty() {
-                out.push(Contrast { sides: [head[1].clone(), head[2].clone()], rows, header: lines[i].to_string(), lines: kept, section });
-            }
-        }
+        let before = lines[..i].iter().rev().take(3).copied().collect::<Vec<_>>().join(" ");
+        let rows = lines[i + 1..j].iter().map(|l| (cells(l), *l)).filter(|(c, _)| c.iter().all(|x| !x.is_empty())).collect();
+        out.push(Grid { header: head, header_line: lines[i], rows, before });
         i = j;
     }
     out
+}
+
+/// Whether a header names a thing compared: Bangla, one to [`SIDE_WORDS`] words.
+fn side(s: &str) -> bool {
+    let words = s.split_whitespace().count();
+    (1..=SIDE_WORDS).contains(&words) && gates::script_share(s, Lang::Bn) >= gates::MCQ_SCRIPT
+}
+
+/// The comparison tables of `text` (section `section`): three columns, the first headed by
+/// an aspect word ("বিষয়", "বৈশিষ্ট্য", …) or the table introduced as a difference or a
+/// comparison ("… পার্থক্যগুলো দেখানো হলো:"), the other two headed by the things compared;
+/// or two columns headed by the two things, each row a pair of statements ("জারণ | বিজারণ" over
+/// "অক্সিজেন যুক্ত হয় | অক্সিজেন অপসারিত হয়"; its aspects empty). Every row whose cells are
+/// filled (Ask shows them all: [`sentences`]).
+pub fn tables(text: &str, section: u32) -> Vec<Contrast> {
+    let mut out = Vec::new();
+    for g in grids(text) {
+        let h = &g.header;
+        let introduced = ["পার্থক্য", "তুলনা"].iter().any(|w| g.before.contains(w));
+        let (sides, aspect) = match h.len() {
+            3 if (ASPECT_HEADERS.contains(&h[0].as_str()) || introduced) && side(&h[1]) && side(&h[2]) && h[1] != h[2] => ([h[1].clone(), h[2].clone()], true),
+            2 if side(&h[0]) && side(&h[1]) && h[0] != h[1] => ([h[0].clone(), h[1].clone()], false),
+            _ => continue,
+        };
+        let rows: Vec<(String, [String; 2])> =
+            g.rows.iter().map(|(c, _)| if aspect { (c[0].clone(), [c[1].clone(), c[2].clone()]) } else { (String::new(), [c[0].clone(), c[1].clone()]) }).collect();
+        if !rows.is_empty() {
+            out.push(Contrast { sides, rows, header: g.header_line.to_string(), lines: g.rows.iter().map(|(_, l)| l.to_string()).collect(), section });
+        }
+    }
+    out
+}
+
+/// Two things a table of `text` sets as rows ("প্রকার | বৈশিষ্ট্য | উদাহরণ" over "স্থলজ
+/// বাস্তুতন্ত্র | …" and "জলজ বাস্তুতন্ত্র | …"), turned to set them side by side: a
+/// [`Contrast`] whose aspects are the other columns' headers. `named` tells whether the
+/// question names a row's thing; the first two such rows.
+pub fn rows_compared(text: &str, section: u32, named: &dyn Fn(&str) -> bool) -> Option<Contrast> {
+    grids(text).into_iter().filter(|g| g.header.len() >= 3).find_map(|g| {
+        let found: Vec<&(Vec<String>, &str)> = g.rows.iter().filter(|(c, _)| side(&c[0]) && named(&c[0])).take(2).collect();
+        let [a, b] = found.as_slice() else { return None };
+        let rows = (1..g.header.len()).map(|k| (g.header[k].clone(), [a.0[k].clone(), b.0[k].clone()])).collect();
+        Some(Contrast { sides: [a.0[0].clone(), b.0[0].clone()], rows, header: g.header_line.to_string(), lines: vec![a.1.to_string(), b.1.to_string()], section })
+    })
 }
 
 /// The [`tables`] of `text` with only the rows an item can ask: their two cells differ and fit
@@ -101,6 +136,10 @@ pub fn contrasts(text: &str, section: u32) -> Vec<Contrast> {
 /// itself away.
 fn askable(t: &Contrast, r: usize) -> bool {
     let (aspect, [a, b]) = &t.rows[r];
+    if aspect.is_empty() {
+        // A two-column table's pair of statements: no aspect to ask by.
+        return false;
+    }
     let (al, bl) = (a.to_lowercase(), b.to_lowercase());
     let denied = |long: &str, short: &str| [" না", " নয়"].iter().any(|n| long.strip_suffix(n) == Some(short));
     let inside = (al.contains(&bl) || bl.contains(&al)) && !denied(&al, &bl) && !denied(&bl, &al);
@@ -133,7 +172,10 @@ fn askable(t: &Contrast, r: usize) -> bool {
 pub fn sentences(t: &Contrast) -> Vec<String> {
     let [x, y] = &t.sides;
     let cell = |v: &str| v.replace("; ", ", ");
-    t.rows.iter().map(|(aspect, [a, b])| format!("{aspect}: {x} — {}; {y} — {}", cell(a), cell(b))).collect()
+    t.rows
+        .iter()
+        .map(|(aspect, [a, b])| if aspect.is_empty() { format!("{x} — {}; {y} — {}", cell(a), cell(b)) } else { format!("{aspect}: {x} — {}; {y} — {}", cell(a), cell(b)) })
+        .collect()
 }
 
 /// The comparison tables chunk `chunk` holds.
@@ -239,6 +281,14 @@ mod tests {
         let all = tables(TABLE, 4);
         assert_eq!(all[0].rows.len(), 4);
         assert_eq!(sentences(&all[0])[1], "অপত্য কোষের সংখ্যা: মাইটোসিস — দুটি; মিয়োসিস — চারটি");
+        // Two columns of paired statements; two things set as rows, turned side by side.
+        let redox = tables("জারণ | বিজারণ\nঅক্সিজেন যুক্ত হয় | অক্সিজেন অপসারিত হয়\nইলেকট্রন ত্যাগ ঘটে | ইলেকট্রন গ্রহণ ঘটে", 0);
+        assert_eq!(sentences(&redox[0])[0], "জারণ — অক্সিজেন যুক্ত হয়; বিজারণ — অক্সিজেন অপসারিত হয়");
+        assert!(contrasts("জারণ | বিজারণ\nঅক্সিজেন যুক্ত হয় | অক্সিজেন অপসারিত হয়\nইলেকট্রন ত্যাগ ঘটে | ইলেকট্রন গ্রহণ ঘটে", 0).is_empty(), "no aspect to ask by");
+        let kinds = "প্রকার | বৈশিষ্ট্য | উদাহরণ\nস্থলজ বাস্তুতন্ত্র | স্থলভাগে গড়ে ওঠে | বন, মরুভূমি\nজলজ বাস্তুতন্ত্র | পানিতে গড়ে ওঠে | পুকুর, সাগর";
+        let t = rows_compared(kinds, 0, &|s| s.contains("বাস্তুতন্ত্র")).unwrap();
+        assert_eq!(sentences(&t), ["বৈশিষ্ট্য: স্থলজ বাস্তুতন্ত্র — স্থলভাগে গড়ে ওঠে; জলজ বাস্তুতন্ত্র — পানিতে গড়ে ওঠে", "উদাহরণ: স্থলজ বাস্তুতন্ত্র — বন, মরুভূমি; জলজ বাস্তুতন্ত্র — পুকুর, সাগর"]);
+        assert!(rows_compared(kinds, 0, &|s| s.starts_with("জলজ")).is_none(), "one thing named compares nothing");
         // A table of things and their properties compares nothing.
         assert!(contrasts("পদার্থ | আনুমানিক pH | প্রকৃতি\nলেবুর রস | 2 – 2.5 | অম্লীয়\nসাবান-পানি | 9 – 10 | ক্ষারীয়\nচুনের পানি | 12.4 | তীব্র ক্ষারীয়", 0).is_empty());
         assert_eq!(genitive("মিয়োসিস"), "মিয়োসিসের");
