@@ -340,29 +340,17 @@ pub fn pool(bundle: &Bundle, files: &[&str]) -> Vec<Cause> {
         .collect()
 }
 
-/// A course's reasons for making items: each chapter's [`pool`] read once, when first needed, and
-/// the whole course's only when a chapter gives too few for wrong options (as
-/// [`super::define::Pools`] does for definitions).
-pub struct Pools<'b> {
-    bundle: &'b Bundle,
-    chapters: std::collections::HashMap<&'b str, Vec<Cause>>,
-    course: Option<Vec<Cause>>,
-}
+/// A course's reasons for making items ([`super::Pools`] of [`pool`]).
+pub type Pools<'b> = super::Pools<'b, Cause>;
 
 impl<'b> Pools<'b> {
     pub fn new(bundle: &'b Bundle) -> Self {
-        Pools { bundle, chapters: Default::default(), course: None }
+        Self::with(bundle, pool)
     }
 
     /// [`item`] with its chapter's reasons as the other wrong options, else the course's.
     pub fn item(&mut self, c: &Cause, evidence: ItemEvidence) -> Option<Item> {
-        let bundle = self.bundle;
-        let file = bundle.sections[c.section as usize].file.as_str();
-        let chapter = self.chapters.entry(file).or_insert_with(|| pool(bundle, &[file]));
-        if let Some(item) = item(c, chapter, evidence.clone()) {
-            return Some(item);
-        }
-        item(c, self.course.get_or_insert_with(|| pool(bundle, &[])), evidence)
+        self.chapter_then_course(c.section, |p| item(c, p, evidence.clone()))
     }
 }
 

@@ -325,23 +325,12 @@ pub fn pool(bundle: &Bundle, files: &[&str]) -> Vec<Definition> {
         .collect()
 }
 
-/// A course's definitions for making items: each chapter's [`pool`] read once, when first
-/// needed, and the whole course's only when a chapter defines too few terms for wrong options.
-pub struct Pools<'b> {
-    bundle: &'b Bundle,
-    chapters: std::collections::HashMap<&'b str, Vec<Definition>>,
-    course: Option<Vec<Definition>>,
-}
+/// A course's definitions for making items ([`super::Pools`] of [`pool`]).
+pub type Pools<'b> = super::Pools<'b, Definition>;
 
 impl<'b> Pools<'b> {
     pub fn new(bundle: &'b Bundle) -> Self {
-        Pools { bundle, chapters: Default::default(), course: None }
-    }
-
-    fn chapter(&mut self, section: u32) -> &[Definition] {
-        let bundle = self.bundle;
-        let file = bundle.sections[section as usize].file.as_str();
-        self.chapters.entry(file).or_insert_with(|| pool(bundle, &[file]))
+        Self::with(bundle, pool)
     }
 
     /// The definitions in chunk `chunk` an item can ask for: with a question, and in its
@@ -355,11 +344,7 @@ impl<'b> Pools<'b> {
 
     /// [`item`] with its chapter's terms as the wrong options, else the course's.
     pub fn item(&mut self, def: &Definition, evidence: ItemEvidence) -> Option<Item> {
-        if let Some(item) = item(def, self.chapter(def.section), evidence.clone()) {
-            return Some(item);
-        }
-        let bundle = self.bundle;
-        item(def, self.course.get_or_insert_with(|| pool(bundle, &[])), evidence)
+        self.chapter_then_course(def.section, |p| item(def, p, evidence.clone()))
     }
 }
 

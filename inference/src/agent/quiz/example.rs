@@ -287,24 +287,12 @@ pub fn pool(bundle: &Bundle, files: &[&str]) -> Vec<Examples> {
         .collect()
 }
 
-/// A course's lists of members for making items: each chapter's [`pool`] read once, when first
-/// needed, and the whole course's only when a chapter gives too few for wrong options (as
-/// [`super::define::Pools`] does for definitions).
-pub struct Pools<'b> {
-    bundle: &'b Bundle,
-    chapters: std::collections::HashMap<&'b str, Vec<Examples>>,
-    course: Option<Vec<Examples>>,
-}
+/// A course's lists of members for making items ([`super::Pools`] of [`pool`]).
+pub type Pools<'b> = super::Pools<'b, Examples>;
 
 impl<'b> Pools<'b> {
     pub fn new(bundle: &'b Bundle) -> Self {
-        Pools { bundle, chapters: Default::default(), course: None }
-    }
-
-    fn chapter(&mut self, section: u32) -> &[Examples] {
-        let bundle = self.bundle;
-        let file = bundle.sections[section as usize].file.as_str();
-        self.chapters.entry(file).or_insert_with(|| pool(bundle, &[file]))
+        Self::with(bundle, pool)
     }
 
     /// The lists chunk `chunk` gives (those of its chapter's [`pool`] whose sentence lies in
@@ -318,11 +306,7 @@ impl<'b> Pools<'b> {
     /// [`item`] with its chapter's other kinds' members as the wrong options, else the
     /// course's.
     pub fn item(&mut self, e: &Examples, evidence: ItemEvidence) -> Option<Item> {
-        if let Some(item) = item(e, self.chapter(e.section), evidence.clone()) {
-            return Some(item);
-        }
-        let bundle = self.bundle;
-        item(e, self.course.get_or_insert_with(|| pool(bundle, &[])), evidence)
+        self.chapter_then_course(e.section, |p| item(e, p, evidence.clone()))
     }
 }
 

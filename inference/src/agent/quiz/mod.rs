@@ -534,6 +534,40 @@ fn line_item(bundle: &Bundle, p: &crate::index::predict::Prediction, chunk: u32,
     }
 }
 
+/// What a course's book gives for one kind of item made from it (definitions, reasons, lists
+/// of members), for the wrong options: each chapter's read once, when first needed, and the
+/// whole course's only when a chapter gives too few ([`define::Pools`], [`cause::Pools`],
+/// [`example::Pools`]).
+pub struct Pools<'b, T> {
+    bundle: &'b Bundle,
+    /// What `files` give (all files when empty).
+    read: fn(&Bundle, &[&str]) -> Vec<T>,
+    chapters: std::collections::HashMap<&'b str, Vec<T>>,
+    course: Option<Vec<T>>,
+}
+
+impl<'b, T> Pools<'b, T> {
+    fn with(bundle: &'b Bundle, read: fn(&Bundle, &[&str]) -> Vec<T>) -> Self {
+        Pools { bundle, read, chapters: Default::default(), course: None }
+    }
+
+    /// What the chapter of section `section` gives.
+    fn chapter(&mut self, section: u32) -> &[T] {
+        let (bundle, read) = (self.bundle, self.read);
+        let file = bundle.sections[section as usize].file.as_str();
+        self.chapters.entry(file).or_insert_with(|| read(bundle, &[file]))
+    }
+
+    /// `make` on what the chapter of section `section` gives, else on the whole course's.
+    fn chapter_then_course<R>(&mut self, section: u32, make: impl Fn(&[T]) -> Option<R>) -> Option<R> {
+        if let Some(r) = make(self.chapter(section)) {
+            return Some(r);
+        }
+        let (bundle, read) = (self.bundle, self.read);
+        make(self.course.get_or_insert_with(|| read(bundle, &[])))
+    }
+}
+
 /// The evidence of an item resting on `quote` of chunk `chunk`.
 fn source(bundle: &Bundle, chunk: u32, quote: String) -> ItemEvidence {
     let section = bundle.section_of(chunk);
