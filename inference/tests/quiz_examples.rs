@@ -1,15 +1,18 @@
 //! "Which is a member of this kind?" items from the members the book lists
-//! (`agent::quiz::example`) and "how do these two differ?" items from its comparison tables
-//! (`agent::quiz::contrast`) on a small Bangla course: a Bangla quiz at Understand alternates
-//! them with "why" items, a teacher's beginner Bangla MCQs alternate members with definitions and
-//! intermediate ones table rows with reasons, and each item's wrong options are the other side
-//! of the contrast the book draws, through the gates; the model writes and judges none of it.
+//! (`agent::quiz::example`), "how do these two differ?" items from its comparison tables
+//! (`agent::quiz::contrast`) and "which of these three hold?" items on both
+//! (`agent::quiz::completion`) on a small Bangla course: a Bangla quiz at Understand alternates
+//! the first two with "why" items and climbs to the third after a right answer, a teacher's
+//! beginner Bangla MCQs alternate members with definitions, intermediate ones table rows with
+//! reasons and advanced ones the third on lists and on tables, and each item's wrong options are
+//! the other side of the contrast the book draws, through the gates; the model writes and judges
+//! none of it.
 //! (The chapter was written for this test; the held-out reading is in docs/EVALUATION.md,
 //! "Quiz".)
 
 mod common;
 use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Body, Difficulty, Made as Authored, Prepared, Task};
-use inference::agent::quiz::{Bloom, Branch, Made, Quiz, QuizConfig, QuizEnv, Subtopic};
+use inference::agent::quiz::{Bloom, Branch, Item, Made, Quiz, QuizConfig, QuizEnv, Subtopic, completion};
 use inference::bundle::{Bundle, CourseInfo};
 use inference::corpus::{Block, BlockKind, Document};
 use inference::llm::{LoadOptions, Session, now};
@@ -36,10 +39,39 @@ fn bundle() -> Bundle {
         para("মাইটোসিস বিভাজনে একটি কোষ থেকে দুটি অপত্য কোষ তৈরি হয়, তাই একে সমীকরণিক বিভাজন বলে। দেহের বৃদ্ধি ঘটে, কারণ দেহকোষ মাইটোসিস প্রক্রিয়ায় বিভাজিত হয়।", 2),
         para("জননকোষে ক্রোমোজোম সংখ্যা অর্ধেক থাকে, কারণ জননমাতৃকোষ মিয়োসিস প্রক্রিয়ায় বিভাজিত হয়। ক্রসিং ওভারের ফলে সন্তানদের মধ্যে বৈচিত্র্য দেখা যায়।", 3),
         para("নিচের ছকে দুটি বিভাজনের পার্থক্য দেখানো হলো:", 4),
-        Block::new(BlockKind::Table, "বিষয় | মাইটোসিস | মিয়োসিস\nকোথায় ঘটে | দেহকোষে | জননমাতৃকোষে\nঅপত্য কোষের সংখ্যা | দুটি | চারটি\nক্রসিং ওভার | ঘটে না | ঘটে", 5),
+        Block::new(BlockKind::Table, "বিষয় | মাইটোসিস | মিয়োসিস\nকোথায় ঘটে | দেহকোষে | জননমাতৃকোষে\nঅপত্য কোষের সংখ্যা | দুটি | চারটি\nক্রসিং ওভার | ঘটে না | ঘটে\nক্রোমোজোম সংখ্যা | মাতৃকোষের সমান | মাতৃকোষের অর্ধেক", 5),
     ];
     let docs = vec![Document { file: "science-bn/06-heat-force.md".into(), blocks: heat }, Document { file: "science-bn/07-cell-division.md".into(), blocks: table }];
     common::lexical_bundle("Bangla test course", &docs, CourseInfo { subjects: vec!["school science (Class 8)".into()], lang: Some("bn".into()) })
+}
+
+/// Whether each of a multiple-completion item's statements holds as the book says: of its key
+/// (the board's combinations: "i ও iii" leaves out ii), each names a member its list gives or
+/// a value its table gives the thing the stem names; the one left out does not.
+fn statements_hold_as_the_book_says(item: &Item) {
+    assert!(completion::asks(&item.question), "{}", item.question);
+    assert_eq!(item.bloom, Bloom::Analyse);
+    assert_eq!(item.options, completion::OPTIONS);
+    let lines: Vec<&str> = item.question.lines().collect();
+    let lead = lines[0];
+    let quote = &item.evidence[0].quote;
+    let key = [[0, 1].as_slice(), &[0, 2], &[1, 2], &[0, 1, 2]][item.answer_index];
+    for (j, line) in lines[1..4].iter().enumerate() {
+        let statement = line.split_once(". ").unwrap().1;
+        let holds = match statement.split_once(": ") {
+            // A table's row: the value in the column of the thing the lead names.
+            Some((aspect, value)) => {
+                let header: Vec<&str> = quote.lines().next().unwrap().split(" | ").collect();
+                let side = (1..3).find(|&k| lead.starts_with(header[k])).expect("the lead names a thing compared");
+                let row: Vec<&str> = quote.lines().find(|l| l.starts_with(&format!("{aspect} | "))).expect("the book's row").split(" | ").collect();
+                assert!(row[1..].contains(&value), "{value} is one of the row's values: {row:?}");
+                row[side] == value
+            }
+            // A list's member: in the sentence the item rests on, or a member of another kind.
+            None => quote.contains(statement),
+        };
+        assert_eq!(holds, key.contains(&j), "statement {} ({statement}) against the key {:?}: {}", j + 1, item.options[item.answer_index], item.question);
+    }
 }
 
 #[test]
@@ -54,12 +86,20 @@ fn a_bangla_quiz_asks_which_is_a_member_among_the_other_sides() {
     assert_eq!((quiz.language.as_str(), quiz.start), ("Bangla", Bloom::Understand));
     let evaluated = env.session.evaluated();
     let (mut members, mut whys, mut kinds, mut order) = (0, 0, Vec::new(), Vec::new());
-    // Right every time: Understand and up, where a Bangla book's items are "why" and members.
+    // Right every time: Understand and up, where a Bangla book's items are "why" and members,
+    // and above it which statements on a list or a table hold.
     let mut branch = Branch::First;
     while let Some(plan) = quiz.plan(branch, &cfg) {
         let Some(Made::Item { item, validation }) = common::make_or_replan(&mut quiz, &mut env, plan, &cfg) else { break };
         assert!(validation.passed, "{validation:?}");
-        if validation.by_example {
+        if completion::asks(&item.question) {
+            statements_hold_as_the_book_says(&item);
+            assert!(validation.by_example || validation.by_contrast, "{validation:?}");
+            if validation.by_example {
+                kinds.push(item.question.lines().next().unwrap().to_string());
+            }
+            order.push("completion");
+        } else if validation.by_example {
             members += 1;
             assert_eq!(item.bloom, Bloom::Understand);
             let kind = item.question.strip_prefix("নিচের কোনটি ").and_then(|q| q.strip_suffix('?')).expect("the board's shape").to_string();
@@ -95,11 +135,15 @@ fn a_bangla_quiz_asks_which_is_a_member_among_the_other_sides() {
         branch = Branch::Right;
     }
     assert_eq!(env.session.evaluated(), evaluated, "the model read nothing");
-    kinds.sort();
-    assert_eq!(kinds, ["অস্পর্শ বল", "তাপের কুপরিবাহী", "তাপের সুপরিবাহী", "স্পর্শ বল"], "each list asked once");
-    // The kind asked less comes first: "why" (first in a tie), then a member.
-    assert_eq!(order[..2], ["why", "member"], "{order:?}");
-    assert!(whys >= 1 && members == 4, "{whys} why items, {members} member items");
+    assert_eq!(kinds.len(), 4, "each list asked once: {kinds:?}");
+    // The kind asked less comes first at Understand: "why" (first in a tie); after a right
+    // answer, which statements hold, while the lists and the table's two things last; then
+    // members again.
+    assert_eq!(order[..2], ["why", "completion"], "{order:?}");
+    let completions = order.iter().filter(|&&o| o == "completion").count();
+    // (A learner right every time climbs: every list is asked as "which hold?" before a
+    // member item could ask it.)
+    assert!(whys >= 1 && completions >= 4, "{whys} why items, {members} member items, {completions} completions: {order:?}");
 }
 
 #[test]
@@ -173,4 +217,53 @@ fn intermediate_bangla_mcqs_alternate_reasons_and_the_rows_of_a_comparison_table
     let kinds: Vec<(bool, bool)> = made.iter().map(|m| (m.0, m.1)).collect();
     assert_eq!(kinds[..2], [(true, false), (false, true)], "{made:#?}");
     assert!(kinds.iter().all(|&(r, c)| r != c), "{made:#?}");
+}
+
+#[test]
+fn advanced_bangla_mcqs_ask_which_statements_hold_on_a_kinds_members_and_on_a_tables_rows() {
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    let b = bundle();
+    let cfg = AuthorConfig::default();
+    let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
+    let evaluated = env.session.evaluated();
+    // The heat and force chapter lists members of kinds; the cell division one has a table,
+    // whose two things give one item each.
+    for (topic, from_table) in [("তাপ ও বল", false), ("মাইটোসিস ও মিয়োসিস", true)] {
+        let request = AuthorRequest { text: String::new(), query: topic.into(), sections: vec![], mcq: 2, cq: 0, difficulty: Difficulty::Advanced, lang: None, avoid: Default::default() };
+        let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
+        let mut leads = Vec::new();
+        for _ in 0..2 {
+            match now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() {
+                Authored::Item(mut item) => {
+                    assert!(item.gates.values().all(|&ok| ok), "{:?}", item.gates);
+                    assert_eq!((item.by_example, item.by_contrast), (!from_table, from_table));
+                    let Body::Mcq(mcq) = item.body.clone() else { panic!("an MCQ") };
+                    let shown = Item {
+                        question: mcq.question.clone(),
+                        options: mcq.options.clone(),
+                        answer_index: mcq.answer_index,
+                        rationales: mcq.rationales.clone(),
+                        bloom: Bloom::Analyse,
+                        concepts: vec![],
+                        evidence: vec![inference::agent::quiz::ItemEvidence { chunk: 0, section: 0, file: String::new(), heading_path: vec![], quote: item.sources[0].quote.clone() }],
+                    };
+                    statements_hold_as_the_book_says(&shown);
+                    // Verified without the judge, and fit for the level (several steps).
+                    now(job.verify(&mut env, &mut item, &cfg)).unwrap();
+                    let v = item.verification.as_ref().unwrap();
+                    assert!(v.accepted && v.faithfulness == 1.0 && v.detail.level == 1.0, "{v:?}");
+                    leads.push(mcq.question.lines().next().unwrap().to_string());
+                }
+                Authored::Missing { reason, .. } => panic!("{topic}: {reason}: {leads:?}"),
+            }
+        }
+        leads.sort();
+        if from_table {
+            assert_eq!(leads, ["মাইটোসিসের ক্ষেত্রে—", "মিয়োসিসের ক্ষেত্রে—"]);
+        } else {
+            assert!(leads.iter().all(|l| l.ends_with(" উদাহরণ—")) && leads[0] != leads[1], "{leads:?}");
+        }
+    }
+    assert_eq!(env.session.evaluated(), evaluated, "the model wrote and judged nothing");
 }

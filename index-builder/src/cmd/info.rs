@@ -26,6 +26,12 @@ pub struct Args {
     /// (Markdown, for a hand audit).
     #[arg(long)]
     contrasts: bool,
+    /// Also print every "which of these three hold?" item (the board's multiple completion)
+    /// made from a list of members or, for each of its two things, a comparison table the book
+    /// gives, as the quiz and authoring show it, with which check refuses it (Markdown, for a
+    /// hand audit).
+    #[arg(long)]
+    completions: bool,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -139,6 +145,9 @@ pub fn run(a: Args) -> Result<()> {
     if a.contrasts {
         print_contrasts(&b);
     }
+    if a.completions {
+        print_completions(&b);
+    }
     Ok(())
 }
 
@@ -182,6 +191,31 @@ fn print_contrasts(b: &Bundle) {
     print_items(found, "table rows");
 }
 
+/// Every multiple-completion item the book's lists and tables make (see
+/// [`Args::completions`]).
+fn print_completions(b: &Bundle) {
+    use inference::agent::quiz::{completion, contrast, example};
+    let mut pools = example::Pools::new(b);
+    let mut found: Vec<_> = files(b)
+        .into_iter()
+        .flat_map(|file| example::pool(b, &[file]).into_iter().map(move |e| (file, e)))
+        .map(|(file, e)| {
+            let item = pools.completion(&e, evidence(file, e.section, &e.sentence));
+            (file, format!("{} ({}: {})", e.heading, e.term, e.examples.join(", ")), e.sentence, item)
+        })
+        .collect();
+    for s in b.sections.iter().filter(|s| s.kind != inference::index::outline::SectionKind::Exercise) {
+        for t in contrast::contrasts(&s.text, s.id) {
+            for side in 0..2 {
+                let quote = completion::table_quote(&t, side).unwrap_or_else(|| contrast::quote(&t, 0));
+                let item = completion::from_table(&t, side, evidence(&s.file, s.id, &quote));
+                found.push((s.file.as_str(), format!("{} ({})", s.heading(), t.sides[side]), quote.replace('\n', " ⏎ "), item));
+            }
+        }
+    }
+    print_items(found, "lists and tables' sides");
+}
+
 fn files(b: &Bundle) -> Vec<&str> {
     let mut files: Vec<&str> = b.sections.iter().map(|s| s.file.as_str()).collect();
     files.dedup();
@@ -200,7 +234,7 @@ fn print_items(found: Vec<(&str, String, String, Option<inference::agent::quiz::
     for (file, heading, sentence, item) in &found {
         println!("\n## {file} ▸ {heading}\n\n> {sentence}\n");
         let Some(item) = item else {
-            println!("No item: too few wrong options.");
+            println!("No item: too few wrong options or statements.");
             continue;
         };
         made += 1;

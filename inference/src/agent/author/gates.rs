@@ -10,7 +10,8 @@
 //! | `cq_script` | CQ | target-script letters ≥ 0.85 and no letter of another script |
 //!
 //! Letters are counted by [`script_share`]: formulas, units, chemical symbols and numerals
-//! (CO₂, H₂O, 6CO₂ + 6H₂O, km/h, pH) are not letters of any script. Sentences are split by
+//! (CO₂, H₂O, 6CO₂ + 6H₂O, km/h, pH) and the roman numbers of numbered statements (i, ii, iii)
+//! are not letters of any script. Sentences are split by
 //! [`sentences`]: at `.` `!` `?` `।` followed by a space or the end (a `.` between digits, as
 //! in 3.5, does not end one). The theory-dump detector is [`theory_dump`].
 
@@ -63,6 +64,11 @@ fn notation(token: &str) -> bool {
         return true;
     }
     if UNITS.contains(&t.to_lowercase().as_str()) {
+        return true;
+    }
+    // The numbers of a multiple-completion item's statements ("i.", "ii", "iii"), as a board
+    // paper writes them in any language.
+    if ["i", "ii", "iii", "iv"].contains(&t) {
         return true;
     }
     // Element symbols run together: each capital followed by at most one lower-case letter.

@@ -275,8 +275,9 @@ pub struct AuthorConfig {
     /// ([`Thresholds::for_judge`]).
     pub thresholds: Option<Thresholds>,
     /// Whether the model writes a Bangla item where the book gives none (a beginner's MCQ once
-    /// the chapter's definitions are all asked, an intermediate one once its reasons are, any
-    /// advanced MCQ; a CQ once the request's sections have no two reasons left to notice). Off:
+    /// the chapter's definitions and lists are all asked, an intermediate one once its reasons
+    /// and tables are, an advanced one once its lists and tables are; a CQ once the request's
+    /// sections have no two reasons left to notice). Off:
     /// such an item is reported missing at once; neither Qwen2.5-Coder model wrote a usable
     /// Bangla item (docs/EVALUATION.md, "Quiz", "Authoring"), and each try cost the teacher
     /// minutes.
@@ -513,8 +514,9 @@ pub struct Job {
     /// Items written so far, and CQs among them.
     written: usize,
     cqs: usize,
-    /// Beginner MCQs made from the book's definitions and from the members it lists, and
-    /// intermediate ones from its reasons and its comparison tables (each pair alternates).
+    /// Beginner MCQs made from the book's definitions and from the members it lists,
+    /// intermediate ones from its reasons and its comparison tables, and advanced ones (which
+    /// of three statements hold) from its lists and tables (each pair alternates).
     #[serde(default)]
     definitions: usize,
     #[serde(default)]
@@ -745,9 +747,9 @@ impl Job {
         if self.request.difficulty == Difficulty::Beginner {
             let members_first = lang == Lang::Bn && self.examples < self.definitions;
             let made = if members_first {
-                self.example_mcq(bundle).or_else(|| self.definition_mcq(bundle))
+                self.example_mcq(bundle, false).or_else(|| self.definition_mcq(bundle))
             } else {
-                self.definition_mcq(bundle).or_else(|| if lang == Lang::Bn { self.example_mcq(bundle) } else { None })
+                self.definition_mcq(bundle).or_else(|| if lang == Lang::Bn { self.example_mcq(bundle, false) } else { None })
             };
             if let Some(made) = made {
                 return Ok(made);
@@ -766,11 +768,24 @@ impl Job {
                 return Ok(made);
             }
         }
+        // On a Bangla course an advanced MCQ asks which of three statements hold (the board's
+        // multiple-completion item, TeachMateGPT's several steps) on the members of a kind the
+        // book lists or on one of two things it compares in a table, every other item.
+        if lang == Lang::Bn && self.request.difficulty == Difficulty::Advanced {
+            let made = if self.contrasts < self.examples {
+                self.table_completion_mcq(bundle).or_else(|| self.example_mcq(bundle, true))
+            } else {
+                self.example_mcq(bundle, true).or_else(|| self.table_completion_mcq(bundle))
+            };
+            if let Some(made) = made {
+                return Ok(made);
+            }
+        }
         if lang == Lang::Bn && !cfg.write_bangla {
             let reason = match self.request.difficulty {
                 Difficulty::Beginner => "the chapter defines no further term to ask about",
                 Difficulty::Intermediate => "the book gives no further reason or comparison on this topic to ask about",
-                Difficulty::Advanced => "the book gives no advanced Bangla question of its own",
+                Difficulty::Advanced => "the book gives no further list of members or comparison table on this topic to ask about",
             };
             return Ok(Made::Missing { task: Task::Mcq, reason: format!("{reason} (the model does not write Bangla questions)"), attempts: 0 });
         }
@@ -980,11 +995,12 @@ impl Job {
         None
     }
 
-    /// A "which is a member of this kind?" MCQ on a list of members the next passage (in turn)
-    /// gives that no item rests on, then the rest of those passages' chapters (outline order)
+    /// A "which is a member of this kind?" MCQ, or with `completion` a "which of these three
+    /// hold?" one ([`quiz::completion`]), on a list of members the next passage (in turn) gives
+    /// that no item rests on, then the rest of those passages' chapters (outline order)
     /// ([`quiz::example`]; Bangla), passing the writer's checks and the gates; `None` when none
     /// is left.
-    fn example_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
+    fn example_mcq(&mut self, bundle: &Bundle, completion: bool) -> Option<Made> {
         let order = self.passages_then_chapters(bundle);
         let mut pools = quiz::example::Pools::new(bundle);
         for (k, &(chunk, section)) in order.iter().enumerate() {
@@ -993,11 +1009,43 @@ impl Job {
                     continue;
                 }
                 let evidence = self.source(bundle, chunk, e.sentence.clone());
-                let Some(item) = pools.item(&e, evidence) else { continue };
+                let made = if completion { pools.completion(&e, evidence) } else { pools.item(&e, evidence) };
+                let Some(item) = made else { continue };
                 let Some(all_gates) = self.passes(&item, Lang::Bn) else { continue };
                 let concept = bundle.sections[section as usize].heading().to_string();
                 self.examples += 1;
                 return Some(self.take_book_mcq(item, all_gates, k, e.sentence.clone(), concept, Lang::Bn, FromBook::Example));
+            }
+        }
+        None
+    }
+
+    /// A "which of these three hold?" MCQ ([`quiz::completion`]) on one of the two things a
+    /// comparison table the best passage holds sets side by side, else one of the other
+    /// passages', then their chapters' (outline order) whose things compared name the
+    /// request's topic ([`Job::topic_word`]), that no item rests on, passing the writer's
+    /// checks and the gates; `None` when none is left.
+    fn table_completion_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
+        let order = self.passages_then_chapters(bundle);
+        let sections_chosen = !self.request.sections.is_empty();
+        let topic = self.topic_word(bundle);
+        for (k, &(chunk, section)) in order.iter().enumerate() {
+            for table in quiz::contrast::askable_in(bundle, chunk) {
+                let on_topic = topic.as_deref().is_none_or(|t| ask::verify::terms(&format!("{} {}", table.sides[0], table.sides[1])).contains(t));
+                if k > 0 && !sections_chosen && !on_topic {
+                    continue;
+                }
+                for side in 0..2 {
+                    let Some(quote) = quiz::completion::table_quote(&table, side) else { continue };
+                    if self.used.contains(&quote) {
+                        continue;
+                    }
+                    let Some(item) = quiz::completion::from_table(&table, side, self.source(bundle, chunk, quote.clone())) else { continue };
+                    let Some(all_gates) = self.passes(&item, Lang::Bn) else { continue };
+                    let concept = bundle.sections[section as usize].heading().to_string();
+                    self.contrasts += 1;
+                    return Some(self.take_book_mcq(item, all_gates, k, quote, concept, Lang::Bn, FromBook::Contrast));
+                }
             }
         }
         None

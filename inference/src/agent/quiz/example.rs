@@ -49,7 +49,7 @@ impl Examples {
 
     /// What a reason quotes: the sentence, with the members after a "যেমন:" whose list lies
     /// below it; from "যেমন" on when the whole is too long to quote (the list is the point).
-    fn quoted(&self) -> String {
+    pub(super) fn quoted(&self) -> String {
         let full = match self.sentence.strip_suffix(':') {
             Some(head) => format!("{head}: {}।", self.examples.join(", ")),
             None => self.sentence.clone(),
@@ -182,7 +182,7 @@ fn same_term(a: &str, b: &str) -> bool {
 }
 
 /// Whether `text` holds every word of `term` (stemmed).
-fn names(text: &str, term: &str) -> bool {
+pub(super) fn names(text: &str, term: &str) -> bool {
     let (words, term) = (stems(text), stems(term));
     !term.is_empty() && term.iter().all(|t| words.contains(t))
 }
@@ -317,20 +317,71 @@ fn first_line(s: &str) -> &str {
 }
 
 /// The item that asks for a member of `e`'s kind, its key the first member the question does
-/// not name, its wrong options members `pool` lists for other kinds: not a kind `e`'s kind
-/// names or is named by, nor one whose sentence says the other (a kind of it), nor one sharing
-/// a member with it (not disjoint); of the kinds sharing a word with `e`'s first ("তাপের
-/// কুপরিবাহী" for "তাপের সুপরিবাহী"), then of its own section, then the nearest. `None` when
-/// fewer than three are found.
+/// not name, its wrong options three of [`others`]. `None` when fewer than three are found.
 pub fn item(e: &Examples, pool: &[Examples], evidence: ItemEvidence) -> Option<Item> {
     let question = e.question();
     let key = e.examples.iter().find(|m| !names(&question, m))?.clone();
+    let wrong = others(e, pool, &question, std::slice::from_ref(&key), 3);
+    if wrong.len() < 3 {
+        return None;
+    }
+    let mut options: Vec<String> = wrong.iter().map(|(m, _)| m.clone()).collect();
+    let mut rationales: Vec<String> = wrong.iter().map(|(m, p)| format!("{}: “{}”", listed_elsewhere(m, p, e), quote(&p.quoted()))).collect();
+    let at = super::check::key_position(&question);
+    options.insert(at, key.clone());
+    rationales.insert(at, format!("{key} {}। বইয়ে আছে: “{}”", e.term, quote(&e.quoted())));
+    debug_assert!(rationales.iter().all(|r| r.chars().count() <= prompt::REASON_MAX_CHARS));
+    debug_assert!(gates::script_share(&question, Lang::Bn) >= gates::MCQ_SCRIPT);
+    Some(Item { question, options, answer_index: at, rationales, bloom: Bloom::Understand, concepts: vec![e.term.clone()], evidence: vec![evidence] })
+}
+
+/// A sentence of the book's, cut to what a reason quotes.
+pub(super) fn quote(s: &str) -> String {
+    clip(s, QUOTE_CHARS)
+}
+
+/// Why member `m` of `p`'s kind is no member of `e`'s, no more than the book says: it lists
+/// `m` under another kind (the kinds may overlap: "রাবার অপরিবাহী, চৌম্বক পদার্থ নয়" would
+/// claim an insulator cannot be magnetic).
+pub(super) fn listed_elsewhere(m: &str, p: &Examples, e: &Examples) -> String {
+    format!("বইয়ে {m} আছে {} উদাহরণে, {} উদাহরণে নয়", genitive(&p.term), genitive(&e.term))
+}
+
+/// Ranks of a scale's levels, lowest first ("প্রথম স্তরের খাদক" … "সর্বোচ্চ খাদক").
+const LEVELS: &[&str] = &["প্রথম", "দ্বিতীয়", "তৃতীয়", "চতুর্থ", "পঞ্চম"];
+/// The top of such a scale.
+const TOP: &str = "সর্বোচ্চ";
+
+/// Whether two kinds are levels of one scale whose members may belong to both: neighbouring
+/// levels ("প্রথম স্তরের খাদক", "দ্বিতীয় স্তরের খাদক": a carp the book puts on the first eats
+/// at the second too), or the top and any level above the first (the tiger the book calls
+/// "সর্বোচ্চ খাদক" eats deer, a first-level consumer, and so is second-level too). The other
+/// words of their names must agree.
+fn neighbouring_levels(a: &str, b: &str) -> bool {
+    let rank = |t: &str| t.split_whitespace().find_map(|w| if w == TOP { Some(usize::MAX) } else { LEVELS.iter().position(|l| *l == w) });
+    let rest = |t: &str| -> Vec<String> { t.split_whitespace().filter(|w| *w != TOP && !LEVELS.contains(w) && *w != "স্তরের").map(|w| stem(w)).collect() };
+    match (rank(a), rank(b)) {
+        (Some(x), Some(y)) if x != y && rest(a) == rest(b) => match (x.min(y), x.max(y)) {
+            (low, usize::MAX) => low >= 1,
+            (low, high) => high - low == 1,
+        },
+        _ => false,
+    }
+}
+
+/// Up to `n` members `pool` lists for other kinds than `e`'s, none named by `question` nor
+/// one of `taken`, each with its kind: not a kind `e`'s kind names or is named by, nor one
+/// whose sentence says the other (a kind of it), nor one sharing a member with it (not
+/// disjoint), nor a neighbouring level of one scale ([`neighbouring_levels`]); of the kinds sharing a word with `e`'s first ("তাপের কুপরিবাহী" for "তাপের
+/// সুপরিবাহী"), then of its own section, then the nearest.
+pub(super) fn others<'p>(e: &Examples, pool: &'p [Examples], question: &str, taken: &[String], n: usize) -> Vec<(String, &'p Examples)> {
     let norm = |m: &str| m.to_lowercase();
     // Every member the course lists for this kind.
     let own: Vec<String> = pool.iter().filter(|p| same_term(&p.term, &e.term)).flat_map(|p| p.examples.iter().map(|m| norm(m))).chain(e.examples.iter().map(|m| norm(m))).collect();
     let term_stems = stems(&e.term);
     let related = |p: &Examples| {
         same_term(&p.term, &e.term)
+            || neighbouring_levels(&p.term, &e.term)
             || names(&p.term, &e.term)
             || names(&e.term, &p.term)
             || says(&p.sentence, &e.term)
@@ -345,31 +396,17 @@ pub fn item(e: &Examples, pool: &[Examples], evidence: ItemEvidence) -> Option<I
     // feature of it rules out at once ("স্বচ্ছ" against "অস্বচ্ছ" and "ঈষদচ্ছ"); then the
     // nearest others' members.
     let (close, far): (Vec<&Examples>, Vec<&Examples>) = others.into_iter().partition(|p| shares(p) || p.section == e.section);
-    let fits = |m: &String| !names(m, &e.term) && !names(&question, m) && norm(m) != norm(&key);
+    let fits = |m: &String| !names(m, &e.term) && !names(question, m) && !taken.iter().any(|t| norm(t) == norm(m));
     let turns = close.iter().map(|p| p.examples.len()).max().unwrap_or(0);
     let in_turn = (0..turns).flat_map(|t| close.iter().filter_map(move |&p| p.examples.get(t).map(|m| (m, p))));
     let rest = far.iter().flat_map(|&p| p.examples.iter().map(move |m| (m, p)));
     let mut wrong: Vec<(String, &Examples)> = Vec::new();
     for (m, p) in in_turn.chain(rest) {
-        if wrong.len() < 3 && fits(m) && !wrong.iter().any(|(w, _)| norm(w) == norm(m)) {
+        if wrong.len() < n && fits(m) && !wrong.iter().any(|(w, _)| norm(w) == norm(m)) {
             wrong.push((m.clone(), p));
         }
     }
-    if wrong.len() < 3 {
-        return None;
-    }
-    let quote = |s: &str| clip(s, QUOTE_CHARS);
-    let mut options: Vec<String> = wrong.iter().map(|(m, _)| m.clone()).collect();
-    // What the book says, not more: it lists the member under another kind (the kinds may
-    // overlap: "রাবার অপরিবাহী, চৌম্বক পদার্থ নয়" would claim an insulator cannot be magnetic).
-    let mut rationales: Vec<String> =
-        wrong.iter().map(|(m, p)| format!("বইয়ে {m} আছে {} উদাহরণে, {} উদাহরণে নয়: “{}”", genitive(&p.term), genitive(&e.term), quote(&p.quoted()))).collect();
-    let at = super::check::key_position(&question);
-    options.insert(at, key.clone());
-    rationales.insert(at, format!("{key} {}। বইয়ে আছে: “{}”", e.term, quote(&e.quoted())));
-    debug_assert!(rationales.iter().all(|r| r.chars().count() <= prompt::REASON_MAX_CHARS));
-    debug_assert!(gates::script_share(&question, Lang::Bn) >= gates::MCQ_SCRIPT);
-    Some(Item { question, options, answer_index: at, rationales, bloom: Bloom::Understand, concepts: vec![e.term.clone()], evidence: vec![evidence] })
+    wrong
 }
 
 #[cfg(test)]
@@ -444,6 +481,12 @@ mod tests {
         let alkali = pool.iter().find(|e| e.term == "ক্ষার").unwrap().clone();
         let i = item(&alkali, &pool, ev(&alkali)).unwrap();
         assert!(!i.options.iter().any(|o| o.contains("অক্সাইড")), "{:?}", i.options);
+        // Levels of one scale overlap at their neighbours and at the top.
+        assert!(neighbouring_levels("প্রথম স্তরের খাদক", "দ্বিতীয় স্তরের খাদক"));
+        assert!(!neighbouring_levels("প্রথম স্তরের খাদক", "তৃতীয় স্তরের খাদক"));
+        assert!(neighbouring_levels("দ্বিতীয় স্তরের খাদক", "সর্বোচ্চ খাদক"));
+        assert!(!neighbouring_levels("প্রথম স্তরের খাদক", "সর্বোচ্চ খাদক"));
+        assert!(!neighbouring_levels("তাপের সুপরিবাহী", "তাপের কুপরিবাহী"));
         // Too few other kinds: no item.
         assert!(item(&alkali, &pool[2..], ev(&alkali)).is_none());
     }

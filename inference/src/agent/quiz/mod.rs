@@ -26,7 +26,9 @@
 //!    In such a language an Understand item or above asks instead why, for a reason the book
 //!    gives ([`cause`]), which is a member of a kind the book lists ([`example`]), or how two
 //!    things the book compares in a table differ ([`contrast`]), whichever the quiz has asked
-//!    least.
+//!    least; an Apply item or above (not after a wrong answer), first which of three numbered
+//!    statements on those members or rows hold, the board's multiple-completion item
+//!    ([`completion`]; Analyse).
 //!    An Apply or Analyse item is, where the passage holds one, a line or program of the book
 //!    asked back as "what does Python show?" ([`predict`]): the book's output the key, each
 //!    wrong option what Python shows for a common misreading, all run while the bundle was built.
@@ -38,6 +40,7 @@
 
 pub mod cause;
 pub mod check;
+pub mod completion;
 pub mod contrast;
 pub mod define;
 pub mod example;
@@ -759,13 +762,26 @@ impl Quiz {
             let made = if writes {
                 self.definition_item(bundle, plan, &used, &earlier)
             } else if plan.bloom >= Bloom::Understand {
+                // Above Understand (not on the way down after a wrong answer): which of three
+                // statements hold, on the members of a kind or the rows of a table, the one the
+                // quiz has asked least first.
+                let shown = |f: fn(&Validation) -> bool| self.rounds.iter().filter(|r| f(&r.validation)).count();
+                let harder = plan.bloom >= Bloom::Analyse || plan.bloom == Bloom::Apply && plan.branch != Branch::Wrong;
+                let completion = || {
+                    let mut makers: [(usize, Maker); 2] = [(shown(|v| v.by_example), Self::list_completion_item), (shown(|v| v.by_contrast), Self::table_completion_item)];
+                    makers.sort_by_key(|m| m.0);
+                    makers.iter().find_map(|(_, make)| make(self, bundle, plan, &used, &earlier))
+                };
                 // Why, which is a member of a kind, or how two things differ: the kind the quiz
                 // has asked least first.
-                let shown = |f: fn(&Validation) -> bool| self.rounds.iter().filter(|r| f(&r.validation)).count();
                 let mut makers: [(usize, Maker); 3] =
                     [(shown(|v| v.by_reason), Self::reason_item), (shown(|v| v.by_example), Self::example_item), (shown(|v| v.by_contrast), Self::contrast_item)];
                 makers.sort_by_key(|m| m.0);
-                makers.iter().find_map(|(_, make)| make(self, bundle, plan, &used, &earlier)).or_else(|| self.definition_item(bundle, plan, &used, &earlier))
+                harder
+                    .then(completion)
+                    .flatten()
+                    .or_else(|| makers.iter().find_map(|(_, make)| make(self, bundle, plan, &used, &earlier)))
+                    .or_else(|| self.definition_item(bundle, plan, &used, &earlier))
             } else {
                 self.definition_item(bundle, plan, &used, &earlier)
                     .or_else(|| self.example_item(bundle, plan, &used, &earlier))
@@ -852,6 +868,27 @@ impl Quiz {
             contrast::askable_in(bundle, plan.chunk).into_iter().flat_map(|t| (0..t.rows.len()).map(move |r| (t.clone(), r, contrast::quote(&t, r)))).filter(|(_, _, q)| !used.contains(&q.as_str())).collect();
         rows.sort_by_key(|(_, _, q)| plan.focus.as_deref() != Some(q.as_str()));
         let items = rows.into_iter().filter_map(|(t, r, quote)| Some((contrast::item(&t, r, source(bundle, plan.chunk, quote))?, true)));
+        self.first_unknown(items, earlier, Book::Contrast)
+    }
+
+    /// A "which of these hold?" item ([`completion`]) on a list of members `plan`'s passage
+    /// gives that no earlier item rests on (the plan's own sentence first), the statement that
+    /// does not hold a member its chapter lists for another kind (the whole course's when the
+    /// chapter has none); checked as a written item is.
+    fn list_completion_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let mut pools = example::Pools::new(bundle);
+        let mut lists: Vec<example::Examples> = pools.askable(plan.chunk).into_iter().filter(|e| !used.contains(&e.sentence.as_str())).collect();
+        lists.sort_by_key(|e| plan.focus.as_deref() != Some(e.sentence.as_str()));
+        let items = lists.into_iter().filter_map(|e| Some((pools.completion(&e, source(bundle, plan.chunk, e.sentence.clone()))?, true)));
+        self.first_unknown(items, earlier, Book::Example)
+    }
+
+    /// A "which of these hold?" item ([`completion`]) on one of the two things a comparison
+    /// table in `plan`'s passage sets side by side, that no earlier item rests on; checked as a
+    /// written item is.
+    fn table_completion_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let sides = contrast::askable_in(bundle, plan.chunk).into_iter().flat_map(|t| (0..2).filter_map(move |side| Some((completion::table_quote(&t, side)?, t.clone(), side))));
+        let items = sides.filter(|(q, _, _)| !used.contains(&q.as_str())).filter_map(|(quote, t, side)| Some((completion::from_table(&t, side, source(bundle, plan.chunk, quote))?, true)));
         self.first_unknown(items, earlier, Book::Contrast)
     }
 
