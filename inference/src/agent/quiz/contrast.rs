@@ -79,26 +79,33 @@ fn side(s: &str) -> bool {
     (1..=SIDE_WORDS).contains(&words) && gates::script_share(s, Lang::Bn) >= gates::MCQ_SCRIPT
 }
 
-/// The comparison tables of `text` (section `section`): three columns, the first headed by
-/// an aspect word ("বিষয়", "বৈশিষ্ট্য", …) or the table introduced as a difference or a
-/// comparison ("… পার্থক্যগুলো দেখানো হলো:"), the other two headed by the things compared;
-/// or two columns headed by the two things, each row a pair of statements ("জারণ | বিজারণ" over
-/// "অক্সিজেন যুক্ত হয় | অক্সিজেন অপসারিত হয়"; its aspects empty). Every row whose cells are
-/// filled (Ask shows them all: [`sentences`]).
+/// The comparison tables of `text` (section `section`): an aspect column, headed by an aspect
+/// word ("বিষয়", "বৈশিষ্ট্য", …) or the table introduced as a difference or a comparison ("…
+/// পার্থক্যগুলো দেখানো হলো:"), then one column per thing compared — two things, or three or
+/// more ("বৈশিষ্ট্য | লোহিত কণিকা | শ্বেত কণিকা | অণুচক্রিকা"), each pair of them one
+/// [`Contrast`]; or two columns headed by the two things, each row a pair of statements ("জারণ
+/// | বিজারণ" over "অক্সিজেন যুক্ত হয় | অক্সিজেন অপসারিত হয়"; its aspects empty). Every row
+/// whose cells are filled (Ask shows them all: [`sentences`]).
 pub fn tables(text: &str, section: u32) -> Vec<Contrast> {
     let mut out = Vec::new();
     for g in grids(text) {
         let h = &g.header;
         let introduced = ["পার্থক্য", "তুলনা"].iter().any(|w| g.before.contains(w));
-        let (sides, aspect) = match h.len() {
-            3 if (ASPECT_HEADERS.contains(&h[0].as_str()) || introduced) && side(&h[1]) && side(&h[2]) && h[1] != h[2] => ([h[1].clone(), h[2].clone()], true),
-            2 if side(&h[0]) && side(&h[1]) && h[0] != h[1] => ([h[0].clone(), h[1].clone()], false),
+        let distinct = |cols: &[String]| cols.iter().enumerate().all(|(i, a)| cols[..i].iter().all(|b| b != a));
+        // The columns of the things compared, and whether the first is the aspect.
+        let (things, aspect): (Vec<usize>, bool) = match h.len() {
+            n if n >= 3 && (ASPECT_HEADERS.contains(&h[0].as_str()) || introduced) && h[1..].iter().all(|x| side(x)) && distinct(&h[1..]) => ((1..n).collect(), true),
+            2 if side(&h[0]) && side(&h[1]) && h[0] != h[1] => (vec![0, 1], false),
             _ => continue,
         };
-        let rows: Vec<(String, [String; 2])> =
-            g.rows.iter().map(|(c, _)| if aspect { (c[0].clone(), [c[1].clone(), c[2].clone()]) } else { (String::new(), [c[0].clone(), c[1].clone()]) }).collect();
-        if !rows.is_empty() {
-            out.push(Contrast { sides, rows, header: g.header_line.to_string(), lines: g.rows.iter().map(|(_, l)| l.to_string()).collect(), section });
+        let lines: Vec<String> = g.rows.iter().map(|(_, l)| l.to_string()).collect();
+        for (k, &i) in things.iter().enumerate() {
+            for &j in &things[k + 1..] {
+                let rows: Vec<(String, [String; 2])> = g.rows.iter().map(|(c, _)| (if aspect { c[0].clone() } else { String::new() }, [c[i].clone(), c[j].clone()])).collect();
+                if !rows.is_empty() {
+                    out.push(Contrast { sides: [h[i].clone(), h[j].clone()], rows, header: g.header_line.to_string(), lines: lines.clone(), section });
+                }
+            }
         }
     }
     out
@@ -289,6 +296,12 @@ mod tests {
         let t = rows_compared(kinds, 0, &|s| s.contains("বাস্তুতন্ত্র")).unwrap();
         assert_eq!(sentences(&t), ["বৈশিষ্ট্য: স্থলজ বাস্তুতন্ত্র — স্থলভাগে গড়ে ওঠে; জলজ বাস্তুতন্ত্র — পানিতে গড়ে ওঠে", "উদাহরণ: স্থলজ বাস্তুতন্ত্র — বন, মরুভূমি; জলজ বাস্তুতন্ত্র — পুকুর, সাগর"]);
         assert!(rows_compared(kinds, 0, &|s| s.starts_with("জলজ")).is_none(), "one thing named compares nothing");
+        // Three things side by side: each pair of them.
+        let cells = tables("বৈশিষ্ট্য | লোহিত কণিকা | শ্বেত কণিকা | অণুচক্রিকা\nনিউক্লিয়াস | নেই | আছে | নেই\nবর্ণ | লাল | বর্ণহীন | বর্ণহীন\nপ্রধান কাজ | অক্সিজেন পরিবহন | রোগ প্রতিরোধ | রক্ত জমাট বাঁধানো", 0);
+        let pairs: Vec<[&str; 2]> = cells.iter().map(|t| [t.sides[0].as_str(), t.sides[1].as_str()]).collect();
+        assert_eq!(pairs, [["লোহিত কণিকা", "শ্বেত কণিকা"], ["লোহিত কণিকা", "অণুচক্রিকা"], ["শ্বেত কণিকা", "অণুচক্রিকা"]]);
+        assert_eq!(sentences(&cells[1])[0], "নিউক্লিয়াস: লোহিত কণিকা — নেই; অণুচক্রিকা — নেই");
+        assert_eq!(contrasts("বৈশিষ্ট্য | লোহিত কণিকা | শ্বেত কণিকা | অণুচক্রিকা\nনিউক্লিয়াস | নেই | আছে | নেই\nবর্ণ | লাল | বর্ণহীন | বর্ণহীন\nপ্রধান কাজ | অক্সিজেন পরিবহন | রোগ প্রতিরোধ | রক্ত জমাট বাঁধানো", 0)[1].rows.len(), 2, "rows whose two cells agree ask nothing");
         // A table of things and their properties compares nothing.
         assert!(contrasts("পদার্থ | আনুমানিক pH | প্রকৃতি\nলেবুর রস | 2 – 2.5 | অম্লীয়\nসাবান-পানি | 9 – 10 | ক্ষারীয়\nচুনের পানি | 12.4 | তীব্র ক্ষারীয়", 0).is_empty());
         assert_eq!(genitive("মিয়োসিস"), "মিয়োসিসের");

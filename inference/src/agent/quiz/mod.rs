@@ -506,6 +506,11 @@ pub struct Quiz {
     /// planned first on a passage that has one at its level.
     #[serde(default)]
     pub runnable: Vec<(u32, Bloom)>,
+    /// In a quiz the model does not write: passages holding a list of a kind's members or a
+    /// comparison table of three rows to ask, the stuff of a multiple-completion item
+    /// ([`completion`]): an item above Understand is planned first on one of them.
+    #[serde(default)]
+    pub statements: Vec<u32>,
     pub rounds: Vec<Round>,
     /// Plans that gave no valid item, and why.
     pub skipped: Vec<(Plan, String)>,
@@ -629,7 +634,14 @@ impl Quiz {
             passages.iter().flat_map(|&(c, _)| predict::within(env.bundle, c).into_iter().flat_map(move |p| predict::levels(env.bundle, p).into_iter().map(move |b| (c, b)))).collect();
         runnable.sort_unstable();
         runnable.dedup();
-        let mut quiz = Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, rounds: Vec::new(), skipped: Vec::new(), start: cfg.start, bias: None, known: Vec::new(), stale: Vec::new() };
+        let statements = if cfg.writes(&language) {
+            Vec::new()
+        } else {
+            let mut lists = example::Pools::new(env.bundle);
+            passages.iter().map(|&(c, _)| c).filter(|&c| !lists.askable(c).is_empty() || contrast::askable_in(env.bundle, c).iter().any(|t| completion::table_quote(t, 0).is_some())).collect()
+        };
+        let mut quiz =
+            Quiz { topic: topic.to_string(), subtopic, language, evidence, passages, inside, defined, runnable, statements, rounds: Vec::new(), skipped: Vec::new(), start: cfg.start, bias: None, known: Vec::new(), stale: Vec::new() };
         quiz.start = start.unwrap_or_else(|| quiz.opening(cfg));
         Ok(quiz)
     }
@@ -704,8 +716,9 @@ impl Quiz {
     /// ([`Quiz::runnable`]) first.
     fn fresh(&self, cfg: &QuizConfig, bloom: Bloom) -> Option<u32> {
         // Where a passage has no line at the level, or only lines the learner answered right
-        // last time, it comes after those that have one.
-        let other = |c: u32| !self.runnable.contains(&(c, bloom)) || self.stale.contains(&(c, bloom));
+        // last time, it comes after those that have one; above Understand, in a quiz the model
+        // does not write, one with no statements to ask after those that have some.
+        let other = |c: u32| (!self.runnable.contains(&(c, bloom)) || self.stale.contains(&(c, bloom))) && !(bloom >= Bloom::Apply && self.statements.contains(&c));
         // A passage is used once an item rests on it or it gave none; one with several
         // definitions to ask ([`Quiz::defined`]), once each has been asked.
         let used = |c: u32| {
@@ -1246,6 +1259,7 @@ mod tests {
             inside: 0,
             defined: Vec::new(),
             runnable: Vec::new(),
+            statements: Vec::new(),
             rounds: Vec::new(),
             skipped: Vec::new(),
             start: Bloom::Understand,
