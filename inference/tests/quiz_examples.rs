@@ -4,7 +4,8 @@
 //! (`agent::quiz::completion`) on a small Bangla course: a Bangla quiz at Understand alternates
 //! the first two with "why" items and climbs to the third after a right answer, a teacher's
 //! beginner Bangla MCQs alternate members with definitions, intermediate ones table rows with
-//! reasons and advanced ones the third on lists and on tables, and each item's wrong options are
+//! reasons and advanced ones the third on lists and on tables (then "is a classmate's answer
+//! right?", `agent::quiz::judge`, on reasons and rows), and each item's wrong options are
 //! the other side of the contrast the book draws, through the gates; the model writes and judges
 //! none of it.
 //! (The chapter was written for this test; the held-out reading is in docs/EVALUATION.md,
@@ -12,7 +13,7 @@
 
 mod common;
 use inference::agent::author::{self, AuthorConfig, AuthorEnv, AuthorRequest, Body, Difficulty, Made as Authored, Prepared, Task};
-use inference::agent::quiz::{Bloom, Branch, Item, Made, Quiz, QuizConfig, QuizEnv, Subtopic, completion};
+use inference::agent::quiz::{Bloom, Branch, Item, Made, Quiz, QuizConfig, QuizEnv, Subtopic, completion, judge};
 use inference::bundle::{Bundle, CourseInfo};
 use inference::corpus::{Block, BlockKind, Document};
 use inference::llm::{LoadOptions, Session, now};
@@ -92,7 +93,10 @@ fn a_bangla_quiz_asks_which_is_a_member_among_the_other_sides() {
     while let Some(plan) = quiz.plan(branch, &cfg) {
         let Some(Made::Item { item, validation }) = common::make_or_replan(&mut quiz, &mut env, plan, &cfg) else { break };
         assert!(validation.passed, "{validation:?}");
-        if completion::asks(&item.question) {
+        if judge::asks(&item.question) {
+            corrects_with_the_books_answer(&item, &validation);
+            order.push("judge");
+        } else if completion::asks(&item.question) {
             statements_hold_as_the_book_says(&item);
             assert!(validation.by_example || validation.by_contrast, "{validation:?}");
             if validation.by_example {
@@ -137,13 +141,30 @@ fn a_bangla_quiz_asks_which_is_a_member_among_the_other_sides() {
     assert_eq!(env.session.evaluated(), evaluated, "the model read nothing");
     assert_eq!(kinds.len(), 4, "each list asked once: {kinds:?}");
     // The kind asked less comes first at Understand: "why" (first in a tie); after a right
-    // answer, which statements hold, while the lists and the table's two things last; then
-    // members again.
-    assert_eq!(order[..2], ["why", "completion"], "{order:?}");
-    let completions = order.iter().filter(|&&o| o == "completion").count();
-    // (A learner right every time climbs: every list is asked as "which hold?" before a
-    // member item could ask it.)
-    assert!(whys >= 1 && completions >= 4, "{whys} why items, {members} member items, {completions} completions: {order:?}");
+    // answer, which statements hold (an Analyse item, planned at Apply); after that, at
+    // Evaluate and up, whether a classmate's answer is right, while reasons and rows last;
+    // then the rest.
+    assert_eq!(order[..3], ["why", "completion", "judge"], "{order:?}");
+    let count = |kind: &str| order.iter().filter(|&&o| o == kind).count();
+    assert!(whys >= 1 && count("completion") >= 2 && count("judge") >= 3, "{whys} why items, {members} member items: {order:?}");
+}
+
+/// Whether a "judge" item's classmate gives a wrong answer and its key corrects it with the
+/// book's: a reason as the sentence gives it, or a row's two values in the table's order.
+fn corrects_with_the_books_answer(item: &Item, validation: &inference::agent::quiz::Validation) {
+    assert_eq!(item.bloom, Bloom::Evaluate);
+    let said = item.question.split_once("লিখেছে: “").unwrap().1.split_once('”').unwrap().0;
+    let key = item.options[item.answer_index].strip_prefix("ঠিক নয়; উত্তর হবে: ").expect("the key corrects the answer");
+    assert_ne!(said, key, "{}", item.question);
+    assert!(item.options.contains(&"ঠিক; বইয়েও তা-ই আছে".to_string()), "{:?}", item.options);
+    let quote = &item.evidence[0].quote;
+    if validation.by_reason {
+        assert!(quote.contains(key), "{key} in {quote}");
+    } else {
+        assert!(validation.by_contrast, "{validation:?}");
+        let row: Vec<&str> = quote.lines().nth(1).unwrap().split(" | ").collect();
+        assert_eq!(key, format!("{} ও {}", row[1], row[2]), "{}", item.question);
+    }
 }
 
 #[test]
@@ -265,5 +286,51 @@ fn advanced_bangla_mcqs_ask_which_statements_hold_on_a_kinds_members_and_on_a_ta
             assert!(leads.iter().all(|l| l.ends_with(" উদাহরণ—")) && leads[0] != leads[1], "{leads:?}");
         }
     }
+    assert_eq!(env.session.evaluated(), evaluated, "the model wrote and judged nothing");
+}
+
+#[test]
+fn advanced_bangla_mcqs_judge_a_classmates_answer_once_no_statements_are_left() {
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    let b = bundle();
+    let cfg = AuthorConfig::default();
+    let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
+    let evaluated = env.session.evaluated();
+    let request = AuthorRequest { text: String::new(), query: "মাইটোসিস ও মিয়োসিস".into(), sections: vec![], mcq: 5, cq: 0, difficulty: Difficulty::Advanced, lang: None, avoid: Default::default() };
+    let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
+    let mut kinds = Vec::new();
+    for _ in 0..5 {
+        match now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() {
+            Authored::Item(mut item) => {
+                assert!(item.gates.values().all(|&ok| ok), "{:?}", item.gates);
+                let Body::Mcq(mcq) = item.body.clone() else { panic!("an MCQ") };
+                now(job.verify(&mut env, &mut item, &cfg)).unwrap();
+                let v = item.verification.as_ref().unwrap();
+                assert!(v.accepted && v.faithfulness == 1.0 && v.detail.level == 1.0, "{}: {v:?}", mcq.question);
+                if judge::asks(&mcq.question) {
+                    let shown = Item {
+                        question: mcq.question.clone(),
+                        options: mcq.options.clone(),
+                        answer_index: mcq.answer_index,
+                        rationales: mcq.rationales.clone(),
+                        bloom: Bloom::Evaluate,
+                        concepts: vec![],
+                        evidence: vec![inference::agent::quiz::ItemEvidence { chunk: 0, section: 0, file: String::new(), heading_path: vec![], quote: item.sources[0].quote.clone() }],
+                    };
+                    let validation = inference::agent::quiz::Validation { by_reason: item.by_reason, by_contrast: item.by_contrast, ..Default::default() };
+                    corrects_with_the_books_answer(&shown, &validation);
+                    kinds.push(if item.by_reason { "judge why" } else { "judge row" });
+                } else {
+                    assert!(completion::asks(&mcq.question), "{}", mcq.question);
+                    kinds.push("completion");
+                }
+            }
+            Authored::Missing { reason, .. } => panic!("{reason}: {kinds:?}"),
+        }
+    }
+    // The table's two things first, then a classmate's answer to a row and to a reason in turn.
+    assert_eq!(kinds[..2], ["completion", "completion"], "{kinds:?}");
+    assert!(kinds[2..].contains(&"judge why") && kinds[2..].contains(&"judge row"), "{kinds:?}");
     assert_eq!(env.session.evaluated(), evaluated, "the model wrote and judged nothing");
 }

@@ -32,6 +32,12 @@ pub struct Args {
     /// hand audit).
     #[arg(long)]
     completions: bool,
+    /// Also print every "is a classmate's answer right?" item made from a reason the book gives
+    /// and from a row of a comparison table (the "why" or "respectively" item's misreading as
+    /// the answer), as the quiz and authoring show it, with which check refuses it (Markdown,
+    /// for a hand audit).
+    #[arg(long)]
+    judges: bool,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -148,6 +154,9 @@ pub fn run(a: Args) -> Result<()> {
     if a.completions {
         print_completions(&b);
     }
+    if a.judges {
+        print_judges(&b);
+    }
     Ok(())
 }
 
@@ -214,6 +223,31 @@ fn print_completions(b: &Bundle) {
         }
     }
     print_items(found, "lists and tables' sides");
+}
+
+/// Every "judge" item the book's reasons and table rows make (see [`Args::judges`]).
+fn print_judges(b: &Bundle) {
+    use inference::agent::quiz::{cause, contrast, judge};
+    let judged = |item: Option<inference::agent::quiz::Item>, misreading: &str| item.and_then(|i| judge::item(&i, judge::misread(&i, misreading)?));
+    let mut pools = cause::Pools::new(b);
+    let mut found: Vec<_> = files(b)
+        .into_iter()
+        .flat_map(|file| cause::pool(b, &[file]).into_iter().map(move |c| (file, c)))
+        .map(|(file, c)| {
+            let item = judged(pools.item(&c, evidence(file, c.section, &c.sentence)), cause::TURNED);
+            (file, c.heading, c.sentence, item)
+        })
+        .collect();
+    for s in b.sections.iter().filter(|s| s.kind != inference::index::outline::SectionKind::Exercise) {
+        for t in contrast::contrasts(&s.text, s.id) {
+            for row in 0..t.rows.len() {
+                let quote = contrast::quote(&t, row);
+                let item = judged(contrast::item(&t, row, evidence(&s.file, s.id, &quote)), contrast::SWAPPED);
+                found.push((s.file.as_str(), s.heading().to_string(), quote.replace('\n', " ⏎ "), item));
+            }
+        }
+    }
+    print_items(found, "reasons and table rows");
 }
 
 fn files(b: &Bundle) -> Vec<&str> {

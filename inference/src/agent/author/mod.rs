@@ -760,9 +760,9 @@ impl Job {
         // "পার্থক্য"), every other item.
         if lang == Lang::Bn && self.request.difficulty == Difficulty::Intermediate {
             let made = if self.contrasts < self.reasons {
-                self.contrast_mcq(bundle).or_else(|| self.reason_mcq(bundle))
+                self.contrast_mcq(bundle, false).or_else(|| self.reason_mcq(bundle, false))
             } else {
-                self.reason_mcq(bundle).or_else(|| self.contrast_mcq(bundle))
+                self.reason_mcq(bundle, false).or_else(|| self.contrast_mcq(bundle, false))
             };
             if let Some(made) = made {
                 return Ok(made);
@@ -770,13 +770,22 @@ impl Job {
         }
         // On a Bangla course an advanced MCQ asks which of three statements hold (the board's
         // multiple-completion item, TeachMateGPT's several steps) on the members of a kind the
-        // book lists or on one of two things it compares in a table, every other item.
+        // book lists or on one of two things it compares in a table, every other item; when
+        // none is left, whether a classmate's answer to a why or "respectively" question is
+        // right (`quiz::judge`: judge the answer, then correct it).
         if lang == Lang::Bn && self.request.difficulty == Difficulty::Advanced {
             let made = if self.contrasts < self.examples {
                 self.table_completion_mcq(bundle).or_else(|| self.example_mcq(bundle, true))
             } else {
                 self.example_mcq(bundle, true).or_else(|| self.table_completion_mcq(bundle))
             };
+            let made = made.or_else(|| {
+                if self.contrasts < self.reasons {
+                    self.contrast_mcq(bundle, true).or_else(|| self.reason_mcq(bundle, true))
+                } else {
+                    self.reason_mcq(bundle, true).or_else(|| self.contrast_mcq(bundle, true))
+                }
+            });
             if let Some(made) = made {
                 return Ok(made);
             }
@@ -785,7 +794,7 @@ impl Job {
             let reason = match self.request.difficulty {
                 Difficulty::Beginner => "the chapter defines no further term to ask about",
                 Difficulty::Intermediate => "the book gives no further reason or comparison on this topic to ask about",
-                Difficulty::Advanced => "the book gives no further list of members or comparison table on this topic to ask about",
+                Difficulty::Advanced => "the book gives no further list of members, comparison or reason on this topic to ask about",
             };
             return Ok(Made::Missing { task: Task::Mcq, reason: format!("{reason} (the model does not write Bangla questions)"), attempts: 0 });
         }
@@ -1055,8 +1064,9 @@ impl Job {
     /// else one of the other passages', then their chapters' (outline order) whose things
     /// compared or aspect name the request's topic ([`Job::topic_word`]) ([`quiz::contrast`];
     /// Bangla), that no item rests on, passing the writer's checks and the gates; `None` when
-    /// none is left.
-    fn contrast_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
+    /// none is left. With `judged`, the item judges a classmate's swapped pairing
+    /// ([`quiz::judge`]).
+    fn contrast_mcq(&mut self, bundle: &Bundle, judged: bool) -> Option<Made> {
         let order = self.passages_then_chapters(bundle);
         let sections_chosen = !self.request.sections.is_empty();
         let topic = self.topic_word(bundle);
@@ -1069,6 +1079,7 @@ impl Job {
                         continue;
                     }
                     let Some(item) = quiz::contrast::item(&table, row, self.source(bundle, chunk, quote.clone())) else { continue };
+                    let Some(item) = judge(item, judged, quiz::contrast::SWAPPED) else { continue };
                     let Some(all_gates) = self.passes(&item, Lang::Bn) else { continue };
                     let concept = bundle.sections[section as usize].heading().to_string();
                     self.contrasts += 1;
@@ -1083,8 +1094,10 @@ impl Job {
     /// ([`Job::topic_word`]) that the other passages, then their chapters (outline order) give
     /// ([`quiz::cause`]; Bangla), that no item rests on, passing the writer's checks and the
     /// gates; `None` when none is left. (The passages hold neighbouring topics: five MCQs on
-    /// "আলোর প্রতিফলন" asked about the sun's distance, shadows and dispersion.)
-    fn reason_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
+    /// "আলোর প্রতিফলন" asked about the sun's distance, shadows and dispersion.) With `judged`,
+    /// the item judges a classmate's answer, the reason turned ([`quiz::judge`]; none where the
+    /// reason has no word to turn).
+    fn reason_mcq(&mut self, bundle: &Bundle, judged: bool) -> Option<Made> {
         let order = self.passages_then_chapters(bundle);
         let sections_chosen = !self.request.sections.is_empty();
         let topic = self.topic_word(bundle);
@@ -1097,6 +1110,7 @@ impl Job {
                 }
                 let evidence = self.source(bundle, chunk, c.sentence.clone());
                 let Some(item) = pools.item(&c, evidence) else { continue };
+                let Some(item) = judge(item, judged, quiz::cause::TURNED) else { continue };
                 let Some(all_gates) = self.passes(&item, Lang::Bn) else { continue };
                 let concept = bundle.sections[section as usize].heading().to_string();
                 self.reasons += 1;
@@ -1541,6 +1555,12 @@ pub fn review_order(items: &mut [Authored]) {
         let f = |i: &Authored| i.verification.as_ref().map_or(f64::INFINITY, |v| v.faithfulness);
         f(a).partial_cmp(&f(b)).unwrap_or(std::cmp::Ordering::Equal)
     });
+}
+
+/// `item`, or with `judged` the item that judges a classmate's answer to it, the wrong option
+/// whose reason opens with `misreading` ([`quiz::judge`]).
+fn judge(item: quiz::Item, judged: bool, misreading: &str) -> Option<quiz::Item> {
+    if judged { quiz::judge::item(&item, quiz::judge::misread(&item, misreading)?) } else { Some(item) }
 }
 
 #[cfg(test)]

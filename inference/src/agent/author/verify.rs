@@ -116,12 +116,14 @@ fn level_fit(d: Difficulty, question: &str) -> bool {
         // difference (`quiz::contrast`).
         Difficulty::Intermediate => any(&["why", "how", "difference", "differ", "explain", "reason", "কেন", "কীভাবে", "পার্থক্য", "ব্যাখ্যা", "কারণ", "যথাক্রমে"]),
         // "নিচের কোনটি সঠিক?" over numbered statements: the board's multiple-completion item
-        // (`quiz::completion`), each statement judged and then combined.
+        // (`quiz::completion`), each statement judged and then combined; a classmate's answer
+        // judged, then corrected (`quiz::judge`).
         Difficulty::Advanced => {
             crate::agent::author::gates::sentences(question).len() >= 2
                 || q.chars().any(|c| c.is_numeric())
                 || any(&["নির্ণয়", "determine", "calculate", "find"])
                 || crate::agent::quiz::completion::asks(question)
+                || crate::agent::quiz::judge::asks(question)
         }
     }
 }
@@ -158,11 +160,14 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
         // its wrong options members it names for other kinds; and an item on a row of a table
         // the book compares two things in (`quiz::contrast`): its key is the row as printed.
         // A multiple-completion item (`quiz::completion`) claims its lead and the statements its
-        // key holds true, not its numbered options.
+        // key holds true, not its numbered options; a "judge" item (`quiz::judge`) the question
+        // it quotes and the key's correction, not the classmate's answer.
         Body::Mcq(m) if item.by_running || item.by_reason || item.by_example || item.by_contrast => {
             let ki = m.answer_index.min(m.options.len().saturating_sub(1));
             detail.judged = std::iter::once(1.0).chain(std::iter::repeat_n(0.0, m.options.len().saturating_sub(1))).collect();
-            item_text = quiz::completion::claimed(&m.question, ki).unwrap_or_else(|| format!("{} {}", m.question, m.options[ki]));
+            item_text = quiz::completion::claimed(&m.question, ki)
+                .or_else(|| quiz::judge::claimed(&m.question, &m.options[ki]))
+                .unwrap_or_else(|| format!("{} {}", m.question, m.options[ki]));
             detail.lexical = lexical_support(&terms(&item_text), &ev_terms, &idf) as f64;
             faithfulness = 1.0;
             wider = format!("{evidence}\n{section_text}");

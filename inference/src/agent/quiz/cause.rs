@@ -45,6 +45,8 @@ impl Cause {
     }
 }
 
+/// How the reason of a wrong option that turns the book's reason opens.
+pub const TURNED: &str = "উল্টো কথা";
 /// "E, কারণ C": the effect comes first.
 const BECAUSE: &[&str] = &[", কারণ ", "; কারণ ", ", কেননা ", "; কেননা "];
 /// "C, তাই E": the cause comes first.
@@ -233,9 +235,11 @@ fn askable(effect: &str, cause: &str) -> bool {
         && !effect.starts_with("তার ")
         && !cause.split_whitespace().next().is_some_and(|w| ANAPHORA.contains(&w) || PRONOUNS.contains(&w))
         // An example ("যেমন …") explains nothing; nor does a reason with a demonstrative
-        // ("বাতাস এই গ্যাস …").
+        // ("বাতাস এই গ্যাস …") before its own clauses could name what it points at ("…
+        // সারা দেহে; এতে বেশি চাপ …" points inside the reason).
         && !EXAMPLES.iter().any(|e| cause.starts_with(e))
-        && !cause.split_whitespace().any(|w| POINTING.contains(&w) || DEMONSTRATIVES.contains(&w.trim_end_matches([',', ';'])))
+        && !cause.split_whitespace().any(|w| POINTING.contains(&w))
+        && !cause.split("; ").next().unwrap_or(cause).split_whitespace().any(|w| DEMONSTRATIVES.contains(&w.trim_end_matches([',', ';'])))
         && !effect.split_whitespace().last().is_some_and(|w| INSTRUCTIONS.contains(&w))
         && !effect.contains(['?', ':'])
         && !cause.contains('?')
@@ -244,8 +248,10 @@ fn askable(effect: &str, cause: &str) -> bool {
 }
 
 /// Words that point at something a sentence before named ("উজ্জ্বল আলোতে এটি ছোট হয়ে যায়" of
-/// the pupil, "… পর এ রোগ অনেক কমেছে" of goitre): a reason holding one does not stand alone.
-const DEMONSTRATIVES: &[&str] = &["এ", "এর", "এটি", "এটা", "সেটি", "সেটা", "এগুলো", "সেগুলো"];
+/// the pupil, "… পর এ রোগ অনেক কমেছে" of goitre, "পরিণত অবস্থায় এদের নিউক্লিয়াস থাকে না" of
+/// red cells, "স্থান ও সময়ভেদে এতে জলীয় বাষ্প …" of air): a reason holding one does not stand
+/// alone.
+const DEMONSTRATIVES: &[&str] = &["এ", "এর", "এটি", "এটা", "সেটি", "সেটা", "এগুলো", "সেগুলো", "এরা", "এদের", "এতে"];
 /// Words that open an example, not a reason.
 const EXAMPLES: &[&str] = &["যেমন", "উদাহরণ", "অর্থাৎ"];
 
@@ -404,7 +410,7 @@ pub fn item(c: &Cause, pool: &[Cause], evidence: ItemEvidence) -> Option<Item> {
     // three readings of one reason, not between the reason and its one contrary.
     for turned in contraries_of(&c.cause, 2) {
         options.push(turned);
-        rationales.push(format!("উল্টো কথা। বইয়ে আছে: “{}”", bangla_quote(&c.sentence)));
+        rationales.push(format!("{TURNED}। বইয়ে আছে: “{}”", bangla_quote(&c.sentence)));
     }
     for d in others {
         if options.len() == 3 {

@@ -74,8 +74,13 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
     // A "why" or "judge" item sets a rule against its misreading, in many of the same words on
     // purpose, and a "judge" item's options answer the classmate the stem quotes.
     // A comparison item pairs the same two values differently on purpose; a multiple-completion
-    // item's options are the board's combinations of the statements its stem numbers.
-    let curated = super::predict::explains(&item.question) || super::predict::judges(&item.question) || super::contrast::compares(&item.question) || super::completion::asks(&item.question);
+    // item's options are the board's combinations of the statements its stem numbers; a
+    // Bangla "judge" item's corrections answer the question its stem quotes.
+    let curated = super::predict::explains(&item.question)
+        || super::predict::judges(&item.question)
+        || super::contrast::compares(&item.question)
+        || super::completion::asks(&item.question)
+        || super::judge::asks(&item.question);
     record("options_differ", outputs || curated || !same_words, "two options said the same thing in different words");
     record(
         "no_all_or_none",

@@ -32,6 +32,8 @@ pub struct Contrast {
     pub section: u32,
 }
 
+/// How the reason of the option that swaps the pairing opens.
+pub const SWAPPED: &str = "ক্রম উল্টে গেছে";
 /// Headers of a table's first column when its other two columns are the things compared.
 const ASPECT_HEADERS: &[&str] = &["বিষয়", "বৈশিষ্ট্য", "পার্থক্যের বিষয়", "তুলনার বিষয়", "পার্থক্য", "তুলনার দিক", "দিক", "ভিত্তি", "পার্থক্যের ভিত্তি", "বিষয়বস্তু"];
 /// Most characters of a cell an option holds.
@@ -246,7 +248,7 @@ pub fn item(c: &Contrast, row: usize, evidence: ItemEvidence) -> Option<Item> {
     let both = "উভয় ক্ষেত্রেই";
     let key = format!("{a}{joint}{b}");
     let mut options = vec![format!("{b}{joint}{a}"), format!("{both} {a}"), format!("{both} {b}")];
-    let mut rationales = vec![format!("ক্রম উল্টে গেছে। {book}"), format!("{yg} ক্ষেত্রে তা নয়: {b}। {book}"), format!("{xg} ক্ষেত্রে তা নয়: {a}। {book}")];
+    let mut rationales = vec![format!("{SWAPPED}। {book}"), format!("{yg} ক্ষেত্রে তা নয়: {b}। {book}"), format!("{xg} ক্ষেত্রে তা নয়: {a}। {book}")];
     // The swapped pairing in any slot, not always next to the key: else a learner skips the
     // two "both" options and guesses between two.
     let turn = super::check::spread(&format!("{question} {a}"), 3);

@@ -28,7 +28,8 @@
 //!    things the book compares in a table differ ([`contrast`]), whichever the quiz has asked
 //!    least; an Apply item or above (not after a wrong answer), first which of three numbered
 //!    statements on those members or rows hold, the board's multiple-completion item
-//!    ([`completion`]; Analyse).
+//!    ([`completion`]; Analyse); an Evaluate item or above, first whether a classmate's answer
+//!    to a why or "respectively" item is right ([`judge`]).
 //!    An Apply or Analyse item is, where the passage holds one, a line or program of the book
 //!    asked back as "what does Python show?" ([`predict`]): the book's output the key, each
 //!    wrong option what Python shows for a common misreading, all run while the bundle was built.
@@ -44,6 +45,7 @@ pub mod completion;
 pub mod contrast;
 pub mod define;
 pub mod example;
+pub mod judge;
 pub mod predict;
 pub mod prompt;
 
@@ -162,7 +164,7 @@ pub struct Item {
 }
 
 /// What the validator found.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Validation {
     pub passed: bool,
     /// Every check of the last attempt: the deterministic ones, then `key_supported` (the
@@ -780,6 +782,13 @@ impl Quiz {
                 // quiz has asked least first.
                 let shown = |f: fn(&Validation) -> bool| self.rounds.iter().filter(|r| f(&r.validation)).count();
                 let harder = plan.bloom >= Bloom::Analyse || plan.bloom == Bloom::Apply && plan.branch != Branch::Wrong;
+                // Evaluate and up: whether a classmate's answer to a why or "respectively" item
+                // is right, the kind the quiz has asked least first.
+                let judged = || {
+                    let mut makers: [(usize, Maker); 2] = [(shown(|v| v.by_reason), Self::reason_judge_item), (shown(|v| v.by_contrast), Self::contrast_judge_item)];
+                    makers.sort_by_key(|m| m.0);
+                    makers.iter().find_map(|(_, make)| make(self, bundle, plan, &used, &earlier))
+                };
                 let completion = || {
                     let mut makers: [(usize, Maker); 2] = [(shown(|v| v.by_example), Self::list_completion_item), (shown(|v| v.by_contrast), Self::table_completion_item)];
                     makers.sort_by_key(|m| m.0);
@@ -790,9 +799,10 @@ impl Quiz {
                 let mut makers: [(usize, Maker); 3] =
                     [(shown(|v| v.by_reason), Self::reason_item), (shown(|v| v.by_example), Self::example_item), (shown(|v| v.by_contrast), Self::contrast_item)];
                 makers.sort_by_key(|m| m.0);
-                harder
-                    .then(completion)
+                (plan.bloom >= Bloom::Evaluate)
+                    .then(judged)
                     .flatten()
+                    .or_else(|| harder.then(completion).flatten())
                     .or_else(|| makers.iter().find_map(|(_, make)| make(self, bundle, plan, &used, &earlier)))
                     .or_else(|| self.definition_item(bundle, plan, &used, &earlier))
             } else {
@@ -854,11 +864,25 @@ impl Quiz {
     /// its chapter gives (the whole course's when the chapter has too few); checked as a
     /// written item is.
     fn reason_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let items = Self::reason_items(bundle, plan, used).map(|item| (item, true));
+        self.first_unknown(items, earlier, Book::Reason)
+    }
+
+    /// Whether a classmate's answer to a why item ([`Quiz::reason_item`]'s) is right: the
+    /// reason turned as the answer ([`judge`]; none where the reason has no word to turn).
+    fn reason_judge_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let items = Self::reason_items(bundle, plan, used).filter_map(|base| Some((judge::item(&base, judge::misread(&base, cause::TURNED)?)?, true)));
+        self.first_unknown(items, earlier, Book::Reason)
+    }
+
+    /// The why items on the reasons `plan`'s passage gives that no earlier item rests on (the
+    /// plan's own sentence first, after a wrong answer).
+    fn reason_items<'a>(bundle: &'a Bundle, plan: &Plan, used: &[&str]) -> impl Iterator<Item = Item> + 'a {
         let mut reasons: Vec<cause::Cause> = cause::askable_in(bundle, plan.chunk).into_iter().filter(|c| !used.contains(&c.sentence.as_str())).collect();
         reasons.sort_by_key(|c| plan.focus.as_deref() != Some(c.sentence.as_str()));
         let mut pools = cause::Pools::new(bundle);
-        let items = reasons.into_iter().filter_map(|c| Some((pools.item(&c, source(bundle, plan.chunk, c.sentence.clone()))?, true)));
-        self.first_unknown(items, earlier, Book::Reason)
+        let chunk = plan.chunk;
+        reasons.into_iter().filter_map(move |c| pools.item(&c, source(bundle, chunk, c.sentence.clone())))
     }
 
     /// A "which is a member of this kind?" item on a list of members `plan`'s passage gives
@@ -877,11 +901,25 @@ impl Quiz {
     /// that no earlier item rests on (the plan's own row first, after a wrong answer); checked
     /// as a written item is.
     fn contrast_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let items = Self::contrast_items(bundle, plan, used).map(|item| (item, true));
+        self.first_unknown(items, earlier, Book::Contrast)
+    }
+
+    /// Whether a classmate's answer to a "respectively" item ([`Quiz::contrast_item`]'s) is
+    /// right: the pairing swapped as the answer ([`judge`]).
+    fn contrast_judge_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let items = Self::contrast_items(bundle, plan, used).filter_map(|base| Some((judge::item(&base, judge::misread(&base, contrast::SWAPPED)?)?, true)));
+        self.first_unknown(items, earlier, Book::Contrast)
+    }
+
+    /// The "respectively" items on the rows of the comparison tables in `plan`'s passage that
+    /// no earlier item rests on (the plan's own row first, after a wrong answer).
+    fn contrast_items<'a>(bundle: &'a Bundle, plan: &Plan, used: &[&str]) -> impl Iterator<Item = Item> + 'a {
         let mut rows: Vec<(contrast::Contrast, usize, String)> =
             contrast::askable_in(bundle, plan.chunk).into_iter().flat_map(|t| (0..t.rows.len()).map(move |r| (t.clone(), r, contrast::quote(&t, r)))).filter(|(_, _, q)| !used.contains(&q.as_str())).collect();
         rows.sort_by_key(|(_, _, q)| plan.focus.as_deref() != Some(q.as_str()));
-        let items = rows.into_iter().filter_map(|(t, r, quote)| Some((contrast::item(&t, r, source(bundle, plan.chunk, quote))?, true)));
-        self.first_unknown(items, earlier, Book::Contrast)
+        let chunk = plan.chunk;
+        rows.into_iter().filter_map(move |(t, r, quote)| contrast::item(&t, r, source(bundle, chunk, quote)))
     }
 
     /// A "which of these hold?" item ([`completion`]) on a list of members `plan`'s passage
