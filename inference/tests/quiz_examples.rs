@@ -86,7 +86,7 @@ fn a_bangla_quiz_asks_which_is_a_member_among_the_other_sides() {
     let mut quiz = now(Quiz::start(&env, "তাপ ও বল", subtopic, None, &cfg)).unwrap();
     assert_eq!((quiz.language.as_str(), quiz.start), ("Bangla", Bloom::Understand));
     let evaluated = env.session.evaluated();
-    let (mut members, mut whys, mut kinds, mut order) = (0, 0, Vec::new(), Vec::new());
+    let (mut members, mut whys, mut kinds, mut order, mut accepted) = (0, 0, Vec::new(), Vec::new(), 0);
     // Right every time: Understand and up, where a Bangla book's items are "why" and members,
     // and above it which statements on a list or a table hold.
     let mut branch = Branch::First;
@@ -94,7 +94,7 @@ fn a_bangla_quiz_asks_which_is_a_member_among_the_other_sides() {
         let Some(Made::Item { item, validation }) = common::make_or_replan(&mut quiz, &mut env, plan, &cfg) else { break };
         assert!(validation.passed, "{validation:?}");
         if judge::asks(&item.question) {
-            corrects_with_the_books_answer(&item, &validation);
+            accepted += usize::from(corrects_with_the_books_answer(&item, &validation));
             order.push("judge");
         } else if completion::asks(&item.question) {
             statements_hold_as_the_book_says(&item);
@@ -147,16 +147,23 @@ fn a_bangla_quiz_asks_which_is_a_member_among_the_other_sides() {
     assert_eq!(order[..3], ["why", "completion", "judge"], "{order:?}");
     let count = |kind: &str| order.iter().filter(|&&o| o == kind).count();
     assert!(whys >= 1 && count("completion") >= 2 && count("judge") >= 3, "{whys} why items, {members} member items: {order:?}");
+    // Some classmates are right, not all: accepting the answer is no give-away either way.
+    assert!(accepted < count("judge"), "{accepted} of {} judge items accept the answer", count("judge"));
 }
 
-/// Whether a "judge" item's classmate gives a wrong answer and its key corrects it with the
-/// book's: a reason as the sentence gives it, or a row's two values in the table's order.
-fn corrects_with_the_books_answer(item: &Item, validation: &inference::agent::quiz::Validation) {
+/// Whether a "judge" item's key accepts the classmate's answer where it is the book's, and
+/// else corrects it with the book's: a reason as the sentence gives it, or a row's two values
+/// in the table's order.
+fn corrects_with_the_books_answer(item: &Item, validation: &inference::agent::quiz::Validation) -> bool {
     assert_eq!(item.bloom, Bloom::Evaluate);
+    const ACCEPT: &str = "ঠিক; বইয়েও তা-ই আছে";
     let said = item.question.split_once("লিখেছে: “").unwrap().1.split_once('”').unwrap().0;
-    let key = item.options[item.answer_index].strip_prefix("ঠিক নয়; উত্তর হবে: ").expect("the key corrects the answer");
-    assert_ne!(said, key, "{}", item.question);
-    assert!(item.options.contains(&"ঠিক; বইয়েও তা-ই আছে".to_string()), "{:?}", item.options);
+    let accepted = item.options[item.answer_index] == ACCEPT;
+    let key = if accepted { said } else { item.options[item.answer_index].strip_prefix("ঠিক নয়; উত্তর হবে: ").expect("the key corrects the answer") };
+    assert!(accepted || said != key, "{}", item.question);
+    assert!(item.options.contains(&ACCEPT.to_string()), "{:?}", item.options);
+    // No correction repeats the book's answer where the key accepts it.
+    assert!(!accepted || !item.options.iter().any(|o| o.strip_prefix("ঠিক নয়; উত্তর হবে: ") == Some(key)), "{:?}", item.options);
     let quote = &item.evidence[0].quote;
     if validation.by_reason {
         assert!(quote.contains(key), "{key} in {quote}");
@@ -165,6 +172,7 @@ fn corrects_with_the_books_answer(item: &Item, validation: &inference::agent::qu
         let row: Vec<&str> = quote.lines().nth(1).unwrap().split(" | ").collect();
         assert_eq!(key, format!("{} ও {}", row[1], row[2]), "{}", item.question);
     }
+    accepted
 }
 
 #[test]
@@ -319,7 +327,7 @@ fn advanced_bangla_mcqs_judge_a_classmates_answer_once_no_statements_are_left() 
                         evidence: vec![inference::agent::quiz::ItemEvidence { chunk: 0, section: 0, file: String::new(), heading_path: vec![], quote: item.sources[0].quote.clone() }],
                     };
                     let validation = inference::agent::quiz::Validation { by_reason: item.by_reason, by_contrast: item.by_contrast, ..Default::default() };
-                    corrects_with_the_books_answer(&shown, &validation);
+                    let _ = corrects_with_the_books_answer(&shown, &validation);
                     kinds.push(if item.by_reason { "judge why" } else { "judge row" });
                 } else {
                     assert!(completion::asks(&mcq.question), "{}", mcq.question);

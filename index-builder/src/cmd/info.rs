@@ -33,9 +33,9 @@ pub struct Args {
     #[arg(long)]
     completions: bool,
     /// Also print every "is a classmate's answer right?" item made from a reason the book gives
-    /// and from a row of a comparison table (the "why" or "respectively" item's misreading as
-    /// the answer), as the quiz and authoring show it, with which check refuses it (Markdown,
-    /// for a hand audit).
+    /// and from a row of a comparison table (a classmate's answer to the "why" or "respectively"
+    /// item: mostly one of its misreadings), as the quiz and authoring show it, with which check
+    /// refuses it (Markdown, for a hand audit).
     #[arg(long)]
     judges: bool,
 }
@@ -228,13 +228,13 @@ fn print_completions(b: &Bundle) {
 /// Every "judge" item the book's reasons and table rows make (see [`Args::judges`]).
 fn print_judges(b: &Bundle) {
     use inference::agent::quiz::{cause, contrast, judge};
-    let judged = |item: Option<inference::agent::quiz::Item>, misreading: &str| item.and_then(|i| judge::item(&i, judge::misread(&i, misreading)?));
+    let judged = |item: Option<inference::agent::quiz::Item>, misreading: Option<&str>| item.and_then(|i| judge::item(&i, judge::answer(&i, misreading)?));
     let mut pools = cause::Pools::new(b);
     let mut found: Vec<_> = files(b)
         .into_iter()
         .flat_map(|file| cause::pool(b, &[file]).into_iter().map(move |c| (file, c)))
         .map(|(file, c)| {
-            let item = judged(pools.item(&c, evidence(file, c.section, &c.sentence)), cause::TURNED);
+            let item = judged(pools.item(&c, evidence(file, c.section, &c.sentence)), Some(cause::TURNED));
             (file, c.heading, c.sentence, item)
         })
         .collect();
@@ -242,7 +242,7 @@ fn print_judges(b: &Bundle) {
         for t in contrast::contrasts(&s.text, s.id) {
             for row in 0..t.rows.len() {
                 let quote = contrast::quote(&t, row);
-                let item = judged(contrast::item(&t, row, evidence(&s.file, s.id, &quote)), contrast::SWAPPED);
+                let item = judged(contrast::item(&t, row, evidence(&s.file, s.id, &quote)), None);
                 found.push((s.file.as_str(), s.heading().to_string(), quote.replace('\n', " ⏎ "), item));
             }
         }

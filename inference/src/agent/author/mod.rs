@@ -1064,7 +1064,7 @@ impl Job {
     /// else one of the other passages', then their chapters' (outline order) whose things
     /// compared or aspect name the request's topic ([`Job::topic_word`]) ([`quiz::contrast`];
     /// Bangla), that no item rests on, passing the writer's checks and the gates; `None` when
-    /// none is left. With `judged`, the item judges a classmate's swapped pairing
+    /// none is left. With `judged`, the item judges a classmate's answer, one of its pairings
     /// ([`quiz::judge`]).
     fn contrast_mcq(&mut self, bundle: &Bundle, judged: bool) -> Option<Made> {
         let order = self.passages_then_chapters(bundle);
@@ -1079,7 +1079,7 @@ impl Job {
                         continue;
                     }
                     let Some(item) = quiz::contrast::item(&table, row, self.source(bundle, chunk, quote.clone())) else { continue };
-                    let Some(item) = judge(item, judged, quiz::contrast::SWAPPED) else { continue };
+                    let Some(item) = judge(item, judged, None) else { continue };
                     let Some(all_gates) = self.passes(&item, Lang::Bn) else { continue };
                     let concept = bundle.sections[section as usize].heading().to_string();
                     self.contrasts += 1;
@@ -1110,7 +1110,7 @@ impl Job {
                 }
                 let evidence = self.source(bundle, chunk, c.sentence.clone());
                 let Some(item) = pools.item(&c, evidence) else { continue };
-                let Some(item) = judge(item, judged, quiz::cause::TURNED) else { continue };
+                let Some(item) = judge(item, judged, Some(quiz::cause::TURNED)) else { continue };
                 let Some(all_gates) = self.passes(&item, Lang::Bn) else { continue };
                 let concept = bundle.sections[section as usize].heading().to_string();
                 self.reasons += 1;
@@ -1557,10 +1557,11 @@ pub fn review_order(items: &mut [Authored]) {
     });
 }
 
-/// `item`, or with `judged` the item that judges a classmate's answer to it, the wrong option
-/// whose reason opens with `misreading` ([`quiz::judge`]).
-fn judge(item: quiz::Item, judged: bool, misreading: &str) -> Option<quiz::Item> {
-    if judged { quiz::judge::item(&item, quiz::judge::misread(&item, misreading)?) } else { Some(item) }
+/// `item`, or with `judged` the item that judges a classmate's answer to it (a wrong option
+/// whose reason opens with `misreading`, any where `None`, or at times its key:
+/// [`quiz::judge::answer`]).
+fn judge(item: quiz::Item, judged: bool, misreading: Option<&str>) -> Option<quiz::Item> {
+    if judged { quiz::judge::item(&item, quiz::judge::answer(&item, misreading)?) } else { Some(item) }
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ pub struct Contrast {
 }
 
 /// How the reason of the option that swaps the pairing opens.
-pub const SWAPPED: &str = "ক্রম উল্টে গেছে";
+const SWAPPED: &str = "ক্রম উল্টে গেছে";
 /// Headers of a table's first column when its other two columns are the things compared.
 const ASPECT_HEADERS: &[&str] = &["বিষয়", "বৈশিষ্ট্য", "পার্থক্যের বিষয়", "তুলনার বিষয়", "পার্থক্য", "তুলনার দিক", "দিক", "ভিত্তি", "পার্থক্যের ভিত্তি", "বিষয়বস্তু"];
 /// Most characters of a cell an option holds.

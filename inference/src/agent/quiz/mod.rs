@@ -585,6 +585,10 @@ fn source(bundle: &Bundle, chunk: u32, quote: String) -> ItemEvidence {
 }
 
 /// One of the book's item makers ([`Quiz::reason_item`], [`Quiz::example_item`], …).
+/// Items from one section before a fresh passage of another comes first, whatever it holds
+/// ([`Quiz::fresh`]).
+const SECTION_ITEMS: usize = 2;
+
 type Maker = fn(&Quiz, &Bundle, &Plan, &[&str], &[String]) -> Option<Made>;
 
 impl Quiz {
@@ -728,11 +732,16 @@ impl Quiz {
             self.skipped.iter().any(|(p, _)| p.chunk == c) || asked >= self.defined.iter().find(|d| d.0 == c).map_or(1, |d| d.1)
         };
         let sections: Vec<u32> = self.rounds.iter().map(|r| r.item.evidence[0].section).collect();
+        // A section that has given two items yields to any other first: one passage with many
+        // rows to ask (a table of three things) would otherwise hold the whole quiz.
         let pick = |pool: &[(u32, u32)]| {
             pool.iter()
                 .enumerate()
                 .filter(|(_, (c, _))| !used(*c))
-                .min_by_key(|&(i, &(c, s))| (other(c), sections.iter().filter(|&&t| t == s).count(), i))
+                .min_by_key(|&(i, &(c, s))| {
+                    let asked = sections.iter().filter(|&&t| t == s).count();
+                    (asked >= SECTION_ITEMS, other(c), asked, i)
+                })
                 .map(|(_, &(c, _))| c)
         };
         let own = &self.passages[..self.inside.min(self.passages.len())];
@@ -869,9 +878,10 @@ impl Quiz {
     }
 
     /// Whether a classmate's answer to a why item ([`Quiz::reason_item`]'s) is right: the
-    /// reason turned as the answer ([`judge`]; none where the reason has no word to turn).
+    /// reason turned, or at times the book's ([`judge::answer`]; none where the reason has no
+    /// word to turn).
     fn reason_judge_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
-        let items = Self::reason_items(bundle, plan, used).filter_map(|base| Some((judge::item(&base, judge::misread(&base, cause::TURNED)?)?, true)));
+        let items = Self::reason_items(bundle, plan, used).filter_map(|base| Some((judge::item(&base, judge::answer(&base, Some(cause::TURNED))?)?, true)));
         self.first_unknown(items, earlier, Book::Reason)
     }
 
@@ -906,9 +916,9 @@ impl Quiz {
     }
 
     /// Whether a classmate's answer to a "respectively" item ([`Quiz::contrast_item`]'s) is
-    /// right: the pairing swapped as the answer ([`judge`]).
+    /// right: one of its pairings ([`judge::answer`]).
     fn contrast_judge_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
-        let items = Self::contrast_items(bundle, plan, used).filter_map(|base| Some((judge::item(&base, judge::misread(&base, contrast::SWAPPED)?)?, true)));
+        let items = Self::contrast_items(bundle, plan, used).filter_map(|base| Some((judge::item(&base, judge::answer(&base, None)?)?, true)));
         self.first_unknown(items, earlier, Book::Contrast)
     }
 
