@@ -248,8 +248,21 @@ fn intermediate_bangla_mcqs_alternate_reasons_and_the_rows_of_a_comparison_table
     assert!(kinds.iter().all(|&(r, c)| r != c), "{made:#?}");
 }
 
+/// An authored MCQ as the quiz shows it, resting on `quote`.
+fn as_shown(mcq: &author::Mcq, quote: &str, bloom: Bloom) -> Item {
+    Item {
+        question: mcq.question.clone(),
+        options: mcq.options.clone(),
+        answer_index: mcq.answer_index,
+        rationales: mcq.rationales.clone(),
+        bloom,
+        concepts: vec![],
+        evidence: vec![inference::agent::quiz::ItemEvidence { chunk: 0, section: 0, file: String::new(), heading_path: vec![], quote: quote.to_string() }],
+    }
+}
+
 #[test]
-fn advanced_bangla_mcqs_ask_which_statements_hold_on_a_kinds_members_and_on_a_tables_rows() {
+fn advanced_bangla_mcqs_ask_which_statements_hold_then_judge_a_classmates_answer() {
     let Some(bytes) = common::model_bytes(MODEL) else { return };
     let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
     let b = bundle();
@@ -257,88 +270,42 @@ fn advanced_bangla_mcqs_ask_which_statements_hold_on_a_kinds_members_and_on_a_ta
     let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
     let evaluated = env.session.evaluated();
     // The heat and force chapter lists members of kinds; the cell division one has a table,
-    // whose two things give one item each.
-    for (topic, from_table) in [("তাপ ও বল", false), ("মাইটোসিস ও মিয়োসিস", true)] {
-        let request = AuthorRequest { text: String::new(), query: topic.into(), sections: vec![], mcq: 2, cq: 0, difficulty: Difficulty::Advanced, lang: None, avoid: Default::default() };
+    // whose two things give one item each, and reasons: after those two, a classmate's answer
+    // to a row and to a reason.
+    for (topic, from_table, n) in [("তাপ ও বল", false, 2), ("মাইটোসিস ও মিয়োসিস", true, 5)] {
+        let request = AuthorRequest { text: String::new(), query: topic.into(), sections: vec![], mcq: n, cq: 0, difficulty: Difficulty::Advanced, lang: None, avoid: Default::default() };
         let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
-        let mut leads = Vec::new();
-        for _ in 0..2 {
+        let (mut leads, mut judged) = (Vec::new(), Vec::new());
+        for _ in 0..n {
             match now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() {
                 Authored::Item(mut item) => {
                     assert!(item.gates.values().all(|&ok| ok), "{:?}", item.gates);
-                    assert_eq!((item.by_example, item.by_contrast), (!from_table, from_table));
                     let Body::Mcq(mcq) = item.body.clone() else { panic!("an MCQ") };
-                    let shown = Item {
-                        question: mcq.question.clone(),
-                        options: mcq.options.clone(),
-                        answer_index: mcq.answer_index,
-                        rationales: mcq.rationales.clone(),
-                        bloom: Bloom::Analyse,
-                        concepts: vec![],
-                        evidence: vec![inference::agent::quiz::ItemEvidence { chunk: 0, section: 0, file: String::new(), heading_path: vec![], quote: item.sources[0].quote.clone() }],
-                    };
-                    statements_hold_as_the_book_says(&shown);
+                    if leads.len() < 2 {
+                        assert_eq!((item.by_example, item.by_contrast), (!from_table, from_table));
+                        statements_hold_as_the_book_says(&as_shown(&mcq, &item.sources[0].quote, Bloom::Analyse));
+                        leads.push(mcq.question.lines().next().unwrap().to_string());
+                    } else {
+                        assert!(judge::asks(&mcq.question), "{}", mcq.question);
+                        let validation = inference::agent::quiz::Validation { by_reason: item.by_reason, by_contrast: item.by_contrast, ..Default::default() };
+                        let _ = corrects_with_the_books_answer(&as_shown(&mcq, &item.sources[0].quote, Bloom::Evaluate), &validation);
+                        judged.push(if item.by_reason { "why" } else { "row" });
+                    }
                     // Verified without the judge, and fit for the level (several steps).
                     now(job.verify(&mut env, &mut item, &cfg)).unwrap();
                     let v = item.verification.as_ref().unwrap();
-                    assert!(v.accepted && v.faithfulness == 1.0 && v.detail.level == 1.0, "{v:?}");
-                    leads.push(mcq.question.lines().next().unwrap().to_string());
+                    assert!(v.accepted && v.faithfulness == 1.0 && v.detail.level == 1.0, "{}: {v:?}", mcq.question);
                 }
-                Authored::Missing { reason, .. } => panic!("{topic}: {reason}: {leads:?}"),
+                Authored::Missing { reason, .. } => panic!("{topic}: {reason}: {leads:?} {judged:?}"),
             }
         }
         leads.sort();
         if from_table {
             assert_eq!(leads, ["মাইটোসিসের ক্ষেত্রে—", "মিয়োসিসের ক্ষেত্রে—"]);
+            assert!(judged.contains(&"why") && judged.contains(&"row"), "{judged:?}");
         } else {
             assert!(leads.iter().all(|l| l.ends_with(" উদাহরণ—")) && leads[0] != leads[1], "{leads:?}");
         }
     }
-    assert_eq!(env.session.evaluated(), evaluated, "the model wrote and judged nothing");
-}
-
-#[test]
-fn advanced_bangla_mcqs_judge_a_classmates_answer_once_no_statements_are_left() {
-    let Some(bytes) = common::model_bytes(MODEL) else { return };
-    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
-    let b = bundle();
-    let cfg = AuthorConfig::default();
-    let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
-    let evaluated = env.session.evaluated();
-    let request = AuthorRequest { text: String::new(), query: "মাইটোসিস ও মিয়োসিস".into(), sections: vec![], mcq: 5, cq: 0, difficulty: Difficulty::Advanced, lang: None, avoid: Default::default() };
-    let Prepared::Ready(mut job) = now(author::prepare(&mut env, request, &cfg)).unwrap() else { panic!("the topic is covered") };
-    let mut kinds = Vec::new();
-    for _ in 0..5 {
-        match now(job.make(&mut env, Task::Mcq, &cfg)).unwrap() {
-            Authored::Item(mut item) => {
-                assert!(item.gates.values().all(|&ok| ok), "{:?}", item.gates);
-                let Body::Mcq(mcq) = item.body.clone() else { panic!("an MCQ") };
-                now(job.verify(&mut env, &mut item, &cfg)).unwrap();
-                let v = item.verification.as_ref().unwrap();
-                assert!(v.accepted && v.faithfulness == 1.0 && v.detail.level == 1.0, "{}: {v:?}", mcq.question);
-                if judge::asks(&mcq.question) {
-                    let shown = Item {
-                        question: mcq.question.clone(),
-                        options: mcq.options.clone(),
-                        answer_index: mcq.answer_index,
-                        rationales: mcq.rationales.clone(),
-                        bloom: Bloom::Evaluate,
-                        concepts: vec![],
-                        evidence: vec![inference::agent::quiz::ItemEvidence { chunk: 0, section: 0, file: String::new(), heading_path: vec![], quote: item.sources[0].quote.clone() }],
-                    };
-                    let validation = inference::agent::quiz::Validation { by_reason: item.by_reason, by_contrast: item.by_contrast, ..Default::default() };
-                    let _ = corrects_with_the_books_answer(&shown, &validation);
-                    kinds.push(if item.by_reason { "judge why" } else { "judge row" });
-                } else {
-                    assert!(completion::asks(&mcq.question), "{}", mcq.question);
-                    kinds.push("completion");
-                }
-            }
-            Authored::Missing { reason, .. } => panic!("{reason}: {kinds:?}"),
-        }
-    }
-    // The table's two things first, then a classmate's answer to a row and to a reason in turn.
-    assert_eq!(kinds[..2], ["completion", "completion"], "{kinds:?}");
-    assert!(kinds[2..].contains(&"judge why") && kinds[2..].contains(&"judge row"), "{kinds:?}");
     assert_eq!(env.session.evaluated(), evaluated, "the model wrote and judged nothing");
 }

@@ -82,7 +82,8 @@ pub fn item(base: &Item, given: usize) -> Option<Item> {
     let fit = |lead: &str, reason: &str| format!("{lead}{}", clip(reason, prompt::REASON_MAX_CHARS - 4 - lead.chars().count()));
     let right = given == base.answer_index;
     let verdict = if right { format!("{whose} উত্তর ঠিক। ") } else { format!("{whose} উত্তর ভুল। ") };
-    let wrong_fix = if right { format!("{whose} উত্তরই ঠিক; এ সংশোধন ভুল। ") } else { "উত্তরটি ভুল ঠিকই, কিন্তু এ সংশোধনও ভুল। ".to_string() };
+    // Short, so the book's words after it fit whole (a teacher-reader found reasons cut off).
+    let wrong_fix = if right { "এ সংশোধন ভুল। " } else { "এ সংশোধনও ভুল। " };
     let key = if right { RIGHT.to_string() } else { format!("{CORRECTED}{}", base.options[base.answer_index]) };
     let key_reason = fit(&verdict, &base.rationales[base.answer_index]);
     let mut options = Vec::new();
@@ -93,7 +94,7 @@ pub fn item(base: &Item, given: usize) -> Option<Item> {
     }
     for j in (0..4).filter(|&j| j != given && j != base.answer_index) {
         options.push(format!("{CORRECTED}{}", base.options[j]));
-        rationales.push(fit(&wrong_fix, &base.rationales[j]));
+        rationales.push(fit(wrong_fix, &base.rationales[j]));
     }
     let at = check::key_position(&question);
     options.insert(at, key);
