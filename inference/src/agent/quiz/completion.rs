@@ -9,7 +9,7 @@
 //!
 //! - **members of a kind**: "তাপের কুপরিবাহীর উদাহরণ—" over members the book lists for it and,
 //!   unless all three hold, one it lists for another kind (chosen as that module's wrong
-//!   options are: [`super::example::others`]);
+//!   options are: `example::others`);
 //! - **a comparison table**: "মাইটোসিসের ক্ষেত্রে—" over three of its rows as "অপত্য কোষের
 //!   সংখ্যা: দুটি", the one that does not hold carrying the other thing's value.
 //!
@@ -105,7 +105,7 @@ fn and(items: &[String]) -> String {
 }
 
 /// The item on `e`'s kind: its members the lead does not name and, unless all three hold, a
-/// member `pool` lists for another kind ([`example::others`]). `None` when the kind has fewer
+/// member `pool` lists for another kind (`example::others`). `None` when the kind has fewer
 /// than two members, or three where all must hold, or no other kind lists one.
 pub fn from_list(e: &Examples, pool: &[Examples], evidence: ItemEvidence) -> Option<Item> {
     let eg = genitive(&e.term);

@@ -3,17 +3,17 @@
 //! ([`super::cause`]), or how two things its table compares differ ([`super::contrast`]) — with
 //! one of its options as a classmate's answer, mostly a misreading among its wrong ones:
 //!
-//! "“ধমনি ও শিরার প্রাচীর যথাক্রমে—” — এ প্রশ্নের উত্তরে রিয়া লিখেছে: “পাতলা ও পুরু ও
+//! "“ধমনি ও শিরার প্রাচীর যথাক্রমে—” — এ প্রশ্নের উত্তরে রিয়া লিখেছে: “পাতলা; পুরু ও
 //! স্থিতিস্থাপক”। রিয়ার উত্তর সম্পর্কে কোনটি ঠিক?"
 //!
-//! The options: the answer accepted ("ঠিক; বইয়েও তা-ই আছে"), and three corrections ("ঠিক নয়;
-//! উত্তর হবে: …"), the book's answer and the item's two other wrong options. About one classmate
-//! in four gives the book's answer, and a row's misreading is any of its wrong pairings, so
-//! neither "the classmate is always wrong" nor "the key reverses the answer" gives the key away
-//! ([`answer`]). A learner must judge the answer against the book and then know the right one:
-//! two steps, where the underlying item asks one. Each option's reason is the underlying item's, so the key rests on the book's words
-//! alone, as that item's does. (A line of the book's Python session judged:
-//! [`super::predict::judge_item`].)
+//! The options: the answer accepted ("ঠিক; বইয়েও তা-ই আছে") and three corrections ("ঠিক নয়;
+//! উত্তর হবে: …") to the underlying item's other options, the book's answer among them unless the
+//! classmate gave it. About one classmate in four gives the book's answer, and a row's misreading
+//! is any of its wrong pairings, so neither "the classmate is always wrong" nor "the key reverses
+//! the answer" gives the key away ([`answer`]). A learner must judge the answer against the book
+//! and then know the right one: two steps, where the underlying item asks one. Each option's
+//! reason is the underlying item's, so the key rests on the book's words alone, as that item's
+//! does. (A line of the book's Python session judged: [`super::predict::judge_item`].)
 
 use super::contrast::genitive;
 use super::{Bloom, Item, check, clip, prompt};
