@@ -759,12 +759,7 @@ impl Job {
         // asks how two things the book compares in a table differ (TeachMateGPT's cue
         // "পার্থক্য"), every other item.
         if lang == Lang::Bn && self.request.difficulty == Difficulty::Intermediate {
-            let made = if self.contrasts < self.reasons {
-                self.contrast_mcq(bundle, false).or_else(|| self.reason_mcq(bundle, false))
-            } else {
-                self.reason_mcq(bundle, false).or_else(|| self.contrast_mcq(bundle, false))
-            };
-            if let Some(made) = made {
+            if let Some(made) = self.reason_or_row_mcq(bundle, false) {
                 return Ok(made);
             }
         }
@@ -779,13 +774,7 @@ impl Job {
             } else {
                 self.example_mcq(bundle, true).or_else(|| self.table_completion_mcq(bundle))
             };
-            let made = made.or_else(|| {
-                if self.contrasts < self.reasons {
-                    self.contrast_mcq(bundle, true).or_else(|| self.reason_mcq(bundle, true))
-                } else {
-                    self.reason_mcq(bundle, true).or_else(|| self.contrast_mcq(bundle, true))
-                }
-            });
+            let made = made.or_else(|| self.reason_or_row_mcq(bundle, true));
             if let Some(made) = made {
                 return Ok(made);
             }
@@ -1058,6 +1047,17 @@ impl Job {
             }
         }
         None
+    }
+
+    /// A "why" MCQ ([`Job::reason_mcq`]) or a "respectively" one ([`Job::contrast_mcq`]), the
+    /// kind made less so far first (a reason in a tie); with `judged`, each judging a
+    /// classmate's answer.
+    fn reason_or_row_mcq(&mut self, bundle: &Bundle, judged: bool) -> Option<Made> {
+        if self.contrasts < self.reasons {
+            self.contrast_mcq(bundle, judged).or_else(|| self.reason_mcq(bundle, judged))
+        } else {
+            self.reason_mcq(bundle, judged).or_else(|| self.contrast_mcq(bundle, judged))
+        }
     }
 
     /// A "how do these two differ?" MCQ on a row of a comparison table the best passage holds,

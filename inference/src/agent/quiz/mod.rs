@@ -589,6 +589,8 @@ fn source(bundle: &Bundle, chunk: u32, quote: String) -> ItemEvidence {
 /// ([`Quiz::fresh`]).
 const SECTION_ITEMS: usize = 2;
 
+/// Whether a shown item is of one kind ([`Validation::by_reason`], …).
+type Shown = fn(&Validation) -> bool;
 type Maker = fn(&Quiz, &Bundle, &Plan, &[&str], &[String]) -> Option<Made>;
 
 impl Quiz {
@@ -786,33 +788,18 @@ impl Quiz {
             let made = if writes {
                 self.definition_item(bundle, plan, &used, &earlier)
             } else if plan.bloom >= Bloom::Understand {
-                // Above Understand (not on the way down after a wrong answer): which of three
-                // statements hold, on the members of a kind or the rows of a table, the one the
-                // quiz has asked least first.
-                let shown = |f: fn(&Validation) -> bool| self.rounds.iter().filter(|r| f(&r.validation)).count();
                 let harder = plan.bloom >= Bloom::Analyse || plan.bloom == Bloom::Apply && plan.branch != Branch::Wrong;
+                let least = |makers: &[(Shown, Maker)]| self.least_shown_first(makers, bundle, plan, &used, &earlier);
                 // Evaluate and up: whether a classmate's answer to a why or "respectively" item
-                // is right, the kind the quiz has asked least first.
-                let judged = || {
-                    let mut makers: [(usize, Maker); 2] = [(shown(|v| v.by_reason), Self::reason_judge_item), (shown(|v| v.by_contrast), Self::contrast_judge_item)];
-                    makers.sort_by_key(|m| m.0);
-                    makers.iter().find_map(|(_, make)| make(self, bundle, plan, &used, &earlier))
-                };
-                let completion = || {
-                    let mut makers: [(usize, Maker); 2] = [(shown(|v| v.by_example), Self::list_completion_item), (shown(|v| v.by_contrast), Self::table_completion_item)];
-                    makers.sort_by_key(|m| m.0);
-                    makers.iter().find_map(|(_, make)| make(self, bundle, plan, &used, &earlier))
-                };
-                // Why, which is a member of a kind, or how two things differ: the kind the quiz
-                // has asked least first.
-                let mut makers: [(usize, Maker); 3] =
-                    [(shown(|v| v.by_reason), Self::reason_item), (shown(|v| v.by_example), Self::example_item), (shown(|v| v.by_contrast), Self::contrast_item)];
-                makers.sort_by_key(|m| m.0);
+                // is right; above Understand (not on the way down after a wrong answer): which of
+                // three statements hold, on the members of a kind or the rows of a table; then
+                // why, which is a member of a kind, or how two things differ — each the kind the
+                // quiz has asked least first.
                 (plan.bloom >= Bloom::Evaluate)
-                    .then(judged)
+                    .then(|| least(&[(|v| v.by_reason, Self::reason_judge_item), (|v| v.by_contrast, Self::contrast_judge_item)]))
                     .flatten()
-                    .or_else(|| harder.then(completion).flatten())
-                    .or_else(|| makers.iter().find_map(|(_, make)| make(self, bundle, plan, &used, &earlier)))
+                    .or_else(|| harder.then(|| least(&[(|v| v.by_example, Self::list_completion_item), (|v| v.by_contrast, Self::table_completion_item)])).flatten())
+                    .or_else(|| least(&[(|v| v.by_reason, Self::reason_item), (|v| v.by_example, Self::example_item), (|v| v.by_contrast, Self::contrast_item)]))
                     .or_else(|| self.definition_item(bundle, plan, &used, &earlier))
             } else {
                 self.definition_item(bundle, plan, &used, &earlier)
@@ -855,6 +842,15 @@ impl Quiz {
             evidence,
         };
         write_item(env.session, &spec, cfg, &mut self.bias).await
+    }
+
+    /// The first item `makers` make, those of the kind the quiz has shown least first (in
+    /// their order among equals).
+    fn least_shown_first(&self, makers: &[(Shown, Maker)], bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let shown = |f: Shown| self.rounds.iter().filter(|r| f(&r.validation)).count();
+        let mut order: Vec<&(Shown, Maker)> = makers.iter().collect();
+        order.sort_by_key(|(f, _)| shown(*f));
+        order.iter().find_map(|(_, make)| make(self, bundle, plan, used, earlier))
     }
 
     /// An item from a definition in `plan`'s passage that no earlier item rests on (the plan's
@@ -900,11 +896,18 @@ impl Quiz {
     /// wrong options the members its chapter lists for other kinds (the whole course's when the
     /// chapter has too few); checked as a written item is.
     fn example_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let items = Self::member_items(bundle, plan, used, example::Pools::item).map(|item| (item, true));
+        self.first_unknown(items, earlier, Book::Example)
+    }
+
+    /// The items `make` makes on the lists of members `plan`'s passage gives that no earlier
+    /// item rests on (the plan's own sentence first, after a wrong answer).
+    fn member_items<'a>(bundle: &'a Bundle, plan: &Plan, used: &[&str], make: fn(&mut example::Pools<'a>, &example::Examples, ItemEvidence) -> Option<Item>) -> impl Iterator<Item = Item> + 'a {
         let mut pools = example::Pools::new(bundle);
         let mut lists: Vec<example::Examples> = pools.askable(plan.chunk).into_iter().filter(|e| !used.contains(&e.sentence.as_str())).collect();
         lists.sort_by_key(|e| plan.focus.as_deref() != Some(e.sentence.as_str()));
-        let items = lists.into_iter().filter_map(|e| Some((pools.item(&e, source(bundle, plan.chunk, e.sentence.clone()))?, true)));
-        self.first_unknown(items, earlier, Book::Example)
+        let chunk = plan.chunk;
+        lists.into_iter().filter_map(move |e| make(&mut pools, &e, source(bundle, chunk, e.sentence.clone())))
     }
 
     /// A "how do these two differ?" item on a row of a comparison table in `plan`'s passage
@@ -937,10 +940,7 @@ impl Quiz {
     /// does not hold a member its chapter lists for another kind (the whole course's when the
     /// chapter has none); checked as a written item is.
     fn list_completion_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
-        let mut pools = example::Pools::new(bundle);
-        let mut lists: Vec<example::Examples> = pools.askable(plan.chunk).into_iter().filter(|e| !used.contains(&e.sentence.as_str())).collect();
-        lists.sort_by_key(|e| plan.focus.as_deref() != Some(e.sentence.as_str()));
-        let items = lists.into_iter().filter_map(|e| Some((pools.completion(&e, source(bundle, plan.chunk, e.sentence.clone()))?, true)));
+        let items = Self::member_items(bundle, plan, used, example::Pools::completion).map(|item| (item, true));
         self.first_unknown(items, earlier, Book::Example)
     }
 
