@@ -177,7 +177,7 @@ fn a_lead_sentence_far_from_the_question_does_not_open_the_answer() {
     use inference::agent::ask::{AskSettings, near_question};
     let f = fixture();
     let near = |question: &str, sentence: &str| {
-        inference::llm::now(near_question(&f.bundle, Some(&f.encoder), &AskSettings::default(), question, sentence)).unwrap()
+        inference::llm::now(near_question(&f.bundle, Some(&f.encoder), &AskSettings::default(), question, sentence, None)).unwrap()
     };
     // Leads `verify::quote` picked for questions of our English tuning half: one shares only the
     // word "old" with an out-of-course question, the other answers a course question.
@@ -190,5 +190,24 @@ fn a_lead_sentence_far_from_the_question_does_not_open_the_answer() {
         "Note: to create an empty set you have to use set(), not {}; the latter creates an empty dictionary, a data structure that we discuss in the next section."
     ));
     // Without an encoder every lead is near.
-    assert!(inference::llm::now(near_question(&f.bundle, None, &AskSettings::default(), "anything", "old-string-formatting")).unwrap());
+    assert!(inference::llm::now(near_question(&f.bundle, None, &AskSettings::default(), "anything", "old-string-formatting", None)).unwrap());
+}
+
+#[test]
+fn the_sentence_that_answers_in_other_words_is_nearest_the_question() {
+    use inference::agent::ask::{AskSettings, Source, sentence_cosines};
+    let f = fixture();
+    // Our tuning half's question on braces: the book's sentence holding its words ("C",
+    // "braces") is an aside; the one that answers says "begin/end brackets" (MiniLM: 0.44
+    // against 0.39, and 0.12 for a sentence on neither).
+    let question = "Why doesn't Python use curly braces like C or Java to show where a block starts and ends?";
+    let aside = "In C there are many different ways to place the braces.";
+    let answer = "Since there are no begin/end brackets there cannot be a disagreement between grouping perceived by the parser and the human reader.";
+    let other = "Most people learn to love this feature after a while.";
+    let sources = [Source { n: 1, chunk: 0, section: 0, heading_path: vec!["Design".into()], text: format!("{answer} {other} {aside}") }];
+    let cosines = inference::llm::now(sentence_cosines(&f.bundle, Some(&f.encoder), &AskSettings::default(), question, &sources)).unwrap();
+    assert_eq!(cosines.len(), 3, "{cosines:?}");
+    assert!(cosines[answer] > cosines[aside] && cosines[aside] > cosines[other] + 0.1, "{cosines:?}");
+    // Without an encoder there is nothing to weigh.
+    assert!(inference::llm::now(sentence_cosines(&f.bundle, None, &AskSettings::default(), question, &sources)).unwrap().is_empty());
 }

@@ -94,6 +94,10 @@ pub struct Args {
     /// to join the opening (default: the app's; `AskConfig::opening_others`; `inf`: never).
     #[arg(long)]
     opening_others: Option<f32>,
+    /// How much a sentence's nearness to the question by meaning counts when the quote and
+    /// the opening pick the book's sentences (default: the app's; `AskConfig::sentence_meaning`).
+    #[arg(long)]
+    sentence_meaning: Option<f32>,
 }
 
 
@@ -217,6 +221,9 @@ pub fn run(a: Args) -> Result<()> {
     }
     if let Some(x) = a.opening_others {
         settings.ask.opening_others = x;
+    }
+    if let Some(x) = a.sentence_meaning {
+        settings.ask.sentence_meaning = x;
     }
     if a.min_score.is_some() || a.min_lexical.is_some() {
         let fitted = CheckRule::for_checker(session.parameters());

@@ -43,6 +43,7 @@ use crate::embed::{EncoderError, Role, SentenceEncoder};
 use crate::llm::{ChatError, ChatMessage, Event, GenerateOptions, Generator, LmError, Session, SessionError};
 use crate::retrieve::{FeatureReranker, Query, Reranker, Retrieval, RetrievalConfig, retrieve};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use verify::Unit;
 
 /// Longest question in characters; a longer one is refused before any search.
@@ -436,13 +437,18 @@ impl AskRun {
         // The book's teaching is quoted, not its exercises (an exercise passage is left only
         // when nothing else was found, and then nothing is quoted).
         let quotable: Vec<Source> = prompt.sources.iter().filter(|s| taught(s.section)).cloned().collect();
-        let quoted = verify::quote(&asked, &quotable, &idf, self.settings.ask.quote_chars);
+        // How near each sentence is to the question by meaning (the encoder's calibrated cosine),
+        // when that counts ([`AskConfig::sentence_meaning`]).
+        let meaning = self.settings.ask.sentence_meaning;
+        let cosines = if meaning > 0.0 { sentence_cosines(env.bundle, env.encoder, &self.settings, &self.question, &quotable).await? } else { HashMap::new() };
+        let near = |sentence: &str| cosines.get(sentence).map_or(0.0, |c| meaning * c);
+        let quoted = verify::quote(&asked, &quotable, &idf, &near, self.settings.ask.quote_chars);
         // The quote's lead opens the answer, cited as the model cites (the worked example's
         // "… [2]. "), so it goes on writing; not a question the book asks (an exercise answers
         // nothing), nor a sentence far from the question.
         let mut opening = verify::Opening::default();
         if let Some(q) = quoted.as_ref().filter(|q| self.settings.ask.lead && !q.lead().trim_end().ends_with('?')) {
-            if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead()).await? {
+            if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead(), cosines.get(q.lead()).copied()).await? {
                 // The lead, the other passages' sentences as much on the question, and the
                 // quote's next best sentences while they fit, each cited.
                 opening = q.opening(self.settings.ask.lead_chars, self.settings.ask.opening_others);
@@ -677,13 +683,33 @@ pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question
 /// Whether `sentence` is near enough `question` to open its answer ([`AskConfig::lead`]): the
 /// calibrated cosine of their vectors reaches [`AskConfig::min_lead_cosine`]. Without an encoder
 /// that reads both, or with one whose cosines do not tell near from far
-/// ([`crate::embed::Calibration::gates`], e5), every sentence is near.
-pub async fn near_question(bundle: &Bundle, encoder: Option<&SentenceEncoder>, settings: &AskSettings, question: &str, sentence: &str) -> Result<bool, AskError> {
+/// ([`crate::embed::Calibration::gates`], e5), every sentence is near. `cosine`: the calibrated
+/// cosine when it is known already ([`sentence_cosines`]).
+pub async fn near_question(bundle: &Bundle, encoder: Option<&SentenceEncoder>, settings: &AskSettings, question: &str, sentence: &str, cosine: Option<f32>) -> Result<bool, AskError> {
     let calibration = settings.retrieval.calibration(bundle);
     let Some(encoder) = encoder.filter(|e| calibration.gates && e.can_read(sentence)) else { return Ok(true) };
+    if let Some(cosine) = cosine {
+        return Ok(cosine >= settings.ask.min_lead_cosine);
+    }
     let Some(asked) = query_vector(Some(encoder), question).await? else { return Ok(true) };
     let vector = encoder.embed(&[sentence], Role::Passage)?;
     Ok(vector.first().is_none_or(|v| calibration.apply(crate::embed::dot(&asked, v)) >= settings.ask.min_lead_cosine))
+}
+
+/// The calibrated cosine between the question and each sentence [`verify::quote`] may pick from
+/// `sources`, embedded in one batch; empty without an encoder that reads the question, or with
+/// one whose cosines do not tell near from far ([`crate::embed::Calibration::gates`], e5: on
+/// the Bangla tuning questions they picked a neighbouring topic's sentences as often as better
+/// ones). A sentence the encoder cannot read is left out.
+pub async fn sentence_cosines(bundle: &Bundle, encoder: Option<&SentenceEncoder>, settings: &AskSettings, question: &str, sources: &[Source]) -> Result<HashMap<String, f32>, AskError> {
+    let calibration = settings.retrieval.calibration(bundle);
+    let Some(encoder) = encoder.filter(|_| calibration.gates) else { return Ok(HashMap::new()) };
+    let Some(asked) = query_vector(Some(encoder), question).await? else { return Ok(HashMap::new()) };
+    let mut texts: Vec<&str> = sources.iter().flat_map(|s| verify::quotable_sentences(&s.text)).filter(|t| encoder.can_read(t)).collect();
+    texts.sort_unstable();
+    texts.dedup();
+    let vectors = encoder.embed(&texts, Role::Passage)?;
+    Ok(texts.into_iter().zip(vectors).map(|(t, v)| (t.to_string(), calibration.apply(crate::embed::dot(&asked, &v)))).collect())
 }
 
 /// Ask's kept prefixes for a course, by name: its rules and worked example ([`PREFIX`], and

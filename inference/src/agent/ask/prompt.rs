@@ -81,6 +81,15 @@ pub struct AskConfig {
     /// `f32::INFINITY`: never). 1.0, chosen on our tuning half: openings citing the gold section
     /// 34 → 39 of 42, the answers' citation precision 0.83 → 0.91 (Qwen-0.5B, opening of 700).
     pub opening_others: f32,
+    /// How much a sentence's nearness to the question by meaning (the encoder's calibrated
+    /// cosine) counts, beside the share of the question's IDF weight it holds, when the quote
+    /// and the answer's opening pick the book's sentences ([`super::verify::quote`]); 0: not at
+    /// all. A learner asks in other words than the book's. 1.0, chosen on our English tuning half
+    /// (MiniLM; the opening holds 0.48 → 0.588 of the key facts' words, 0.583 at 0.75 and 0.588 at
+    /// 1.5; Qwen-0.5B's shown answers state 0.434 → 0.492 of the key facts, withheld answers 5 →
+    /// 2 of 52; one more of 22 out-of-course questions is answered, 2 → 3; docs/EVALUATION.md,
+    /// "Sentences picked by meaning too").
+    pub sentence_meaning: f32,
 }
 
 impl Default for AskConfig {
@@ -100,6 +109,7 @@ impl Default for AskConfig {
             min_lead_cosine: 0.40,
             lead_chars: 900,
             opening_others: 1.0,
+            sentence_meaning: 1.0,
         }
     }
 }

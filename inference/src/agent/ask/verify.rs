@@ -340,17 +340,25 @@ fn quotable(sentence: &str) -> bool {
 /// half of our English set (docs/EVALUATION.md, "The sentence after").
 const FOLLOW_WEIGHT: f32 = 0.5;
 
+/// The sentences [`quote`] may pick from a passage: whole prose sentences of a quotable length
+/// (a sentence cut short where the passage was cut is not quoted).
+pub fn quotable_sentences(passage: &str) -> impl Iterator<Item = &str> {
+    prose_sentences(passage).into_iter().map(|(_, text)| text).filter(|t| quotable(t) && ends_sentence(t))
+}
+
 /// The book's words that best answer the question, verbatim, from one passage. Each quotable
-/// sentence is scored by the IDF weight of the question's terms (`asked`: [`terms`] of the
-/// question, and the course's words that stood for its terms in retrieval) it contains; the best score
+/// sentence is scored by the share of the IDF weight of the question's terms (`asked`: [`terms`]
+/// of the question, and the course's words that stood for its terms in retrieval) it contains,
+/// plus `meaning(sentence)`: how near it is to the question by meaning
+/// ([`super::AskConfig::sentence_meaning`]; 0 for none); the best score
 /// divided by the passage's rank picks the passage (retrieval's order is the stronger signal: a
 /// lower passage needs twice, three times the overlap). From that passage, its sentences on the
 /// question (their own weight plus [`FOLLOW_WEIGHT`] of the sentence before), best first, while
 /// the quote stays within `max_chars` (0: the best sentence alone), in the passage's order
 /// ([`Quoted::text`]); and each other passage's sentence with most of the question's weight,
 /// which may join the answer's opening ([`Quoted::opening`]). None when no sentence shares a
-/// content term with the question.
-pub fn quote<'a>(asked: &HashSet<String>, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<Quoted<'a>> {
+/// content term with the question or is near it by meaning.
+pub fn quote<'a>(asked: &HashSet<String>, sources: &'a [Source], idf: &dyn Fn(&str) -> f32, meaning: &dyn Fn(&str) -> f32, max_chars: usize) -> Option<Quoted<'a>> {
     /// A quotable whole sentence on the question: its place in the passage, its own weight, and
     /// that weight with the sentence before weighed in.
     struct Candidate<'t> {
@@ -363,7 +371,8 @@ pub fn quote<'a>(asked: &HashSet<String>, sources: &'a [Source], idf: &dyn Fn(&s
     fn by_own(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
         a.own.total_cmp(&b.own).then(b.place.cmp(&a.place))
     }
-    let overlap = |sentence: &str| question_weight(asked, sentence, idf);
+    let total: f32 = asked.iter().map(|t| idf(t)).sum();
+    let overlap = |sentence: &str| question_weight(asked, sentence, idf) / total.max(f32::MIN_POSITIVE) + meaning(sentence).max(0.0);
     let mut best: Option<(f32, &Source, Vec<Candidate>)> = None;
     // Each passage's sentence with most of the question's own weight.
     let mut tops: Vec<(f32, &Source, &str)> = Vec::new();
@@ -404,6 +413,8 @@ pub fn quote<'a>(asked: &HashSet<String>, sources: &'a [Source], idf: &dyn Fn(&s
         picked.push((place, text));
         used += n;
     }
+    // A sentence that asks comes after those that tell, so the opening stops before it.
+    picked[1..].sort_by_key(|&(_, text)| asks(text));
     // The other passages' best sentences, as shares of the lead's weight, best first (a
     // sentence the quote holds already, from an overlapping chunk, is not repeated).
     let mut others: Vec<(f32, &Source, &str)> = tops
@@ -446,7 +457,7 @@ impl<'a> Quoted<'a> {
     /// always): the lead; then each other passage's best sentence holding at least `others`
     /// of the lead's weight on the question, best first while it fits
     /// ([`super::AskConfig::opening_others`]); then the quote's next best sentences while they
-    /// fit. The quote's own come first, in the passage's order, then the others'. Of two or
+    /// fit. A sentence that asks ("… but what if we need several?") is not one of them. The quote's own come first, in the passage's order, then the others'. Of two or
     /// more quoted sentences one is left for the quote ([`Self::text`]), so the answer still
     /// shows the book's words linked to their section.
     pub fn opening(&self, max_chars: usize, others: f32) -> Opening<'a> {
@@ -454,7 +465,7 @@ impl<'a> Quoted<'a> {
         let mut theirs = Vec::new();
         for &(_, s, text) in self.others.iter().take_while(|(share, _, _)| *share >= others) {
             let n = text.chars().count();
-            if used + n <= max_chars {
+            if used + n <= max_chars && !asks(text) {
                 used += n;
                 theirs.push((s.n, text));
             }
@@ -462,7 +473,7 @@ impl<'a> Quoted<'a> {
         let mut first = vec![self.picked[0]];
         for (k, &(place, text)) in self.picked.iter().enumerate().skip(1) {
             used += text.chars().count();
-            if used > max_chars || k + 1 == self.picked.len() {
+            if used > max_chars || k + 1 == self.picked.len() || asks(text) {
                 break;
             }
             first.push((place, text));
@@ -490,6 +501,12 @@ impl<'a> Quoted<'a> {
         }
         (!text.is_empty()).then_some(text)
     }
+}
+
+/// Whether the book asks rather than tells ("… but what if we need several?"): such a
+/// sentence answers nothing, and is left to the quote.
+fn asks(sentence: &str) -> bool {
+    sentence.trim_end().ends_with('?')
 }
 
 /// The IDF weight of `question`'s terms that `sentence` holds.
@@ -651,19 +668,52 @@ mod tests {
             source(2, "Tuples are immutable sequences of items, unlike lists."),
         ];
         let idf = |_: &str| 1.0;
-        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, 0).unwrap();
+        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, &|_| 0.0, 0).unwrap();
         assert_eq!((q.source.n, q.lead()), (1, "The append method adds an item to the end of the list."));
         assert_eq!(q.text(0).as_deref(), Some(q.lead()));
         assert_eq!(q.text(1), None, "the lead alone opens the answer");
-        assert!(quote(&terms("zebra"), &sources, &idf, 0).is_none());
+        assert!(quote(&terms("zebra"), &sources, &idf, &|_| 0.0, 0).is_none());
         // The first passage's sentence wins unless a later one shares twice the question's words.
-        assert_eq!(quote(&terms("Are tuples immutable sequences?"), &sources, &idf, 0).unwrap().source.n, 2);
-        let q = quote(&terms("What are sequences of items?"), &sources, &idf, 0).unwrap();
+        assert_eq!(quote(&terms("Are tuples immutable sequences?"), &sources, &idf, &|_| 0.0, 0).unwrap().source.n, 2);
+        let q = quote(&terms("What are sequences of items?"), &sources, &idf, &|_| 0.0, 0).unwrap();
         assert_eq!(q.source.n, 1, "one shared word more does not outrank the first passage");
         // A line of code shown unindented is not quoted, however many of the question's words it holds.
         let sources = [source(1, "if __name__ == '__main__':\nA module's __name__ is set to '__main__' when it is run as a script.")];
-        let q = quote(&terms("What does if __name__ == '__main__': do?"), &sources, &idf, 0).unwrap();
+        let q = quote(&terms("What does if __name__ == '__main__': do?"), &sources, &idf, &|_| 0.0, 0).unwrap();
         assert_eq!(q.lead(), "A module's __name__ is set to '__main__' when it is run as a script.");
+    }
+
+    #[test]
+    fn a_sentence_near_the_question_by_meaning_can_lead_without_its_words() {
+        // The learner asks in other words than the book's: "first one in is the first one out".
+        let sources = [source(
+            1,
+            "Lists can also be used as stacks, where the last element added is the first one retrieved. \
+             To implement a queue, use collections.deque, designed to have fast appends and pops from both ends.",
+        )];
+        let idf = |_: &str| 1.0;
+        let asked = terms("Is a list good for a line where the first one in is the first one out?");
+        let queue = "To implement a queue, use collections.deque, designed to have fast appends and pops from both ends.";
+        let by_words = quote(&asked, &sources, &idf, &|_| 0.0, 0).unwrap();
+        assert_ne!(by_words.lead(), queue, "the question's words are the stack sentence's");
+        let meaning = |s: &str| if s == queue { 0.9 } else { 0.0 };
+        assert_eq!(quote(&asked, &sources, &idf, &meaning, 0).unwrap().lead(), queue);
+        // A sentence with none of the question's words is quoted when it is near by meaning.
+        let sources = [source(1, "Use collections.deque, designed to have fast appends and pops from both ends.")];
+        assert!(quote(&asked, &sources, &idf, &|_| 0.0, 0).is_none());
+        assert!(quote(&asked, &sources, &idf, &|_| 0.5, 0).is_some());
+        // A sentence that asks is left to the quote, however near.
+        let sources = [source(
+            1,
+            "To implement a queue, use collections.deque, designed to have fast appends and pops from both ends. \
+             But what if we need several of them? Lists are not efficient for this purpose.",
+        )];
+        let near = |s: &str| if s == queue { 0.9 } else if s.ends_with('?') { 0.6 } else { 0.5 };
+        let q = quote(&asked, &sources, &idf, &near, 1000).unwrap();
+        let opening: Vec<&str> = q.opening(1000, f32::INFINITY).sentences.into_iter().map(|(_, t)| t).collect();
+        assert!(opening.iter().all(|t| !t.ends_with('?')), "{opening:?}");
+        assert_eq!(opening.len(), 2);
+        assert_eq!(q.text(2).as_deref(), Some("But what if we need several of them?"));
     }
 
     #[test]
@@ -673,7 +723,7 @@ mod tests {
                     You add an item at the end of a list again and again. And a cut-off sentence about adding items to the end of a";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = |max| quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, max).unwrap().text(0).unwrap();
+        let q = |max| quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, &|_| 0.0, max).unwrap().text(0).unwrap();
         // The lead is the sentence holding most of the question's words (the first of equals).
         assert_eq!(q(0), "The append method adds an item to the end of the list.");
         // The next best (four of the question's terms, and two in the sentence before) fits.
@@ -688,18 +738,18 @@ mod tests {
         assert!(q(300).starts_with("Lists hold objects of any type you like. The append method"), "then the rest, as they fit");
         // The answer's opening: the lead and the next best sentences that fit, in the passage's
         // order; the quote then shows the others.
-        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, 230).unwrap();
+        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, &|_| 0.0, 230).unwrap();
         let opening = |max| q.opening(max, f32::INFINITY).sentences.into_iter().map(|(n, text)| (assert_eq!(n, 1), text).1).collect::<Vec<_>>();
         assert_eq!(opening(0), ["The append method adds an item to the end of the list."]);
         assert_eq!(opening(1000).len(), 3, "one of the four is left for the quote");
         assert_eq!(opening(120), ["The append method adds an item to the end of the list.", "You add an item at the end of a list again and again."]);
         assert_eq!(q.text(2).as_deref(), Some("Sets have no order at all, unlike sequences. Use extend to add several items at once, from any iterable."));
         // Without the lead, which opens the answer, its neighbours are no longer neighbours.
-        let folded = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, 300).unwrap().text(1).unwrap();
+        let folded = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, &|_| 0.0, 300).unwrap().text(1).unwrap();
         assert!(folded.starts_with("Lists hold objects of any type you like. … Sets have no order"), "{folded}");
         // An indented example between two quoted sentences is skipped text too; a blank line is not.
         let sources = [source(1, "The append method adds an item to the end of the list.\n\n    x.append(3)\n\nYou add an item at the end of a list again and again.\n\nItems go on the end of a list with append as well.")];
-        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, 400).unwrap().text(0).unwrap();
+        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, &|_| 0.0, 400).unwrap().text(0).unwrap();
         assert_eq!(q, "The append method adds an item to the end of the list. … You add an item at the end of a list again and again. Items go on the end of a list with append as well.");
     }
 
@@ -711,7 +761,7 @@ mod tests {
             source(3, "Dictionaries map keys to values, and a key may be any immutable object."),
         ];
         let idf = |_: &str| 1.0;
-        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, 800).unwrap();
+        let q = quote(&terms("How do I add an item to the end of a list?"), &sources, &idf, &|_| 0.0, 800).unwrap();
         assert_eq!(q.source.n, 1);
         let lead = "The append method adds an item to the end of a list.";
         let extend = "The extend method adds each item of an iterable to the end of a list.";
@@ -736,7 +786,7 @@ mod tests {
                     Other sequence types such as tuples support the same operations as well.";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = quote(&terms("Why does changing one row of my grid change every row?"), &sources, &idf, 800).unwrap().text(0).unwrap();
+        let q = quote(&terms("Why does changing one row of my grid change every row?"), &sources, &idf, &|_| 0.0, 800).unwrap().text(0).unwrap();
         assert_eq!(
             q,
             "Changes to one row of a grid made with * show in every row of the grid. … \
@@ -753,7 +803,7 @@ mod tests {
                     A loop's else clause runs when no break occurs, like a try statement's else clause.";
         let sources = [source(1, text)];
         let idf = |_: &str| 1.0;
-        let q = quote(&terms("When does the else clause of a loop run?"), &sources, &idf, 400).unwrap().text(0).unwrap();
+        let q = quote(&terms("When does the else clause of a loop run?"), &sources, &idf, &|_| 0.0, 400).unwrap().text(0).unwrap();
         assert_eq!(
             q,
             "The else clause of a loop runs when the loop ends without a break statement. … \
@@ -762,7 +812,7 @@ mod tests {
         // Inside a ``` fence a blank line does not end the code.
         let text = "```\nThe loop's else clause runs when no break occurs in this code block.\n\nThe else clause of a loop runs here too, in the fence.\n```";
         let sources = [source(1, text)];
-        assert!(quote(&terms("When does the else clause of a loop run?"), &sources, &idf, 400).is_none());
+        assert!(quote(&terms("When does the else clause of a loop run?"), &sources, &idf, &|_| 0.0, 400).is_none());
     }
 
     #[test]
