@@ -447,7 +447,7 @@ impl AskRun {
         // "… [2]. "), so it goes on writing; not a question the book asks (an exercise answers
         // nothing), nor a sentence far from the question.
         let mut opening = verify::Opening::default();
-        if let Some(q) = quoted.as_ref().filter(|q| self.settings.ask.lead && !q.lead().trim_end().ends_with('?')) {
+        if let Some(q) = quoted.as_ref().filter(|q| self.settings.ask.lead && !verify::asks(q.lead())) {
             if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead(), cosines.get(q.lead()).copied()).await? {
                 // The lead, the other passages' sentences as much on the question, and the
                 // quote's next best sentences while they fit, each cited.

@@ -343,7 +343,12 @@ const FOLLOW_WEIGHT: f32 = 0.5;
 /// The sentences [`quote`] may pick from a passage: whole prose sentences of a quotable length
 /// (a sentence cut short where the passage was cut is not quoted).
 pub fn quotable_sentences(passage: &str) -> impl Iterator<Item = &str> {
-    prose_sentences(passage).into_iter().map(|(_, text)| text).filter(|t| quotable(t) && ends_sentence(t))
+    prose_sentences(passage).into_iter().map(|(_, text)| text).filter(|t| whole_quotable(t))
+}
+
+/// [`quotable`], and not cut short where the passage was cut.
+fn whole_quotable(sentence: &str) -> bool {
+    quotable(sentence) && ends_sentence(sentence)
 }
 
 /// The book's words that best answer the question, verbatim, from one passage. Each quotable
@@ -384,7 +389,7 @@ pub fn quote<'a>(asked: &HashSet<String>, sources: &'a [Source], idf: &dyn Fn(&s
             .enumerate()
             .map(|(k, &(place, text))| Candidate { place, own: own[k], weight: own[k] + FOLLOW_WEIGHT * if k > 0 { own[k - 1] } else { 0.0 }, text })
             // A sentence cut short where the passage was cut is not quoted.
-            .filter(|c| quotable(c.text) && ends_sentence(c.text) && c.weight > 0.0)
+            .filter(|c| whole_quotable(c.text) && c.weight > 0.0)
             .collect();
         // The passage is picked by its best sentence's own weight.
         let Some(c) = candidates.iter().max_by(|a, b| by_own(a, b)) else { continue };
@@ -457,9 +462,9 @@ impl<'a> Quoted<'a> {
     /// always): the lead; then each other passage's best sentence holding at least `others`
     /// of the lead's weight on the question, best first while it fits
     /// ([`super::AskConfig::opening_others`]); then the quote's next best sentences while they
-    /// fit. A sentence that asks ("… but what if we need several?") is not one of them. The quote's own come first, in the passage's order, then the others'. Of two or
-    /// more quoted sentences one is left for the quote ([`Self::text`]), so the answer still
-    /// shows the book's words linked to their section.
+    /// fit; not a sentence that asks ([`asks`]). The quote's own come first, in the passage's
+    /// order, then the others'. Of two or more quoted sentences one is left for the quote
+    /// ([`Self::text`]), so the answer still shows the book's words linked to their section.
     pub fn opening(&self, max_chars: usize, others: f32) -> Opening<'a> {
         let mut used = self.picked[0].1.chars().count();
         let mut theirs = Vec::new();
@@ -505,7 +510,7 @@ impl<'a> Quoted<'a> {
 
 /// Whether the book asks rather than tells ("… but what if we need several?"): such a
 /// sentence answers nothing, and is left to the quote.
-fn asks(sentence: &str) -> bool {
+pub fn asks(sentence: &str) -> bool {
     sentence.trim_end().ends_with('?')
 }
 
