@@ -207,7 +207,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="exit 1 unless every figure was computed (the harness test)")
     ap.add_argument("--answers", default=None, help="judge the answers of an earlier run (its answers-grounded.jsonl) instead of asking again")
     ap.add_argument("--verdicts", action="append", default=[],
-                    help="an earlier run's judge-pairs.jsonl with the same judge: a pair of the same kind, text and claim takes its verdict instead of being judged again (label scoring is deterministic)")
+                    help="an earlier run's judge-pairs.jsonl with the same judge: a pair of the same kind, text and claim takes its margin instead of being judged again (label scoring is deterministic), and its verdict from today's threshold; pairs stored without a margin are judged again")
     args = ap.parse_args()
     for path in (args.bundle, args.model, args.index_builder) + (() if args.judge == "none" else (args.judge,)):
         if not os.path.exists(path):
@@ -239,16 +239,19 @@ def main():
     earlier = {}
     for path in args.verdicts:
         for p in load_jsonl(path):
-            if p.get("judge_yes") is not None:
-                earlier[(p["kind"], p["text"], p["claim"])] = p["judge_yes"]
+            if p.get("judge_margin") is not None:
+                earlier[(p["kind"], p["text"], p["claim"])] = p["judge_margin"]
+    margins = {}
     if args.judge == "none":
         judged, verdicts = [], {}
     else:
+        thresholds = json.loads(subprocess.run([args.index_builder, "judge", "--thresholds"], capture_output=True, text=True, check=True).stdout)
         fresh = [{"id": i, "kind": k, "text": t, "claim": c} for (k, t, c), i in unique.items() if (k, t, c) not in earlier]
         judged = run_jsonl(lambda path: [args.index_builder, "judge", "--model", args.judge, "--pairs", path], fresh) if fresh else []
-        by_key = {j["id"]: j["yes"] for j in judged}
+        by_key = {j["id"]: j["margin"] for j in judged}
         by_key.update({i: earlier[key] for key, i in unique.items() if key in earlier})
-        verdicts = {p["id"]: by_key[unique[(p["kind"], p["text"], p["claim"])]] for p in pairs}
+        margins = {p["id"]: by_key[unique[(p["kind"], p["text"], p["claim"])]] for p in pairs}
+        verdicts = {p["id"]: margins[p["id"]] > thresholds[p["kind"]] for p in pairs}
         if args.verdicts:
             print(f"{len(unique) - len(fresh)} of {len(unique)} distinct pairs took an earlier verdict, {len(fresh)} judged", file=sys.stderr)
     result = {"set": args.set, "model": os.path.basename(args.model), "judge": os.path.basename(args.judge)}
@@ -267,7 +270,7 @@ def main():
                     f.write(json.dumps(a, ensure_ascii=False) + "\n")
         with open(os.path.join(args.out, "judge-pairs.jsonl"), "w", encoding="utf-8") as f:
             for p in pairs:
-                f.write(json.dumps({**p, "judge_yes": verdicts.get(p["id"])}, ensure_ascii=False) + "\n")
+                f.write(json.dumps({**p, "judge_yes": verdicts.get(p["id"]), "judge_margin": margins.get(p["id"])}, ensure_ascii=False) + "\n")
         with open(os.path.join(args.out, "figures.json"), "w") as f:
             json.dump(result, f, indent=1)
     if args.check:

@@ -15,20 +15,24 @@ use std::sync::Arc;
 #[derive(clap::Args)]
 pub struct Args {
     /// The judge model (GGUF), e.g. models/cache/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf.
-    #[arg(long)]
-    model: PathBuf,
+    #[arg(long, required_unless_present = "thresholds")]
+    model: Option<PathBuf>,
     /// JSONL of `{"id", "kind": "fact"|"support"|"answerable"|"relevant", "text", "claim"}`: for
     /// `fact`, does the answer `text` state the fact `claim`; for `support`, does the passage
     /// `text` support the sentence `claim`; for `answerable`, can the question `claim` be
     /// answered from the passage `text`; for `relevant`, does the sentence `text` help answer the
     /// question `claim`.
-    #[arg(long)]
-    pairs: PathBuf,
+    #[arg(long, required_unless_present = "thresholds")]
+    pairs: Option<PathBuf>,
     /// Show the judge only up to this many characters of `text`: its sentences sharing most
     /// words with `claim`, in order (`agent::ask::nearest_sentences`, as the app's own check
     /// does); 0 shows the whole text.
     #[arg(long, default_value_t = EXCERPT)]
     excerpt: usize,
+    /// Print each kind's threshold (`{"fact": …, "support": …, …}`) and exit: an evaluation
+    /// that kept the margins of an earlier run decides its verdicts again with these.
+    #[arg(long)]
+    thresholds: bool,
 }
 
 #[derive(Deserialize)]
@@ -71,24 +75,31 @@ fn without_citations(text: &str) -> String {
 }
 
 pub fn run(a: Args) -> Result<()> {
-    let bytes = std::fs::read(&a.model).with_context(|| format!("cannot read {}", a.model.display()))?;
+    if a.thresholds {
+        let kinds = [("fact", Judge::Fact), ("support", Judge::Support), ("answerable", Judge::Answerable), ("relevant", Judge::Relevant)];
+        let map: serde_json::Map<String, serde_json::Value> = kinds.iter().map(|&(name, kind)| (name.to_string(), min_margin(kind).into())).collect();
+        println!("{}", serde_json::Value::Object(map));
+        return Ok(());
+    }
+    let (Some(model), Some(pairs)) = (a.model, a.pairs) else { bail!("--model and --pairs are needed") };
+    let bytes = std::fs::read(&model).with_context(|| format!("cannot read {}", model.display()))?;
     let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(4096))?;
     let (yes, no) = (session.encode("Yes")?, session.encode("No")?);
     let system = [ChatMessage { role: "system", content: JUDGE_SYSTEM }];
-    let f = std::fs::File::open(&a.pairs).with_context(|| format!("cannot open {}", a.pairs.display()))?;
+    let f = std::fs::File::open(&pairs).with_context(|| format!("cannot open {}", pairs.display()))?;
     let stdout = std::io::stdout();
     for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
         let line = line?;
         if line.trim().is_empty() {
             continue;
         }
-        let p: Pair = serde_json::from_str(&line).with_context(|| format!("{}:{}: expected {{\"id\",\"kind\",\"text\",\"claim\"}}", a.pairs.display(), n + 1))?;
+        let p: Pair = serde_json::from_str(&line).with_context(|| format!("{}:{}: expected {{\"id\",\"kind\",\"text\",\"claim\"}}", pairs.display(), n + 1))?;
         let kind = match p.kind.as_str() {
             "fact" => Judge::Fact,
             "support" => Judge::Support,
             "answerable" => Judge::Answerable,
             "relevant" => Judge::Relevant,
-            k => bail!("{}:{}: unknown judgement kind {k:?}; use fact, support, answerable or relevant", a.pairs.display(), n + 1),
+            k => bail!("{}:{}: unknown judgement kind {k:?}; use fact, support, answerable or relevant", pairs.display(), n + 1),
         };
         // The answer's `[n]` markers are not words of the book: with them, the 1.5B judge gave
         // sentences copied word for word from their passage margins near 0.
