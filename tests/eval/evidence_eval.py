@@ -30,18 +30,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from answer_eval import is_hit, load_set, run_jsonl  # noqa: E402
-
-STOP = set("""a an the of to in on at by for with from and or not no is are was were be been being it its
-this that these those as if then than so such can could will would should may might must do does did
-done has have had you your i we he she they them their there here what which who whom whose when where why
-how all any each every some one two into out up down over under again only same other more most very
-just also but about after before while because until use used using get gets""".split())
-
-
-def content(text):
-    return {w[:5] for w in re.findall(r"[a-z0-9_]+", text.lower()) if w not in STOP and len(w) > 1}
-
+from answer_eval import content, is_hit, load_set, run_jsonl  # noqa: E402
 
 def lexical(fact, passages):
     want = content(fact)

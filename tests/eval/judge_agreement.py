@@ -9,8 +9,10 @@ Each line of the labels file is one judgement a person made by reading, with the
 inputs: `{"id", "kind": "fact"|"support", "text", "claim", "yes": bool, "note"}` (`fact`: does the
 answer `text` state the fact `claim`; `support`: does the passage `text` support the sentence
 `claim`). The pairs come from answers on the tuning half of our own set (never the reported sets);
-by default all four files of `tests/eval/data/judge_labels*.jsonl` (333 labels).
-`index-builder judge` (the prompts answer_eval.py uses) decides each; the script prints the share
+by default the five files of `tests/eval/data/judge_labels*.jsonl` (529 labels).
+`index-builder judge` (the prompts answer_eval.py uses) gives each a margin and
+`answer_eval.fact_verdict` (its threshold; for facts, also the fact's words in one sentence) the
+verdict; the script prints the share
 on which judge and person agree, overall, per kind and per label. answer_eval.py's figures count
 only while this is at least 0.85.
 
@@ -26,7 +28,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from answer_eval import run_jsonl  # noqa: E402
+from answer_eval import fact_verdict, run_jsonl  # noqa: E402
 from retrieval_eval import load_jsonl  # noqa: E402
 
 
@@ -39,7 +41,7 @@ def main():
     target = os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/pathshala/target"))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--judge", required=True)
-    ap.add_argument("--labels", nargs="+", default=[os.path.join(here, "data", f) for f in ("judge_labels.jsonl", "judge_labels2.jsonl", "judge_labels3.jsonl", "judge_labels4.jsonl")])
+    ap.add_argument("--labels", nargs="+", default=[os.path.join(here, "data", f"judge_labels{n}.jsonl") for n in ("", "2", "3", "4", "5")])
     ap.add_argument("--judge-arg", action="append", default=[], help="passed on to `index-builder judge` (e.g. --judge-arg=--excerpt=400)")
     ap.add_argument("--index-builder", default=os.path.join(target, "release", "index-builder"))
     ap.add_argument("--out", default=None, help="JSONL: each label with the judge's verdict and margin")
@@ -56,11 +58,11 @@ def main():
     known = {(r["kind"], r["text"], r["claim"]): r["margin"] for path in args.margins for r in load_jsonl(path)}
     fresh = [{"id": l["id"], "kind": l["kind"], "text": l["text"], "claim": l["claim"]} for l in labels if (l["kind"], l["text"], l["claim"]) not in known]
     judged = run_jsonl(lambda path: [args.index_builder, "judge", "--model", args.judge, "--pairs", path, *args.judge_arg], fresh) if fresh else []
-    by_id = {j["id"]: j for j in judged}
+    margins = {j["id"]: j["margin"] for j in judged}
+    by_id = {}
     for l in labels:
-        margin = known.get((l["kind"], l["text"], l["claim"]))
-        if margin is not None:
-            by_id[l["id"]] = {"margin": margin, "yes": margin > thresholds[l["kind"]]}
+        margin = known.get((l["kind"], l["text"], l["claim"]), margins.get(l["id"]))
+        by_id[l["id"]] = {"margin": margin, "yes": fact_verdict(l["kind"], l["text"], l["claim"], margin, thresholds)}
     rows = [{**l, "judge_yes": by_id[l["id"]]["yes"], "margin": by_id[l["id"]]["margin"], "agree": by_id[l["id"]]["yes"] == l["yes"]} for l in labels]
     result = {
         "judge": os.path.basename(args.judge),
@@ -77,7 +79,7 @@ def main():
         files = sorted({r["file"] for r in kind})
         print(f"{args.sweep} labels, agreement by threshold: all ({len(kind)})  " + "  ".join(f"{f} ({sum(r['file'] == f for r in kind)})" for f in files))
         for t in [x / 10 for x in range(10, 26)]:
-            agree = lambda rs: sum((r["margin"] > t) == r["yes"] for r in rs) / len(rs)
+            agree = lambda rs: sum(fact_verdict(r["kind"], r["text"], r["claim"], r["margin"], {**thresholds, args.sweep: t}) == r["yes"] for r in rs) / len(rs)
             print(f"{t:4.1f}  {agree(kind):.3f}  " + "  ".join(f"{agree([r for r in kind if r['file'] == f]):.3f}" for f in files))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:

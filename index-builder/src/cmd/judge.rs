@@ -44,14 +44,17 @@ struct Pair {
 }
 
 /// The judge says "yes" only when log P(Yes) − log P(No) exceeds this. At 0 the 1.5B judge said
-/// "yes" to 46 % of what a person labelled "no". Fitted on the 277 hand labels of the three
-/// `tests/eval/data/judge_labels*.jsonl` files (the middle of each kind's best plateau); fitted on
-/// any two files, the two thresholds agree with the person on the third 0.886, 0.916 and 0.881
-/// (docs/EVALUATION.md "Judge agreement"). `answerable` and `relevant` keep 0 (measured apart:
+/// "yes" to 46 % of what a person labelled "no". `support`: fitted on the 277 hand labels of the
+/// first three `tests/eval/data/judge_labels*.jsonl` files (the middle of its best plateau; fitted
+/// on any two files, the threshold agrees with the person on the third 0.886, 0.916 and 0.881;
+/// docs/EVALUATION.md "Judge agreement"). `fact`: 1.9, with the evaluation's words rule
+/// (`tests/eval/answer_eval.py`, `fact_verdict`: the fact's words in one sentence also count), fitted
+/// on the 415 `fact` labels of all five files (docs/EVALUATION.md, "The judge on answers that are
+/// the book's sentences"). `answerable` and `relevant` keep 0 (measured apart:
 /// `tests/eval/relevance_fit.py`).
 pub fn min_margin(kind: Judge) -> f64 {
     match kind {
-        Judge::Fact => 1.8,
+        Judge::Fact => 1.9,
         Judge::Support => 1.15,
         Judge::Answerable | Judge::Relevant => 0.0,
     }
