@@ -208,6 +208,9 @@ pub struct AskRun {
     lead: Option<Lead>,
 }
 
+/// Most examples of the book an answer's opening shows ([`verify::example_after`]).
+const MAX_EXAMPLES: usize = 2;
+
 /// Characters of a comparison table's rows an answer's opening holds however long the opening
 /// before them ([`compared`]).
 const MIN_ROWS_CHARS: usize = 300;
@@ -263,6 +266,9 @@ struct Lead {
     /// table's own cells, so the check passes them as they are (the passage the model reads
     /// may be cut before a table's last rows, and the small judge reads a row poorly).
     rows: Vec<String>,
+    /// The book's examples among its sentences, fenced, each with its passage's number: shown
+    /// as they are, like the rows.
+    examples: Vec<(usize, String)>,
 }
 
 impl AskRun {
@@ -465,14 +471,37 @@ impl AskRun {
             format!("{} [{n}]{stop}", text.trim_end_matches(['.', ':', '।']))
         };
         let rows: Vec<String> = rows.iter().map(|(n, text)| cite((*n, text.as_str()))).collect();
-        let lead = (!opening.sentences.is_empty() || !rows.is_empty()).then(|| opening.sentences.iter().map(|&(n, text)| cite((n, text))).chain(rows.iter().cloned()).collect::<Vec<_>>().join(" "));
+        // A sentence that introduces the book's example ("… as follows:") shows it, fenced.
+        let mut examples = Vec::new();
+        let mut pieces = Vec::new();
+        for &(n, text) in &opening.sentences {
+            let example = (examples.len() < MAX_EXAMPLES).then(|| quotable.iter().find(|s| s.n == n).and_then(|s| verify::example_after(&s.text, text))).flatten();
+            let Some(example) = example else {
+                pieces.push(cite((n, text)));
+                continue;
+            };
+            let block = format!("```\n{example}\n```");
+            pieces.push(format!("{} [{n}]:\n{block}\n", text.trim_end().trim_end_matches(':')));
+            examples.push((n, block));
+        }
+        pieces.extend(rows.iter().cloned());
+        let lead = (!pieces.is_empty()).then(|| {
+            let mut text = String::new();
+            for piece in pieces {
+                if !text.is_empty() && !text.ends_with('\n') {
+                    text.push(' ');
+                }
+                text.push_str(&piece);
+            }
+            text
+        });
         // Above an answer its opening, the quote shows the book's other sentences.
         let quote = quoted.and_then(|q| {
             let text = q.text(opening.own)?;
             Some(Quote { n: q.source.n, section: q.source.section, heading_path: q.source.heading_path.clone(), text })
         });
         self.lead = match lead {
-            Some(text) => Some(Lead { ids: env.session.encode(&text)?, text, sent: false, rows }),
+            Some(text) => Some(Lead { ids: env.session.encode(&text)?, text, sent: false, rows, examples }),
             None => None,
         };
         let uncertain = retrieval.abstained && retrieval.uncertain;
@@ -536,6 +565,9 @@ impl AskRun {
         }
         if let Some(&n) = unit.cites.first().filter(|_| self.lead.as_ref().is_some_and(|l| l.rows.iter().any(|r| r.trim() == unit.text.trim()))) {
             return Ok(Checked { supported: true, support: Some(n), text: with_citation(&plain, n), ..base });
+        }
+        if let Some(&(n, _)) = self.lead.as_ref().and_then(|l| l.examples.iter().find(|(_, block)| unit.code && block.trim() == unit.text.trim())) {
+            return Ok(Checked { supported: true, support: Some(n), text: unit.text.clone(), ..base });
         }
         if cut && (if unit.code { verify::open_block(unit) } else { !verify::ends_sentence(&plain) }) {
             return Ok(base);

@@ -508,6 +508,64 @@ impl<'a> Quoted<'a> {
     }
 }
 
+/// Longest example the answer's opening shows after the book's sentence that introduces it.
+pub const EXAMPLE_CHARS: usize = 400;
+
+/// The example the book shows right after `sentence` when the sentence introduces it ("… as
+/// follows:", "To deactivate a virtual environment, type:"): the next paragraph of `passage` (a
+/// fenced block's inside, a `>>>` session, a command), when none of its lines is a sentence to
+/// quote and it has at most [`EXAMPLE_CHARS`] characters. None for a sentence that does not end
+/// its line with a colon.
+pub fn example_after<'t>(passage: &'t str, sentence: &str) -> Option<&'t str> {
+    let sentence = sentence.trim_end();
+    if !sentence.ends_with(':') {
+        return None;
+    }
+    let at = passage.find(sentence)? + sentence.len();
+    let rest = &passage[at..];
+    // The sentence ends its line.
+    let (line, rest) = rest.split_once('\n')?;
+    if !line.trim().is_empty() {
+        return None;
+    }
+    let rest = rest.trim_start_matches(['\n', ' ', '\t', '\r']);
+    // Whole lines from here: the lines were trimmed only of the blank ones before.
+    let start = passage.len() - rest.len();
+    let start = passage[..start].rfind('\n').map_or(0, |i| i + 1);
+    let rest = &passage[start..];
+    if let Some(fenced) = rest.trim_start().strip_prefix("```") {
+        let inside = &fenced[fenced.find('\n')? + 1..];
+        let example = inside[..inside.find("```")?].trim_end();
+        return (!example.trim().is_empty() && example.chars().count() <= EXAMPLE_CHARS).then_some(example);
+    }
+    // The book's text keeps no fences: the example is the paragraphs up to the next one that
+    // is prose, whole or not at all.
+    let mut end = 0;
+    for paragraph in rest.split("\n\n") {
+        let prose = |line: &str| whole_quotable(line) || (ends_sentence(line) && line.starts_with(char::is_uppercase) && line.split_whitespace().count() >= 4);
+        // The rest of the sentence after its example ("into the terminal.").
+        let words = |line: &str| line.trim().strip_suffix('.').is_some_and(|w| w.chars().all(|c| c.is_alphabetic() || c == ' '));
+        let code = !paragraph.trim().is_empty()
+            && !prose_item(paragraph)
+            && !prose_sentences(paragraph).iter().any(|&(_, line)| prose(line))
+            && (paragraph.trim_start().starts_with(">>>") || !paragraph.lines().any(words));
+        if !code {
+            break;
+        }
+        end = paragraph.as_ptr() as usize - rest.as_ptr() as usize + paragraph.len();
+    }
+    let example = rest[..end].trim_end();
+    (!example.is_empty() && example.chars().count() <= EXAMPLE_CHARS).then_some(example)
+}
+
+/// An item of a list in words ("for loop header," "class definitions,"): words only, ending
+/// the way list items do.
+fn prose_item(paragraph: &str) -> bool {
+    let t = paragraph.trim();
+    let words_only = t.chars().all(|c| c.is_alphabetic() || c.is_whitespace() || ",;*-'".contains(c));
+    words_only && (t.ends_with([',', ';']) || t.ends_with(" and") || t.ends_with(" or"))
+}
+
 /// Whether the book asks rather than tells ("… but what if we need several?"): such a
 /// sentence answers nothing, and is left to the quote.
 pub fn asks(sentence: &str) -> bool {
@@ -779,6 +837,31 @@ mod tests {
         // Off, or when it does not fit, the opening is the quote's own.
         assert_eq!(q.opening(200, f32::INFINITY).sentences, [(1, lead)]);
         assert_eq!(q.opening(60, 1.0).sentences, [(1, lead)]);
+    }
+
+    #[test]
+    fn the_example_a_sentence_introduces_is_the_next_paragraph_when_it_is_no_prose() {
+        let passage = "To create a virtual environment, run the venv module as a script with the directory path:\n\n\
+                       python3 -m venv tutorial-env\n\n\
+                       This will create the tutorial-env directory if it doesn't exist.\n\n\
+                       To deactivate a virtual environment, type:\n\ndeactivate\n\ninto the terminal.\n\n\
+                       You can combine range and len as follows:\n\n>>> for i in range(2):\n...     print(i)\n...\n0\n1\n\n\
+                       The following sentences say more:\n\nA sentence of the book that explains the example in its own words.\n\n\
+                       Or with a fence:\n\n```\nx = 1\n\ny = 2\n```\n";
+        let example = |s: &str| example_after(passage, s);
+        assert_eq!(example("To create a virtual environment, run the venv module as a script with the directory path:"), Some("python3 -m venv tutorial-env"));
+        assert_eq!(example("To deactivate a virtual environment, type:"), Some("deactivate"), "not the words after it");
+        assert_eq!(example("You can combine range and len as follows:"), Some(">>> for i in range(2):\n...     print(i)\n...\n0\n1"));
+        assert_eq!(example("The following sentences say more:"), None, "prose is quoted as prose");
+        assert_eq!(example("Or with a fence:"), Some("x = 1\n\ny = 2"));
+        // Code in paragraphs is taken whole, up to the prose after it; a list in words is no code.
+        let passage = "It is re-raised:\n\nimport sys\n\ntry:\n    f()\nexcept OSError:\n    raise\n\nThe try statement has an optional else clause after it.\n\n\
+                       The following constructs bind names:\n\nformal parameters to functions,\n\nclass definitions,\n";
+        assert_eq!(example_after(passage, "It is re-raised:"), Some("import sys\n\ntry:\n    f()\nexcept OSError:\n    raise"));
+        assert_eq!(example_after(passage, "The following constructs bind names:"), None);
+        assert_eq!(example("This will create the tutorial-env directory if it doesn't exist."), None);
+        let long = format!("It runs:\n\n{}\n", "x = 1\n".repeat(100));
+        assert_eq!(example_after(&long, "It runs:"), None, "too long to open an answer");
     }
 
     #[test]
