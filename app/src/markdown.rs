@@ -220,6 +220,17 @@ mod tests {
     }
 
     #[test]
+    fn the_books_example_right_after_its_sentence_is_a_code_block() {
+        // Ask's opening: a cited sentence that introduces the book's example, the example fenced
+        // on the next line, then the next sentence.
+        let nodes = parse("Run the venv module with the directory path [1]:\n```\npython3 -m venv env\n```\nA common location is .venv [1].", 1);
+        let Node::El(Tag::P, p) = &nodes[0] else { panic!("{nodes:?}") };
+        assert!(p.contains(&Node::Cite(1)));
+        assert_eq!(nodes[1], Node::Pre("python3 -m venv env\n".into()));
+        assert!(matches!(&nodes[2], Node::El(Tag::P, p) if p.contains(&Node::Cite(1))), "{nodes:?}");
+    }
+
+    #[test]
     fn unterminated_fence_while_streaming() {
         let nodes = parse("Run:\n\n```bash\npip ins", 1);
         assert_eq!(nodes.last(), Some(&Node::Pre("pip ins".into())));
