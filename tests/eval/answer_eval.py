@@ -89,7 +89,7 @@ def words_in_one_sentence(text, claim):
 
 def fact_verdict(kind, text, claim, margin, thresholds):
     """The evaluation's verdict on one judged pair."""
-    if margin > thresholds[kind]:
+    if margin is not None and margin > thresholds[kind]:
         return True
     return kind == "fact" and words_in_one_sentence(text, claim) >= WORDS_STATE_FACT
 

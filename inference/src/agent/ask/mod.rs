@@ -560,14 +560,17 @@ impl AskRun {
             // (a two-token answer on a slow runtime is a fragment, and still the answer).
             return Ok(Checked { supported: true, support: unit.cites.first().copied(), text: unit.text.clone(), ..base });
         }
+        // The book's example in the opening, the first time: a one-word command ("deactivate")
+        // repeats the words of the sentence that introduces it, and is still the example.
+        let example = self.lead.as_ref().and_then(|l| l.examples.iter().find(|(_, block)| unit.code && block.trim() == unit.text.trim()));
+        if let Some(&(n, _)) = example.filter(|_| !earlier.iter().any(|e| e.text.trim() == unit.text.trim())) {
+            return Ok(Checked { supported: true, support: Some(n), text: unit.text.clone(), ..base });
+        }
         if earlier.iter().any(|e| verify::repeats(&words, &verify::terms(&e.plain(max_n)))) {
             return Ok(Checked { repeated: true, ..base });
         }
         if let Some(&n) = unit.cites.first().filter(|_| self.lead.as_ref().is_some_and(|l| l.rows.iter().any(|r| r.trim() == unit.text.trim()))) {
             return Ok(Checked { supported: true, support: Some(n), text: with_citation(&plain, n), ..base });
-        }
-        if let Some(&(n, _)) = self.lead.as_ref().and_then(|l| l.examples.iter().find(|(_, block)| unit.code && block.trim() == unit.text.trim())) {
-            return Ok(Checked { supported: true, support: Some(n), text: unit.text.clone(), ..base });
         }
         if cut && (if unit.code { verify::open_block(unit) } else { !verify::ends_sentence(&plain) }) {
             return Ok(base);

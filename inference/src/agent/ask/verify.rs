@@ -512,10 +512,10 @@ impl<'a> Quoted<'a> {
 pub const EXAMPLE_CHARS: usize = 400;
 
 /// The example the book shows right after `sentence` when the sentence introduces it ("… as
-/// follows:", "To deactivate a virtual environment, type:"): the next paragraph of `passage` (a
-/// fenced block's inside, a `>>>` session, a command), when none of its lines is a sentence to
-/// quote and it has at most [`EXAMPLE_CHARS`] characters. None for a sentence that does not end
-/// its line with a colon.
+/// follows:", "To deactivate a virtual environment, type:"): a fenced block's inside, or the
+/// paragraphs of `passage` after it up to the next one with a sentence in it (a `>>>` session,
+/// a command, code), whole (not where a cut passage ends) and at most [`EXAMPLE_CHARS`]
+/// characters. None for a sentence that does not end its line with a colon.
 pub fn example_after<'t>(passage: &'t str, sentence: &str) -> Option<&'t str> {
     let sentence = sentence.trim_end();
     if !sentence.ends_with(':') {
@@ -541,28 +541,32 @@ pub fn example_after<'t>(passage: &'t str, sentence: &str) -> Option<&'t str> {
     // The book's text keeps no fences: the example is the paragraphs up to the next one that
     // is prose, whole or not at all.
     let mut end = 0;
+    let mut whole = false;
     for paragraph in rest.split("\n\n") {
-        let prose = |line: &str| whole_quotable(line) || (ends_sentence(line) && line.starts_with(char::is_uppercase) && line.split_whitespace().count() >= 4);
+        let prose = |line: &str| whole_quotable(line) || (ends_sentence(line) && !line.starts_with(char::is_lowercase) && line.split_whitespace().count() >= 4);
         // The rest of the sentence after its example ("into the terminal.").
-        let words = |line: &str| line.trim().strip_suffix('.').is_some_and(|w| w.chars().all(|c| c.is_alphabetic() || c == ' '));
+        let words = |line: &str| line.trim().strip_suffix(['.', '।']).is_some_and(|w| w.chars().all(|c| c.is_alphabetic() || crate::text::is_bengali(c) || c == ' '));
         let code = !paragraph.trim().is_empty()
             && !prose_item(paragraph)
             && !prose_sentences(paragraph).iter().any(|&(_, line)| prose(line))
             && (paragraph.trim_start().starts_with(">>>") || !paragraph.lines().any(words));
         if !code {
+            whole = true;
             break;
         }
         end = paragraph.as_ptr() as usize - rest.as_ptr() as usize + paragraph.len();
     }
     let example = rest[..end].trim_end();
-    (!example.is_empty() && example.chars().count() <= EXAMPLE_CHARS).then_some(example)
+    // Code that runs to the end of a passage cut short ("…") may be cut too.
+    let whole = whole || !passage.trim_end().ends_with('…');
+    (whole && !example.is_empty() && example.chars().count() <= EXAMPLE_CHARS).then_some(example)
 }
 
 /// An item of a list in words ("for loop header," "class definitions,"): words only, ending
 /// the way list items do.
 fn prose_item(paragraph: &str) -> bool {
     let t = paragraph.trim();
-    let words_only = t.chars().all(|c| c.is_alphabetic() || c.is_whitespace() || ",;*-'".contains(c));
+    let words_only = t.chars().all(|c| c.is_alphabetic() || crate::text::is_bengali(c) || c.is_whitespace() || ",;*-'".contains(c));
     words_only && (t.ends_with([',', ';']) || t.ends_with(" and") || t.ends_with(" or"))
 }
 
@@ -862,6 +866,7 @@ mod tests {
         assert_eq!(example("This will create the tutorial-env directory if it doesn't exist."), None);
         let long = format!("It runs:\n\n{}\n", "x = 1\n".repeat(100));
         assert_eq!(example_after(&long, "It runs:"), None, "too long to open an answer");
+        assert_eq!(example_after("It runs:\n\nfor x in y:\n    print(x)…", "It runs:"), None, "cut where the passage was cut");
     }
 
     #[test]
