@@ -76,6 +76,8 @@ def main():
     print(json.dumps(result, indent=1))
     if args.sweep:
         kind = [r for r in rows if r["kind"] == args.sweep]
+        if not kind:
+            sys.exit(f"error: no {args.sweep} labels to sweep")
         files = sorted({r["file"] for r in kind})
         print(f"{args.sweep} labels, agreement by threshold: all ({len(kind)})  " + "  ".join(f"{f} ({sum(r['file'] == f for r in kind)})" for f in files))
         for t in [x / 10 for x in range(10, 26)]:
