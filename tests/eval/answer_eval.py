@@ -87,10 +87,26 @@ def words_in_one_sentence(text, claim):
     return max((len(want & content(x)) / len(want) for x in parts), default=0.0)
 
 
+def verbatim(premise, claim):
+    """Whether `claim` (a sentence or a fenced block of an answer, its `[n]` markers out) is the
+    passage's own text, word for word: the book supports its own words. The judge reads the
+    400 characters of the passage nearest the claim, which cut a code block apart (it said no
+    to 16 of the 32 examples shown in session 55's held-out answers, each copied from the
+    passage it was judged against)."""
+    body = re.sub(r"^```[^\n]*\n|\n?```$", "", claim.strip())
+    body = re.sub(r"\s*\[\d+(?:,\s*\d+)*\]", "", body)
+    norm = lambda x: " ".join(x.split())
+    body = norm(body).rstrip(".:")
+    return len(body) >= 20 and body in norm(premise)
+
+
 def fact_verdict(kind, text, claim, margin, thresholds):
-    """The evaluation's verdict on one judged pair."""
+    """The evaluation's verdict on one judged pair: the judge's margin above its threshold; or,
+    for a fact, its words in one sentence of the answer; for support, the passage's own words."""
     if margin is not None and margin > thresholds[kind]:
         return True
+    if kind == "support":
+        return verbatim(text, claim)
     return kind == "fact" and words_in_one_sentence(text, claim) >= WORDS_STATE_FACT
 
 
