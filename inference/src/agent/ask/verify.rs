@@ -540,12 +540,12 @@ pub fn example_after<'t>(passage: &'t str, sentence: &str) -> Option<&'t str> {
     }
     // The book's text keeps no fences: the example is the paragraphs up to the next one that
     // is prose, whole or not at all.
+    let prose = |line: &str| whole_quotable(line) || (ends_sentence(line) && !line.starts_with(char::is_lowercase) && line.split_whitespace().count() >= 4);
+    // The rest of the sentence after its example ("into the terminal.").
+    let words = |line: &str| line.trim().strip_suffix(['.', '।']).is_some_and(|w| w.chars().all(|c| c.is_alphabetic() || crate::text::is_bengali(c) || c == ' '));
     let mut end = 0;
     let mut whole = false;
     for paragraph in rest.split("\n\n") {
-        let prose = |line: &str| whole_quotable(line) || (ends_sentence(line) && !line.starts_with(char::is_lowercase) && line.split_whitespace().count() >= 4);
-        // The rest of the sentence after its example ("into the terminal.").
-        let words = |line: &str| line.trim().strip_suffix(['.', '।']).is_some_and(|w| w.chars().all(|c| c.is_alphabetic() || crate::text::is_bengali(c) || c == ' '));
         let code = !paragraph.trim().is_empty()
             && !prose_item(paragraph)
             && !prose_sentences(paragraph).iter().any(|&(_, line)| prose(line))
