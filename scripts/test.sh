@@ -38,7 +38,7 @@ python3 tests/eval/answer_eval.py --bundle "$CARGO_TARGET_DIR/python-docs.bundle
 stage "Ask's evidence on the shared dev set (passages only, no model reading): the share of key facts they hold must stay >= 0.65 (0.72 measured with Qwen's tokenizer)"
 python3 tests/eval/evidence_eval.py --bundle "$CARGO_TARGET_DIR/python-docs.bundle" \
   --model models/cache/SmolLM2-135M-Instruct.Q4_1.gguf --set dev --min-held 0.65
-stage "judge-agreement harness on the 277 hand labels (SmolLM2 as judge: proves it runs; the 1.5B judge's figure is in docs/EVALUATION.md)"
+stage "judge-agreement harness on the 529 hand labels of the five tuning files (SmolLM2 as judge: proves it runs; the 1.5B judge's figure is in docs/EVALUATION.md)"
 python3 tests/eval/judge_agreement.py --judge models/cache/SmolLM2-135M-Instruct.Q4_1.gguf >/dev/null
 stage "routing on the shared dev set, demo course with its subjects and multilingual-e5-small (rules + the learned classifier; SmolLM2 only where no classifier applies): accuracy must stay >= 0.9 (0.95 measured)"
 "$CARGO_TARGET_DIR/release/index-builder" build --encoder e5-small --title "Pathshala demo course" \
