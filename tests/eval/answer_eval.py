@@ -100,7 +100,7 @@ def verbatim(premise, claim):
     return len(body) >= 20 and body in norm(premise)
 
 
-def fact_verdict(kind, text, claim, margin, thresholds):
+def verdict(kind, text, claim, margin, thresholds):
     """The evaluation's verdict on one judged pair: the judge's margin above its threshold; or,
     for a fact, its words in one sentence of the answer; for support, the passage's own words."""
     if margin is not None and margin > thresholds[kind]:
@@ -305,7 +305,7 @@ def main():
         by_key = {j["id"]: j["margin"] for j in judged}
         by_key.update({i: earlier[key] for key, i in unique.items() if key in earlier})
         margins = {p["id"]: by_key[unique[(p["kind"], p["text"], p["claim"])]] for p in pairs}
-        verdicts = {p["id"]: fact_verdict(p["kind"], p["text"], p["claim"], margins[p["id"]], thresholds) for p in pairs}
+        verdicts = {p["id"]: verdict(p["kind"], p["text"], p["claim"], margins[p["id"]], thresholds) for p in pairs}
         if args.verdicts:
             print(f"{len(unique) - len(fresh)} of {len(unique)} distinct pairs took an earlier verdict, {len(fresh)} judged", file=sys.stderr)
     result = {"set": args.set, "model": os.path.basename(args.model), "judge": os.path.basename(args.judge)}

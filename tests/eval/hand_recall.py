@@ -11,7 +11,7 @@ repeat an earlier run's needs labels only for the answers that changed. An abste
 no fact. Prints the recall (the mean over questions of the share of their facts stated, as
 answer_eval.py's `key_fact_recall`) and, when the run's `judge-pairs.jsonl` lies beside the
 answers, the agreement of its stored verdicts (the judge and, since session 55, the words rule:
-`answer_eval.fact_verdict`) with the labels. Two labels files that disagree on a pair: the
+`answer_eval.verdict`) with the labels. Two labels files that disagree on a pair: the
 later one's label counts. Pairs with no label: written to
 `--todo` for a person to label (same fields, without `yes`), and the script exits 1 — a
 figure with unlabelled pairs is not a figure.

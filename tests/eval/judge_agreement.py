@@ -11,7 +11,7 @@ answer `text` state the fact `claim`; `support`: does the passage `text` support
 `claim`). The pairs come from answers on the tuning half of our own set (never the reported sets);
 by default the five files of `tests/eval/data/judge_labels*.jsonl` (529 labels).
 `index-builder judge` (the prompts answer_eval.py uses) gives each a margin and
-`answer_eval.fact_verdict` (its threshold; for facts, also the fact's words in one sentence) the
+`answer_eval.verdict` (its threshold; for facts, also the fact's words in one sentence) the
 verdict; the script prints the share
 on which judge and person agree, overall, per kind and per label. answer_eval.py's figures count
 only while this is at least 0.85.
@@ -28,7 +28,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from answer_eval import fact_verdict, run_jsonl  # noqa: E402
+from answer_eval import verdict, run_jsonl  # noqa: E402
 from retrieval_eval import load_jsonl  # noqa: E402
 
 
@@ -62,7 +62,7 @@ def main():
     by_id = {}
     for l in labels:
         margin = known.get((l["kind"], l["text"], l["claim"]), margins.get(l["id"]))
-        by_id[l["id"]] = {"margin": margin, "yes": fact_verdict(l["kind"], l["text"], l["claim"], margin, thresholds)}
+        by_id[l["id"]] = {"margin": margin, "yes": verdict(l["kind"], l["text"], l["claim"], margin, thresholds)}
     rows = [{**l, "judge_yes": by_id[l["id"]]["yes"], "margin": by_id[l["id"]]["margin"], "agree": by_id[l["id"]]["yes"] == l["yes"]} for l in labels]
     result = {
         "judge": os.path.basename(args.judge),
@@ -81,7 +81,7 @@ def main():
         files = sorted({r["file"] for r in kind})
         print(f"{args.sweep} labels, agreement by threshold: all ({len(kind)})  " + "  ".join(f"{f} ({sum(r['file'] == f for r in kind)})" for f in files))
         for t in [x / 10 for x in range(10, 26)]:
-            agree = lambda rs: sum(fact_verdict(r["kind"], r["text"], r["claim"], r["margin"], {**thresholds, args.sweep: t}) == r["yes"] for r in rs) / len(rs)
+            agree = lambda rs: sum(verdict(r["kind"], r["text"], r["claim"], r["margin"], {**thresholds, args.sweep: t}) == r["yes"] for r in rs) / len(rs)
             print(f"{t:4.1f}  {agree(kind):.3f}  " + "  ".join(f"{agree([r for r in kind if r['file'] == f]):.3f}" for f in files))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:

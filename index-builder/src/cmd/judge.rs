@@ -48,7 +48,7 @@ struct Pair {
 /// first three `tests/eval/data/judge_labels*.jsonl` files (the middle of its best plateau; fitted
 /// on any two files, the threshold agrees with the person on the third 0.886, 0.916 and 0.881;
 /// docs/EVALUATION.md "Judge agreement"). `fact`: 1.9, with the evaluation's words rule
-/// (`tests/eval/answer_eval.py`, `fact_verdict`: the fact's words in one sentence also count), fitted
+/// (`tests/eval/answer_eval.py`, `verdict`: the fact's words in one sentence also count), fitted
 /// on the 415 `fact` labels of all five files (docs/EVALUATION.md, "The judge on answers that are
 /// the book's sentences"). `answerable` and `relevant` keep 0 (measured apart:
 /// `tests/eval/relevance_fit.py`).
