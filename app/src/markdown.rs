@@ -39,11 +39,13 @@ pub enum Node {
     Rule,
 }
 
-/// Parses Markdown into safe nodes; `[n]` with `1 <= n <= max_cite` become citations.
+/// Parses Markdown into safe nodes; `[n]` with `1 <= n <= max_cite` become citations. An
+/// interactive session written without its fence (`>>> x = 10`) is a code block, not a quote.
 pub fn parse(md: &str, max_cite: usize) -> Vec<Node> {
+    let md = inference::agent::ask::verify::fence_sessions(md);
     let mut stack: Vec<(Tag, Vec<Node>)> = vec![(Tag::Span, Vec::new())];
     let mut code: Option<String> = None;
-    for event in Parser::new_ext(md, Options::ENABLE_STRIKETHROUGH) {
+    for event in Parser::new_ext(&md, Options::ENABLE_STRIKETHROUGH) {
         if let Some(buf) = code.as_mut() {
             match event {
                 Event::End(TagEnd::CodeBlock) => {
@@ -228,6 +230,19 @@ mod tests {
         assert!(p.contains(&Node::Cite(1)));
         assert_eq!(nodes[1], Node::Pre("python3 -m venv env\n".into()));
         assert!(matches!(&nodes[2], Node::El(Tag::P, p) if p.contains(&Node::Cite(1))), "{nodes:?}");
+    }
+
+    #[test]
+    fn a_session_without_its_fence_is_a_code_block() {
+        // The model copies the book's session unfenced, then goes on after a blank line; while
+        // streaming the session is still open.
+        let nodes = parse("Sessions look like this [1].\n>>> x = 10\n>>> def bar():\n...     print(x)\n\nThen call bar [1].", 1);
+        assert_eq!(nodes[1], Node::Pre(">>> x = 10\n>>> def bar():\n...     print(x)\n".into()), "{nodes:?}");
+        assert!(matches!(&nodes[2], Node::El(Tag::P, p) if p.contains(&Node::Cite(1))), "{nodes:?}");
+        let streaming = parse("See [1].\n>>> 2 + 2\n4", 1);
+        assert_eq!(streaming.last(), Some(&Node::Pre(">>> 2 + 2\n4\n".into())));
+        // Inside a fence a session stays as it is.
+        assert_eq!(parse("```\n>>> 1\n1\n```", 0), vec![Node::Pre(">>> 1\n1\n".into())]);
     }
 
     #[test]

@@ -466,7 +466,7 @@ impl AskRun {
         let room = self.settings.ask.lead_chars.saturating_sub(opening.sentences.iter().map(|(_, t)| t.chars().count()).sum()).max(MIN_ROWS_CHARS);
         let rows = compared(env.bundle, &self.question, &asked, &quotable, room);
         let cite = |(n, text): (usize, &str)| {
-            let text = text.trim_end();
+            let text = verify::sentence_case(text.trim_end());
             let stop = if text.ends_with('।') { '।' } else { '.' };
             format!("{} [{n}]{stop}", text.trim_end_matches(['.', ':', '।']))
         };
@@ -481,7 +481,7 @@ impl AskRun {
                 continue;
             };
             let block = format!("```\n{example}\n```");
-            pieces.push(format!("{} [{n}]:\n{block}\n", text.trim_end().trim_end_matches(':')));
+            pieces.push(format!("{} [{n}]:\n{block}\n", verify::sentence_case(text.trim_end()).trim_end_matches(':')));
             examples.push((n, block));
         }
         pieces.extend(rows.iter().cloned());
@@ -639,7 +639,8 @@ impl AskRun {
             if !shown.is_empty() {
                 shown.push_str(if u.code || shown.ends_with("```") || verify::list_item(&u.text) { "\n" } else { " " });
             }
-            shown.push_str(&u.text);
+            // A session the model copied without its fence is shown as the code it is.
+            shown.push_str(&if u.code { verify::fence_sessions(&u.text) } else { u.text.as_str().into() });
         }
         let dropped = units.iter().filter(|u| !u.supported).count();
         let content = units.iter().filter(|u| u.supported && u.support.is_some()).count();

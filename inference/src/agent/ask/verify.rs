@@ -70,6 +70,38 @@ pub fn units(answer: &str, max_n: usize) -> Vec<Unit> {
     out
 }
 
+/// `text` with each interactive session outside a fence (from a `>>>` line to the next blank
+/// line, as [`units`] reads it) fenced. Small models copy the book's sessions without a fence,
+/// and Markdown reads `>>> x = 10` as a quote three deep with its lines run together.
+pub fn fence_sessions(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(">>>") {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut fenced, mut session) = (false, false);
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if session && (t.trim().is_empty() || t.starts_with("```")) {
+            out.push_str("```\n");
+            session = false;
+        }
+        if t.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && !session && t.starts_with(">>>") {
+            out.push_str("```\n");
+            session = true;
+        }
+        out.push_str(line);
+    }
+    if session {
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("```");
+    }
+    out.into()
+}
+
 /// Whether a streaming answer has started to loop: its last complete sentence (of at least four
 /// content terms) repeats an earlier one.
 pub fn looping(text: &str) -> bool {
@@ -191,12 +223,13 @@ pub fn sentences(line: &str) -> Vec<&str> {
     while let Some((i, c)) = chars.next() {
         // "1." opening a numbered item is not a sentence of its own.
         let marker = c == '.' && line[start..i].trim().chars().all(|d| d.is_ascii_digit()) && !line[start..i].trim().is_empty();
-        // "try ... except", "e.g. a list": an ellipsis or an abbreviation before a lower-case word
-        // goes on with the sentence.
-        let inside = c == '.' && line[i + 1..].trim_start().starts_with(|n: char| n.is_lowercase()) && {
-            let before = &line[start..i];
-            before.ends_with("..") || ["e.g", "i.e", "etc", "vs", "cf"].iter().any(|a| before.ends_with(a) && !before[..before.len() - a.len()].ends_with(char::is_alphanumeric))
-        };
+        // "e.g. _spam", "i.e. None" never end a sentence; "try ... except", "etc. and" go on
+        // with it before a lower-case word.
+        let before = &line[start..i];
+        let abbreviation = |a: &str| before.ends_with(a) && !before[..before.len() - a.len()].ends_with(char::is_alphanumeric);
+        let inside = c == '.'
+            && (["e.g", "i.e", "vs", "cf"].into_iter().any(abbreviation)
+                || line[i + 1..].trim_start().starts_with(|n: char| n.is_lowercase()) && (before.ends_with("..") || abbreviation("etc")));
         if matches!(c, '.' | '!' | '?' | '।') && !marker && !inside && chars.peek().is_none_or(|&(_, n)| n.is_whitespace()) {
             let mut end = i + c.len_utf8();
             while let Some(&(j, n)) = chars.peek() {
@@ -331,7 +364,23 @@ pub(crate) fn prose_sentences(text: &str) -> Vec<(usize, &str)> {
 /// <lambda>(parameters):", "if __name__ == '__main__':", is no answer).
 fn quotable(sentence: &str) -> bool {
     let n = sentence.chars().count();
-    (25..=400).contains(&n) && sentence.split_whitespace().count() >= MIN_QUOTE_WORDS
+    (25..=400).contains(&n) && sentence.split_whitespace().count() >= MIN_QUOTE_WORDS && balanced(sentence)
+}
+
+/// Whether every bracket of `sentence` closes in it: a sentence cut out of a parenthesis the book
+/// spans over two ("(Yes, this is the correct code. Look closely: … not the if statement.)")
+/// reads as a fragment on its own.
+fn balanced(sentence: &str) -> bool {
+    [('(', ')'), ('[', ']')].iter().all(|&(open, close)| {
+        let mut depth = 0i32;
+        for c in sentence.chars() {
+            depth += i32::from(c == open) - i32::from(c == close);
+            if depth < 0 {
+                return false;
+            }
+        }
+        depth == 0
+    })
 }
 
 /// How much of a prose sentence's weight on the question the next prose sentence of its passage
@@ -485,7 +534,15 @@ impl<'a> Quoted<'a> {
         }
         first.sort();
         let own = first.len();
-        let sentences = first.into_iter().map(|(_, text)| (self.source.n, text)).chain(theirs).collect();
+        // A sentence that does not follow its neighbour in the passage stands alone: the
+        // connective that ties it to the sentence before ("Therefore, …") is left out.
+        let alone: Vec<bool> = (0..own).map(|k| k == 0 || first[k - 1].0 + 1 != first[k].0).collect();
+        let sentences = first
+            .into_iter()
+            .zip(alone)
+            .map(|((_, text), alone)| (self.source.n, if alone { untied(text) } else { text }))
+            .chain(theirs.into_iter().map(|(n, text)| (n, untied(text))))
+            .collect();
         Opening { sentences, own }
     }
 
@@ -506,6 +563,39 @@ impl<'a> Quoted<'a> {
         }
         (!text.is_empty()).then_some(text)
     }
+}
+
+/// Connectives that tie a sentence to the one before it and add nothing to it alone.
+const TIES: &[&str] = &["Therefore, ", "Thus, ", "Hence, ", "So, ", "Consequently, ", "As a result, ", "However, ", "Also, ", "Furthermore, ", "Moreover, ", "In addition, ", "Additionally, ", "Similarly, ", "Likewise, ", "In fact, ", "Of course, ", "Again, ", "Indeed, "];
+
+/// `sentence` without a leading connective of [`TIES`] (the rest as the book writes it, so
+/// still a piece of its passage); unchanged when what is left is too short to stand.
+pub fn untied(sentence: &str) -> &str {
+    match TIES.iter().find_map(|t| sentence.strip_prefix(t)) {
+        Some(rest) if quotable(rest) => rest,
+        _ => sentence,
+    }
+}
+
+/// Words a sentence left by [`untied`] may start with that are never code, so they take a
+/// capital ("the else clause …" → "The else clause …"; "list.sort sorts …" stays as it is).
+const PLAIN_STARTS: &[&str] = &[
+    "the", "a", "an", "this", "that", "these", "those", "it", "its", "they", "there", "we", "you", "in", "if", "when", "each", "every", "all",
+    "any", "some", "most", "many", "no", "one", "only", "for", "to", "with", "on", "at", "by", "as", "after", "before", "since", "because",
+    "unlike", "like", "both", "either", "neither", "such", "even", "more", "other", "another", "instead", "then",
+];
+
+/// `sentence` with a capital first letter when its first word is a plain English word of
+/// [`PLAIN_STARTS`] (what is left after [`untied`] took its connective).
+pub fn sentence_case(sentence: &str) -> std::borrow::Cow<'_, str> {
+    let first = sentence.split(' ').next().unwrap_or("");
+    if !PLAIN_STARTS.contains(&first) {
+        return sentence.into();
+    }
+    let mut out = String::with_capacity(sentence.len());
+    out.extend(sentence[..1].chars().flat_map(char::to_uppercase));
+    out.push_str(&sentence[1..]);
+    out.into()
 }
 
 /// Longest example the answer's opening shows after the book's sentence that introduces it.
@@ -659,6 +749,16 @@ mod tests {
     }
 
     #[test]
+    fn a_session_without_its_fence_is_fenced_where_it_is_shown() {
+        let a = "For example:\n>>> x = 1\n>>> x + 1\n2\n\nThat is all.";
+        assert_eq!(fence_sessions(a), "For example:\n```\n>>> x = 1\n>>> x + 1\n2\n```\n\nThat is all.");
+        let fenced = "```\n>>> x = 1\n```\nNo session here.";
+        assert_eq!(fence_sessions(fenced), fenced, "a fenced session stays as it is");
+        assert_eq!(fence_sessions(">>> 2 + 2\n4"), "```\n>>> 2 + 2\n4\n```", "a session the answer ends with is closed");
+        assert!(matches!(fence_sessions("No sessions."), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
     fn a_stray_line_is_a_fragment() {
         let f = |t: &str| fragment(&unit(t, 3, false), &terms(t));
         assert!(f("spam/") && f("foo.py"));
@@ -713,6 +813,8 @@ mod tests {
         assert_eq!(sentences("v1.2 is out."), ["v1.2 is out."]);
         assert_eq!(sentences("Use the try ... except statement. It catches."), ["Use the try ... except statement. ", "It catches."]);
         assert_eq!(sentences("A sequence, e.g. a list, has a length. So."), ["A sequence, e.g. a list, has a length. ", "So."]);
+        assert_eq!(sentences("A name with an underscore (e.g. _spam) is private. So."), ["A name with an underscore (e.g. _spam) is private. ", "So."]);
+        assert_eq!(sentences("Lists, tuples etc. Then sets."), ["Lists, tuples etc. ", "Then sets."]);
         assert_eq!(sentences("Wait... Then go."), ["Wait... ", "Then go."]);
         assert_eq!(sentences("1. Mailman is a list manager. It is written in Python."), ["1. Mailman is a list manager. ", "It is written in Python."]);
     }
@@ -748,6 +850,11 @@ mod tests {
         let sources = [source(1, "if __name__ == '__main__':\nA module's __name__ is set to '__main__' when it is run as a script.")];
         let q = quote(&terms("What does if __name__ == '__main__': do?"), &sources, &idf, &|_| 0.0, 0).unwrap();
         assert_eq!(q.lead(), "A module's __name__ is set to '__main__' when it is run as a script.");
+        // A sentence cut out of a parenthesis that spans two is not quoted.
+        let sources = [source(1, "The else clause runs when no break occurs. (Yes, this is the correct code. Look closely: the else clause belongs to the for loop, not the if statement.)")];
+        let q = quote(&terms("Does the else clause belong to the for loop or the if statement?"), &sources, &idf, &|_| 0.0, 1000).unwrap();
+        assert_eq!(q.lead(), "The else clause runs when no break occurs.");
+        assert!(balanced("Calls f(x) and reads a[0] (twice)."));
     }
 
     #[test]
@@ -841,6 +948,25 @@ mod tests {
         // Off, or when it does not fit, the opening is the quote's own.
         assert_eq!(q.opening(200, f32::INFINITY).sentences, [(1, lead)]);
         assert_eq!(q.opening(60, 1.0).sentences, [(1, lead)]);
+    }
+
+    #[test]
+    fn an_opening_sentence_without_its_neighbour_loses_the_connective_that_ties_it() {
+        let sources = [source(
+            1,
+            "The sort method changes the list in place. Sorting a big list twice is slow. Therefore, the sort method returns None to remind you. Also, sorted returns a new list of the items.",
+        )];
+        let idf = |_: &str| 1.0;
+        let q = quote(&terms("Why does the sort method return None, and what does sorted return?"), &sources, &idf, &|_| 0.0, 800).unwrap();
+        let o = q.opening(400, 1.0);
+        let texts: Vec<&str> = o.sentences.iter().map(|&(_, t)| t).collect();
+        // "Therefore" follows a sentence the opening leaves out; "Also" follows "Therefore …",
+        // its neighbour, and keeps its tie.
+        assert!(texts.contains(&"the sort method returns None to remind you."), "{texts:?}");
+        assert!(texts.contains(&"Also, sorted returns a new list of the items."), "{texts:?}");
+        assert_eq!(sentence_case("the sort method returns None."), "The sort method returns None.");
+        assert_eq!(sentence_case("list.sort sorts in place."), "list.sort sorts in place.", "code keeps its case");
+        assert_eq!(untied("So, it."), "So, it.", "too short to stand alone");
     }
 
     #[test]
