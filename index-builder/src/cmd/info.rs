@@ -38,6 +38,11 @@ pub struct Args {
     /// refuses it (Markdown, for a hand audit).
     #[arg(long)]
     judges: bool,
+    /// Also print every "which of these statements is true?" item made from a claim the book
+    /// makes (English), three other claims of its chapter turned as the wrong options, as the
+    /// quiz shows it, with which check refuses it (Markdown, for a hand audit).
+    #[arg(long)]
+    statements: bool,
 }
 
 pub fn run(a: Args) -> Result<()> {
@@ -157,7 +162,23 @@ pub fn run(a: Args) -> Result<()> {
     if a.judges {
         print_judges(&b);
     }
+    if a.statements {
+        print_statements(&b);
+    }
     Ok(())
+}
+
+/// Every claim the book makes, as the item each makes (see [`Args::statements`]).
+fn print_statements(b: &Bundle) {
+    use inference::agent::quiz::statement;
+    let mut found = Vec::new();
+    for s in b.sections.iter().filter(|s| s.kind != inference::index::outline::SectionKind::Exercise) {
+        for claim in statement::statements(&s.text) {
+            let item = statement::items(b, s.id, claim, None, &[], |quote| evidence(&s.file, s.id, &quote)).next();
+            found.push((s.file.as_str(), s.heading().to_string(), claim.to_string(), item));
+        }
+    }
+    print_items(found, "claims");
 }
 
 /// Every reason the book gives, as the item each makes (see [`Args::reasons`]).
@@ -272,14 +293,16 @@ fn print_items(found: Vec<(&str, String, String, Option<inference::agent::quiz::
             continue;
         };
         made += 1;
-        let (checks, reason) = check::deterministic(item, &[], true);
+        let bangla = item.question.chars().any(|c| ('\u{0980}'..='\u{09FF}').contains(&c));
+        let (checks, reason) = check::deterministic(item, &[], bangla);
         match reason {
             Some(r) => println!("Not shown: {r} ({}).\n", checks.iter().filter(|c| !c.1).map(|c| c.0.as_str()).collect::<Vec<_>>().join(", ")),
             None => shown += 1,
         }
         println!("{}", item.question);
         for (i, o) in item.options.iter().enumerate() {
-            println!("{}. {}{o} — {}", ["ক", "খ", "গ", "ঘ"][i], if i == item.answer_index { "**key** " } else { "" }, item.rationales[i]);
+            let letters = if bangla { ["ক", "খ", "গ", "ঘ"] } else { ["A", "B", "C", "D"] };
+            println!("{}. {}{o} — {}", letters[i], if i == item.answer_index { "**key** " } else { "" }, item.rationales[i]);
         }
     }
     println!("\n{} {what} found, {made} make an item, {shown} pass the quiz's checks", found.len());

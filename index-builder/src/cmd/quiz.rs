@@ -105,6 +105,8 @@ struct ValidatorLine<'a> {
     by_example: bool,
     /// From a row of a table the book compares two things in, not written by the model.
     by_contrast: bool,
+    /// From claims the book makes, three of them turned, not written by the model.
+    by_statement: bool,
 }
 
 #[derive(Serialize)]
@@ -274,6 +276,7 @@ fn item_line<'a>(q: &'a Quiz, r: &'a quiz::Round, next_bloom: Bloom, ms: f64) ->
             by_reason: r.validation.by_reason,
             by_example: r.validation.by_example,
             by_contrast: r.validation.by_contrast,
+            by_statement: r.validation.by_statement,
         },
         learner_answer: r.learner_answer,
         correct: r.correct,
@@ -295,6 +298,8 @@ fn print_round(out: &mut impl Write, q: &Quiz, r: &quiz::Round, ms: f64) -> Resu
         "the book's examples".to_string()
     } else if r.validation.by_contrast {
         "the book's comparison table".to_string()
+    } else if r.validation.by_statement {
+        "the book's claims, three turned".to_string()
     } else {
         format!("{} attempt(s)", r.validation.attempts)
     };
@@ -325,7 +330,7 @@ fn plans_only(bundle: &inference::bundle::Bundle, q: &mut Quiz, n: usize, cfg: &
         // A stand-in item on that passage, answered right, so the next plan follows it.
         let evidence = vec![quiz::ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: String::new() }];
         let item = quiz::Item { question: String::new(), options: vec![String::new(); 4], answer_index: 0, rationales: vec![String::new(); 4], bloom: plan.bloom, concepts: vec![], evidence };
-        q.show(item, quiz::Validation { passed: true, checks: Default::default(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false });
+        q.show(item, quiz::Validation { passed: true, checks: Default::default(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false });
         q.answer(0);
         branch = Branch::Right;
     }

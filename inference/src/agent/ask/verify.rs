@@ -370,7 +370,7 @@ fn quotable(sentence: &str) -> bool {
 /// Whether every bracket of `sentence` closes in it: a sentence cut out of a parenthesis the book
 /// spans over two ("(Yes, this is the correct code. Look closely: … not the if statement.)")
 /// reads as a fragment on its own.
-fn balanced(sentence: &str) -> bool {
+pub(crate) fn balanced(sentence: &str) -> bool {
     [('(', ')'), ('[', ']')].iter().all(|&(open, close)| {
         let mut depth = 0i32;
         for c in sentence.chars() {

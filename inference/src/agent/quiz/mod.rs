@@ -22,7 +22,9 @@
 //!    failure named, at most [`QuizConfig::repairs`] times, then skipped with the reason.
 //!    A recall (Remember) item, and every item of a quiz in a language the model does not write
 //!    ([`QuizConfig::write_bangla`]), is instead the book's own definition turned into a
-//!    question ([`define`]) when the passage has one: no model, the key right by construction.
+//!    question ([`define`]) when the passage has one: no model, the key right by construction;
+//!    in a language the model writes, a recall item without one asks which of four of the
+//!    book's claims holds, three of them turned so that they do not ([`statement`]).
 //!    In such a language an Understand item or above asks instead why, for a reason the book
 //!    gives ([`cause`]), which is a member of a kind the book lists ([`example`]), or how two
 //!    things the book compares in a table differ ([`contrast`]), whichever the quiz has asked
@@ -47,6 +49,7 @@ pub mod define;
 pub mod example;
 pub mod judge;
 pub mod predict;
+pub mod statement;
 pub mod prompt;
 
 use crate::agent::ask::{self, AskError};
@@ -192,6 +195,10 @@ pub struct Validation {
     /// by the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_contrast: bool,
+    /// Made from claims the book makes, three of them turned ([`statement`]), not written by
+    /// the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_statement: bool,
 }
 
 /// What an item made from the book, with no model, is made from.
@@ -202,6 +209,7 @@ enum Book {
     Reason,
     Example,
     Contrast,
+    Statement,
 }
 
 impl Validation {
@@ -218,6 +226,7 @@ impl Validation {
             by_reason: from == Book::Reason,
             by_example: from == Book::Example,
             by_contrast: from == Book::Contrast,
+            by_statement: from == Book::Statement,
         }
     }
 }
@@ -781,12 +790,14 @@ impl Quiz {
             }
         }
         // A recall item, or any item in a language the model does not write: the book's own
-        // definition, when the passage has one no item has asked yet; in such a language an
-        // Understand item or above asks first why, for a reason the passage gives.
+        // definition, when the passage has one no item has asked yet (in a language the model
+        // writes, else which of four of the book's claims holds, three of them turned:
+        // [`statement`]); in a language it does not write an Understand item or above asks
+        // first why, for a reason the passage gives.
         let writes = cfg.writes(&self.language);
         if plan.bloom == Bloom::Remember || !writes {
             let made = if writes {
-                self.definition_item(bundle, plan, &used, &earlier)
+                self.definition_item(bundle, plan, &used, &earlier).or_else(|| self.statement_item(bundle, plan, &used, &earlier))
             } else if plan.bloom >= Bloom::Understand {
                 let harder = plan.bloom >= Bloom::Analyse || plan.bloom == Bloom::Apply && plan.branch != Branch::Wrong;
                 let least = |makers: &[(Shown, Maker)]| self.least_shown_first(makers, bundle, plan, &used, &earlier);
@@ -814,7 +825,7 @@ impl Quiz {
                 return Ok(Made::Skipped {
                     reason: "the passage defines no term, gives no reason, lists no kind's members and compares nothing that has not been asked".into(),
                     attempts: 0,
-                    validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false, by_reason: false, by_example: false, by_contrast: false },
+                    validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false },
                     last: None,
                 });
             }
@@ -823,7 +834,7 @@ impl Quiz {
             return Ok(Made::Skipped {
                 reason: "the passage has no sentence to ask about".into(),
                 attempts: 0,
-                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false },
+                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false },
                 last: None,
             });
         };
@@ -862,6 +873,16 @@ impl Quiz {
         defs.sort_by_key(|d| plan.focus.as_deref() != Some(d.sentence.as_str()));
         let items = defs.into_iter().filter_map(|d| Some((pools.item(&d, source(bundle, plan.chunk, d.sentence.clone()))?, d.lang == Lang::Bn)));
         self.first_unknown(items, earlier, Book::Definition)
+    }
+
+    /// A "which of these statements is true?" item on a claim of `plan`'s passage that no
+    /// earlier item rests on (the plan's own sentence first), three claims of its section or
+    /// chapter turned as the wrong options ([`statement::items`]); checked as a written item is.
+    fn statement_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
+        let chunk = plan.chunk;
+        let section = bundle.chunks[chunk as usize].section;
+        let items = statement::items(bundle, section, bundle.chunk_text(chunk), plan.focus.as_deref(), used, move |quote| source(bundle, chunk, quote)).map(|item| (item, false));
+        self.first_unknown(items, earlier, Book::Statement)
     }
 
     /// A "why" item on a reason `plan`'s passage gives that no earlier item rests on (the
@@ -1181,14 +1202,14 @@ pub async fn write_item(session: &mut Session, spec: &ItemSpec<'_>, cfg: &QuizCo
                 last_item = Some(item);
             }
             None => {
-                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false };
+                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false };
                 return Ok(Made::Item { item, validation });
             }
         }
     }
     let attempts = cfg.repairs + 1;
     let reason = rejected.last().cloned().unwrap_or_default();
-    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false };
+    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false };
     Ok(Made::Skipped { reason, attempts, validation, last: last_item })
 }
 
@@ -1330,7 +1351,7 @@ mod tests {
     }
 
     fn validation() -> Validation {
-        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false }
+        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false }
     }
 
     #[test]

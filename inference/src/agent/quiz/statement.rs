@@ -1,0 +1,393 @@
+//! "Which of these statements is true?" items from the book's own sentences, for a course in a
+//! language the model writes (English), where the model's own items are weak: four claims the
+//! section makes, one as the book words it and three each with one word turned so that it no
+//! longer holds ("Tuples are mutable" for "… immutable", "… can be changed" for "… cannot be
+//! changed", "A list is not a sequence"). The learner must judge every claim on its own
+//! against what the book says (Bloom's Remember: recognising the book's claim among ones that
+//! do not hold); no model writes any of it, so the key is right by construction and each wrong
+//! option's reason quotes the book's sentence. The quiz asks one where a recall item has no
+//! definition of the book to ask.
+//!
+//! A claim is turned only in its main clause (before a comma, "if", "which" …: turning a word in
+//! a condition changes the condition, not the claim), and a turned claim is kept only when no
+//! sentence of its chapter says it (the new word with most of its content words), so a claim
+//! the book makes elsewhere is never marked false. Sentences that lean on the one before
+//! ("This …", "However, …"), open with a condition, point at an example or are mostly code are
+//! not used.
+//!
+//! [`statements`] finds the usable sentences in a text, [`turn`] turns one, [`items`] makes the
+//! items of a passage.
+
+use super::{Bloom, Item, ItemEvidence, check, prompt};
+use crate::agent::ask::verify::{balanced, prose_sentences, terms};
+use crate::bundle::Bundle;
+
+/// A claim of the book with one word turned so that it no longer holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turned {
+    /// The claim as the book makes it.
+    pub book: String,
+    /// The same claim turned.
+    pub text: String,
+    /// The words taken out and put in.
+    pub was: String,
+    pub now: String,
+}
+
+/// The question every such item asks, after the section's name.
+const ASK: &str = "which of these statements is true?";
+/// Most characters of a claim (an option).
+const CLAIM_CHARS: usize = prompt::OPTION_MAX_CHARS - 10;
+/// Fewest characters of a claim.
+const MIN_CLAIM_CHARS: usize = 30;
+/// Words either of which, said in place of the other, makes a claim false.
+const OPPOSITES: &[(&str, &str)] = &[
+    ("mutable", "immutable"),
+    ("always", "never"),
+    ("before", "after"),
+    ("first", "last"),
+    ("larger", "smaller"),
+    ("largest", "smallest"),
+    ("faster", "slower"),
+    ("increases", "decreases"),
+    ("increase", "decrease"),
+    ("ascending", "descending"),
+    ("positive", "negative"),
+    ("inside", "outside"),
+    ("local", "global"),
+    ("True", "False"),
+    ("true", "false"),
+    ("beginning", "end"),
+    ("maximum", "minimum"),
+    ("highest", "lowest"),
+    ("higher", "lower"),
+    ("shorter", "longer"),
+    ("inclusive", "exclusive"),
+    ("optional", "required"),
+    ("ordered", "unordered"),
+    ("private", "public"),
+    ("explicitly", "implicitly"),
+    ("explicit", "implicit"),
+    ("statically", "dynamically"),
+    ("static", "dynamic"),
+    ("absolute", "relative"),
+    ("hashable", "unhashable"),
+    ("uppercase", "lowercase"),
+    ("rises", "falls"),
+    ("gains", "loses"),
+    ("attract", "repel"),
+    ("soluble", "insoluble"),
+    ("transparent", "opaque"),
+    ("conductors", "insulators"),
+    ("acidic", "alkaline"),
+];
+/// A verb and its negation, either way: the first found in a claim's main clause is turned.
+const NEGATIONS: &[(&str, &str)] = &[
+    ("cannot", "can"),
+    ("can", "cannot"),
+    ("is not", "is"),
+    ("are not", "are"),
+    ("does not", "does"),
+    ("do not", "do"),
+    ("must not", "must"),
+    ("is", "is not"),
+    ("are", "are not"),
+];
+/// Verbs a claim makes its point with, in the form after a singular subject ("Python shows …"):
+/// [`turn`] negates the first in its main clause ("Python does not show …").
+const VERBS: &[&str] = &[
+    "returns", "shows", "prints", "gives", "takes", "holds", "contains", "keeps", "changes", "makes", "adds", "removes", "raises", "stops", "starts",
+    "ends", "runs", "works", "creates", "needs", "uses", "means", "stores", "counts", "rounds", "throws", "joins", "splits", "repeats", "skips",
+    "finds", "checks", "compares", "calls", "reads", "writes", "converts", "turns", "sorts", "includes", "allows", "lets", "accepts", "expects",
+    "requires", "produces", "matters", "belongs", "refers", "evaluates", "executes", "ignores", "copies", "replaces", "moves", "inserts", "leaves",
+    "goes", "comes", "becomes", "depends", "exists", "applies", "matches", "has", "does", "happens", "fails", "lasts", "grows", "shrinks", "waits",
+    "treats", "looks", "tells", "knows", "remembers", "forgets", "absorbs", "reflects", "releases", "dissolves", "conducts",
+];
+/// Words after a verb that its negation would stand oddly before ("are also needed" is not
+/// "are not also needed").
+const ADVERBS: &[&str] = &["also", "only", "just", "even", "still", "already", "usually", "often", "sometimes", "simply", "really"];
+/// Where a claim's main clause ends: a condition, a reason or a relative clause follows.
+const CLAUSE_ENDS: &[&str] = &[
+    ",", ";", ":", " (", " if ", " when ", " unless ", " while ", " whether ", " until ", " because ", " although ", " since ", " so that ", " which ",
+    " that ", " where ", " who ", " as long as ", " only ", " but ", " except ",
+];
+/// First words of a sentence that leans on the one before it, or opens with a condition.
+const LEANS: &[&str] = &[
+    "This", "That", "These", "Those", "It", "Its", "They", "Their", "Them", "Such", "Here", "There", "However", "Also", "Therefore", "Thus", "Hence", "So",
+    "But", "And", "Or", "Then", "Otherwise", "Instead", "Similarly", "Likewise", "Finally", "First", "Second", "Third", "Next", "Now", "Note", "See", "For",
+    "If", "When", "Whenever", "Unless", "While", "Whether", "Until", "Because", "Although", "Though", "Since", "As", "Before", "After", "Once", "Where",
+    "Again", "Both", "Each", "Either", "Neither", "Other", "Another", "Some", "Most", "Many", "One", "Only", "Even", "Of", "In", "On", "At", "To", "By",
+    "With", "Without", "Unlike", "Like", "We", "You", "I", "Let",
+];
+/// A sentence with these points at an example or at other text, or speaks of the book itself.
+const POINTS: &[&str] = &[
+    "for example", "for instance", "e.g.", "i.e.", "the following", "as follows", "below", "above", "this example", "the example", "previous", "earlier",
+    "later", "next section", "this section", "this chapter", "this tutorial", "this document", "this guide", "this howto", "see ", "we ", "you'll", "we'll",
+    "let's", "here", "shown", "etc.", "...", "…", "last line", "first line", "this line", "the line", "last example", "first example", "passage",
+    "the text", "paragraph", "key fact",
+];
+
+/// Openings of a sentence about the example just shown ("The list has four items, …").
+const ABOUT_AN_EXAMPLE: &[&str] = &[
+    "the list has", "the list is", "the program", "the output", "the result", "the answer", "the loop", "the code", "the example", "the last", "the second",
+    "the third", "the call", "the error", "the shell",
+];
+
+/// Whether `sentence` can be a claim: a whole English sentence of option length that stands
+/// alone (no leaning first word, no pointing at an example), mostly words rather than code.
+fn claim(sentence: &str) -> bool {
+    let n = sentence.chars().count();
+    let first = sentence.split_whitespace().next().unwrap_or("").trim_end_matches(',');
+    let lower = sentence.to_lowercase();
+    let code = sentence.chars().filter(|c| "()[]{}=_<>*/\\'\"`%#@".contains(*c)).count();
+    (MIN_CLAIM_CHARS..=CLAIM_CHARS).contains(&n)
+        && sentence.starts_with(|c: char| c.is_ascii_uppercase())
+        && sentence.ends_with('.')
+        && !sentence.contains(['?', '!'])
+        && sentence.split_whitespace().count() >= 5
+        && balanced(sentence)
+        && code <= 2
+        && !LEANS.contains(&first)
+        && !POINTS.iter().any(|p| lower.contains(p))
+        && !ABOUT_AN_EXAMPLE.iter().any(|p| lower.starts_with(p))
+}
+
+/// The sentences of `text` that can be claims ([`claim`]), in order.
+pub fn statements(text: &str) -> Vec<&str> {
+    prose_sentences(text).into_iter().map(|(_, s)| s).filter(|s| claim(s)).collect()
+}
+
+/// Where `word` (one or more words) first stands whole in `text[..end]`, matched as written or,
+/// at the very start, with a capital.
+fn find_word(text: &str, word: &str, end: usize) -> Option<usize> {
+    let head = &text[..end];
+    let whole = |at: usize| {
+        let before = head[..at].chars().next_back();
+        let after = head[at + word.len()..].chars().next();
+        before.is_none_or(|c| !c.is_alphanumeric() && c != '_' && c != '-') && after.is_none_or(|c| !c.is_alphanumeric() && c != '_' && c != '-')
+    };
+    let mut from = 0;
+    while let Some(k) = head[from..].find(word) {
+        let at = from + k;
+        if whole(at) {
+            return Some(at);
+        }
+        from = at + word.len();
+    }
+    let mut chars = word.chars();
+    let capital: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    (capital != word && head.starts_with(&capital) && whole(0)).then_some(0)
+}
+
+/// `sentence` with one word of its main clause turned so that the claim no longer holds: a word
+/// of [`OPPOSITES`] to its opposite (not where the sentence says both), else the first verb of
+/// [`NEGATIONS`] negated or its negation taken away. `None` when its main clause has neither.
+pub fn turn(sentence: &str) -> Option<Turned> {
+    let end = CLAUSE_ENDS.iter().filter_map(|e| sentence.find(e)).min().unwrap_or(sentence.len());
+    let swap = |at: usize, was: &str, now: &str| {
+        let now = if at == 0 {
+            let mut c = now.chars();
+            c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+        } else {
+            now.to_string()
+        };
+        let text = format!("{}{now}{}", &sentence[..at], &sentence[at + was.len()..]);
+        Turned { book: sentence.to_string(), text, was: sentence[at..at + was.len()].to_string(), now }
+    };
+    let opposite = OPPOSITES
+        .iter()
+        .flat_map(|&(a, b)| [(a, b), (b, a)])
+        .filter(|&(_, b)| find_word(sentence, b, sentence.len()).is_none())
+        .filter_map(|(a, b)| Some((find_word(sentence, a, end)?, a, b)))
+        .min_by_key(|&(at, _, _)| at);
+    if let Some((at, a, b)) = opposite {
+        return Some(swap(at, a, b));
+    }
+    // The first verb of the main clause, its longer form where two start there ("is not"
+    // before "is"); not before an adverb ("is not only …" says more than its negation).
+    let negated: Vec<(usize, &str, String)> = VERBS.iter().map(|&v| (v, format!("does not {}", base(v)))).chain(NEGATIONS.iter().map(|&(a, b)| (a, b.to_string()))).filter_map(|(a, b)| Some((find_word(sentence, a, end)?, a, b))).collect();
+    let (at, a, b) = negated.into_iter().min_by_key(|&(at, a, _)| (at, std::cmp::Reverse(a.len())))?;
+    let next = sentence[at + a.len()..].split_whitespace().next().unwrap_or("");
+    // A claim that denies something already ("… from 0, not from 1") is not negated once more.
+    let denies = |t: &str| [" not ", "n't ", " never ", " no "].iter().any(|n| t.contains(n));
+    let adds_not = b.contains("not") || b == "cannot";
+    (!ADVERBS.contains(&next) && !(adds_not && denies(&format!(" {sentence} ")))).then(|| swap(at, a, &b))
+}
+
+/// A verb's form after "does not": "returns" → "return", "matches" → "match", "copies" → "copy".
+fn base(verb: &str) -> String {
+    match verb {
+        "has" => "have".into(),
+        "does" => "do".into(),
+        "goes" => "go".into(),
+        v if v.ends_with("ies") => format!("{}y", &v[..v.len() - 3]),
+        v if ["sses", "shes", "ches", "xes", "zes"].iter().any(|e| v.ends_with(e)) => v[..v.len() - 2].to_string(),
+        v => v[..v.len() - 1].to_string(),
+    }
+}
+
+/// Whether a sentence of `chapter` says what `t` says: it holds `t`'s new word and most of
+/// its content words (a turned opposite), or, for a negation, most of its content words with
+/// the same polarity (any sentence but the book's own).
+fn said(t: &Turned, chapter: &[&str]) -> bool {
+    let want = terms(&t.text);
+    let negative = |s: &str| {
+        let s = format!(" {} ", s.to_lowercase());
+        [" not ", "cannot", "n't", " never ", " no "].iter().any(|n| s.contains(n))
+    };
+    let (was, now) = (t.was.to_lowercase(), t.now.to_lowercase());
+    let negation = !OPPOSITES.iter().any(|&(a, b)| a.eq_ignore_ascii_case(&was) && b.eq_ignore_ascii_case(&now) || b.eq_ignore_ascii_case(&was) && a.eq_ignore_ascii_case(&now));
+    chapter.iter().any(|s| {
+        let have = terms(s);
+        let shared = want.intersection(&have).count() as f64 >= 0.75 * want.len().max(1) as f64;
+        if negation {
+            *s != t.book && shared && negative(s) == negative(&t.text)
+        } else {
+            let lower = s.to_lowercase();
+            shared && find_word(&lower, &t.now.to_lowercase(), lower.len()).is_some()
+        }
+    })
+}
+
+/// Whether `section` is a chapter's opening, which says what the chapter will teach ("In this
+/// chapter you will meet …") rather than teaching it.
+fn preview(section: &crate::index::outline::Section) -> bool {
+    section.heading_path.len() == 1 && !section.children.is_empty()
+}
+
+/// The claims of the chapter (the section's file) `section` belongs to, its own section's first,
+/// then its other sections nearest first.
+fn chapter_claims(bundle: &Bundle, section: u32) -> Vec<(u32, &str)> {
+    let file = &bundle.sections[section as usize].file;
+    let mut sections: Vec<&crate::index::outline::Section> = bundle.sections.iter().filter(|s| &s.file == file && !preview(s)).collect();
+    sections.sort_by_key(|s| (s.id != section, s.id.abs_diff(section)));
+    sections.into_iter().flat_map(|s| statements(&s.text).into_iter().map(move |c| (s.id, c))).collect()
+}
+
+/// The items on the claims of `text` (a passage of section `section`), its `focus` first, none
+/// on a claim in `used`: each claim as the key with three other claims of its section (then of
+/// its chapter, nearest first) turned as the wrong options, each not said elsewhere in the
+/// chapter.
+pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<&str>, used: &[&str], evidence: impl Fn(String) -> ItemEvidence + 'a) -> impl Iterator<Item = Item> + 'a {
+    let section = &bundle.sections[section as usize];
+    // A key is a claim that could be turned: a sentence that states something, not one that
+    // only says what comes ("… needs a closer look").
+    let mut keys: Vec<&str> = if preview(section) { Vec::new() } else { statements(text).into_iter().filter(|s| !used.contains(s) && turn(s).is_some()).collect() };
+    keys.sort_by_key(|s| Some(*s) != focus);
+    let claims = chapter_claims(bundle, section.id);
+    let all: Vec<&str> = bundle.sections.iter().filter(|s| s.file == section.file).flat_map(|s| prose_sentences(&s.text).into_iter().map(|(_, t)| t)).collect();
+    let heading = section.heading().to_string();
+    keys.into_iter().filter_map(move |key| {
+        let key_terms = terms(key);
+        // Not the key, nor a claim much like it (its turn would contradict the key alone).
+        let turned: Vec<Turned> = claims
+            .iter()
+            .filter(|&&(_, c)| {
+                let other = terms(c);
+                c != key && other.intersection(&key_terms).count() * 2 < other.len().min(key_terms.len()).max(1)
+            })
+            .filter_map(|&(_, c)| turn(c).filter(|t| !said(t, &all)))
+            .take(12)
+            .collect();
+        // A "not" the key lacks marks a wrong option: at most one such unless too few others
+        // are near (the nearest first either way).
+        let denies = |t: &str| [" not ", "cannot", "n't ", " never "].iter().any(|n| format!(" {t} ").contains(n));
+        let marked = |t: &Turned| denies(&t.text) && !denies(key);
+        let mut wrong: Vec<Turned> = Vec::new();
+        for t in &turned {
+            if wrong.len() < 3 && (!marked(t) || !wrong.iter().any(|w| marked(w))) {
+                wrong.push(t.clone());
+            }
+        }
+        for t in &turned {
+            if wrong.len() < 3 && !wrong.contains(t) {
+                wrong.push(t.clone());
+            }
+        }
+        item(&heading, key, &wrong, evidence(key.to_string()))
+    })
+}
+
+/// The item: `key` where [`check::key_position`] puts it among the three `wrong` claims.
+/// `None` without three.
+pub fn item(heading: &str, key: &str, wrong: &[Turned], evidence: ItemEvidence) -> Option<Item> {
+    if wrong.len() < 3 {
+        return None;
+    }
+    let question = if heading.chars().count() <= 60 && !heading.ends_with('?') { format!("In “{heading}”, {ASK}") } else { format!("W{}", &ASK[1..]) };
+    let at = check::key_position(&format!("{question} {key}"));
+    let mut options: Vec<String> = wrong.iter().map(|w| w.text.clone()).collect();
+    let mut rationales: Vec<String> = wrong.iter().map(|w| format!("Not true: the course says “{}” (“{}”, not “{}”).", w.book, w.was, w.now)).collect();
+    options.insert(at, key.to_string());
+    rationales.insert(at, format!("True: the course says this in “{heading}”."));
+    if rationales.iter().any(|r| r.chars().count() > prompt::REASON_MAX_CHARS) {
+        return None;
+    }
+    let concepts = vec![heading.to_string()];
+    Some(Item { question, options, answer_index: at, rationales, bloom: Bloom::Remember, concepts, evidence: vec![evidence] })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_is_turned_in_its_main_clause_only() {
+        let t = |s: &str| turn(s).map(|t| t.text);
+        assert_eq!(t("Tuples are immutable sequences of items.").as_deref(), Some("Tuples are mutable sequences of items."));
+        assert_eq!(t("A list can be changed in place by its methods.").as_deref(), Some("A list cannot be changed in place by its methods."));
+        assert_eq!(t("Strings cannot be changed once they are made.").as_deref(), Some("Strings can be changed once they are made."));
+        assert_eq!(t("A dictionary is a mapping from keys to values.").as_deref(), Some("A dictionary is not a mapping from keys to values."));
+        assert_eq!(t("Keys are not copied when the dictionary grows.").as_deref(), Some("Keys are copied when the dictionary grows."));
+        assert_eq!(t("True is printed for every even number here.").as_deref(), Some("False is printed for every even number here."));
+        // A sentence that says both words of a pair is not turned by them.
+        assert_eq!(t("Lists are mutable and tuples are immutable.").as_deref(), Some("Lists are not mutable and tuples are immutable."));
+        // Nothing to turn before the clause ends.
+        assert_eq!(turn("The loop starting here, and a break is never reached."), None);
+        assert_eq!(turn("A name is not only a label for an object."), None);
+        // Whole words only: "island" holds no "is", "mutable" in "immutable" is not "mutable".
+        assert_eq!(find_word("an island", "is", 9), None);
+        assert_eq!(find_word("immutable", "mutable", 9), None);
+        // A verb after a singular subject is negated; not before an adverb.
+        assert_eq!(t("Floor division throws away the fractional part.").as_deref(), Some("Floor division does not throw away the fractional part."));
+        assert_eq!(t("The method matches the whole string.").as_deref(), Some("The method does not match the whole string."));
+        assert_eq!(turn("Brackets are also needed to average three marks."), None);
+        assert_eq!(turn("Python starts counting from 0, not from 1."), None, "it denies already");
+    }
+
+    #[test]
+    fn only_standalone_sentences_of_option_length_are_claims() {
+        let text = "Lists are mutable sequences of arbitrary objects. This means they can change. \
+                    For example, x.append(3) adds one. If the list is empty, pop raises an error. \
+                    Tuples are immutable and usually hold items of different kinds.";
+        assert_eq!(statements(text), ["Lists are mutable sequences of arbitrary objects.", "Tuples are immutable and usually hold items of different kinds."]);
+    }
+
+    #[test]
+    fn a_turned_claim_the_chapter_makes_elsewhere_is_not_used() {
+        let t = turn("Tuples are immutable sequences of items.").unwrap();
+        assert!(said(&t, &["Tuples are mutable sequences of items, in some other language."]));
+        assert!(!said(&t, &["Lists are mutable sequences of objects."]));
+        let n = turn("A dictionary is a mapping from keys to values.").unwrap();
+        assert!(said(&n, &["A dictionary is not a mapping from keys to values in this sense."]));
+        assert!(!said(&n, &[n.book.as_str()]), "the book's own sentence is not a denial");
+    }
+
+    #[test]
+    fn the_item_keys_the_books_claim_and_quotes_it_for_each_turned_one() {
+        let wrong: Vec<Turned> = ["Tuples are immutable sequences of items.", "A list can be changed in place by its methods.", "A dictionary is a mapping from keys to values."]
+            .iter()
+            .map(|s| turn(s).unwrap())
+            .collect();
+        let ev = ItemEvidence { chunk: 0, section: 0, file: "f".into(), heading_path: vec!["Lists".into()], quote: "Sets are unordered collections of items.".into() };
+        let item = item("Lists", "Sets are unordered collections of items.", &wrong, ev).unwrap();
+        assert_eq!(item.question, "In “Lists”, which of these statements is true?");
+        assert_eq!(item.options[item.answer_index], "Sets are unordered collections of items.");
+        assert_eq!(item.bloom, Bloom::Remember);
+        assert!(item.rationales.iter().enumerate().all(|(i, r)| (i == item.answer_index) == r.starts_with("True")));
+        assert!(item.rationales.iter().any(|r| r.contains("“Tuples are immutable sequences of items.”")));
+        let (checks, reason) = check::deterministic(&item, &[], false);
+        assert!(reason.is_none(), "{reason:?} {checks:?}");
+        assert!(super::item("Lists", "k", &wrong[..2], item.evidence[0].clone()).is_none(), "three wrong claims or none");
+    }
+}
