@@ -139,7 +139,8 @@ pub fn deterministic(item: &Item, earlier: &[&str], bangla: bool) -> (Checks, Op
     record("shows_what_it_asks_about", shows_code || !points_at_code, "it asked about code or a program it did not show");
     let words = terms(&item.question);
     let repeat = earlier.iter().any(|e| jaccard(&words, &terms(e)) >= MAX_STEM_OVERLAP);
-    record("not_a_repeat", !repeat, "it repeated an earlier question");
+    // "Which of these statements is true?" asks every time; its claims differ.
+    record("not_a_repeat", !repeat || super::statement::asks(&item.question), "it repeated an earlier question");
     // A small model may copy the worked example instead of writing about the passage.
     let all: String = std::iter::once(item.question.as_str()).chain(item.options.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
     let (_, example) = super::prompt::example(bangla);

@@ -327,6 +327,12 @@ pub fn item(heading: &str, key: &str, wrong: &[Turned], evidence: ItemEvidence) 
     Some(Item { question, options, answer_index: at, rationales, bloom: Bloom::Remember, concepts, evidence: vec![evidence] })
 }
 
+/// Whether `question` is such an item's stem (every one asks the same, its claims differ: the
+/// key is never a claim an earlier item rested on).
+pub fn asks(question: &str) -> bool {
+    question.ends_with(ASK) || question == format!("W{}", &ASK[1..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,6 +388,7 @@ mod tests {
         let ev = ItemEvidence { chunk: 0, section: 0, file: "f".into(), heading_path: vec!["Lists".into()], quote: "Sets are unordered collections of items.".into() };
         let item = item("Lists", "Sets are unordered collections of items.", &wrong, ev).unwrap();
         assert_eq!(item.question, "In “Lists”, which of these statements is true?");
+        assert!(asks(&item.question));
         assert_eq!(item.options[item.answer_index], "Sets are unordered collections of items.");
         assert_eq!(item.bloom, Bloom::Remember);
         assert!(item.rationales.iter().enumerate().all(|(i, r)| (i == item.answer_index) == r.starts_with("True")));
