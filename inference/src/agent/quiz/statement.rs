@@ -21,6 +21,7 @@
 use super::{Bloom, Item, ItemEvidence, check, prompt};
 use crate::agent::ask::verify::{balanced, prose_sentences, terms};
 use crate::bundle::Bundle;
+use std::collections::HashSet;
 
 /// A claim of the book with one word turned so that it no longer holds.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,20 +45,15 @@ const MIN_CLAIM_CHARS: usize = 30;
 const OPPOSITES: &[(&str, &str)] = &[
     ("mutable", "immutable"),
     ("always", "never"),
-    ("before", "after"),
-    ("first", "last"),
     ("larger", "smaller"),
     ("largest", "smallest"),
     ("faster", "slower"),
     ("increases", "decreases"),
     ("increase", "decrease"),
     ("ascending", "descending"),
-    ("positive", "negative"),
-    ("inside", "outside"),
     ("local", "global"),
     ("True", "False"),
     ("true", "false"),
-    ("beginning", "end"),
     ("maximum", "minimum"),
     ("highest", "lowest"),
     ("higher", "lower"),
@@ -103,6 +99,9 @@ const VERBS: &[&str] = &[
     "goes", "comes", "becomes", "depends", "exists", "applies", "matches", "has", "does", "happens", "fails", "lasts", "grows", "shrinks", "waits",
     "treats", "looks", "tells", "knows", "remembers", "forgets", "absorbs", "reflects", "releases", "dissolves", "conducts",
 ];
+/// Verbs of [`VERBS`] that say what a thing is or has rather than what it does: a claim with
+/// one is not moved to another thing ([`swap`]).
+const STATES: &[&str] = &["has", "does", "makes", "uses", "means", "needs", "matters", "belongs", "refers", "exists", "happens", "depends", "looks", "lets", "allows"];
 /// Words after a verb that its negation would stand oddly before ("are also needed" is not
 /// "are not also needed").
 const ADVERBS: &[&str] = &["also", "only", "just", "even", "still", "already", "usually", "often", "sometimes", "simply", "really"];
@@ -124,8 +123,14 @@ const POINTS: &[&str] = &[
     "for example", "for instance", "e.g.", "i.e.", "the following", "as follows", "below", "above", "this example", "the example", "previous", "earlier",
     "later", "next section", "this section", "this chapter", "this tutorial", "this document", "this guide", "this howto", "see ", "we ", "you'll", "we'll",
     "let's", "here", "shown", "etc.", "...", "…", "last line", "first line", "this line", "the line", "last example", "first example", "passage",
-    "the text", "paragraph", "key fact",
+    "the text", "paragraph", "key fact", "the same", "like this", " also ", " too", "the next", "session", "chapter", "as well", "one of",
+    "first program", "second program",
 ];
+/// Words that point back at what came before ("… a second way of doing this").
+const POINTERS: &[&str] = &["this", "these", "those", "such", "it", "its", "they", "them", "their"];
+/// Capitalised words a claim may hold past its first word; any other is a name from an
+/// example ("Rafi", "Bangladesh") or a heading the learner does not see.
+const NAMES_ALLOWED: &[&str] = &["Python", "True", "False", "None", "I"];
 
 /// Openings of a sentence about the example just shown ("The list has four items, …").
 const ABOUT_AN_EXAMPLE: &[&str] = &[
@@ -150,6 +155,15 @@ fn claim(sentence: &str) -> bool {
         && !LEANS.contains(&first)
         && !POINTS.iter().any(|p| lower.contains(p))
         && !ABOUT_AN_EXAMPLE.iter().any(|p| lower.starts_with(p))
+        && !sentence.split_whitespace().skip(1).any(|w| name(w.trim_matches(|c: char| !c.is_alphanumeric())))
+        && !lower.split_whitespace().any(|w| POINTERS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
+}
+
+/// Whether `word` is a name: a capital then small letters only, not one of [`NAMES_ALLOWED`]
+/// (code such as `ValueError` or `HTML` is no name).
+fn name(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next().is_some_and(|c| c.is_uppercase()) && word.chars().count() > 1 && chars.all(|c| c.is_lowercase()) && !NAMES_ALLOWED.contains(&word)
 }
 
 /// The sentences of `text` that can be claims ([`claim`]), in order.
@@ -177,6 +191,62 @@ fn find_word(text: &str, word: &str, end: usize) -> Option<usize> {
     let mut chars = word.chars();
     let capital: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
     (capital != word && head.starts_with(&capital) && whole(0)).then_some(0)
+}
+
+/// Where `sentence`'s main verb starts (a verb of [`VERBS`] or [`NEGATIONS`], or "can",
+/// "must" in its main clause, after a subject of one to six words), and whether it goes with a
+/// singular subject (`Some(true)`), a plural one (`Some(false)`) or either (`None`).
+fn main_verb(sentence: &str) -> Option<(usize, Option<bool>)> {
+    let end = CLAUSE_ENDS.iter().filter_map(|e| sentence.find(e)).min().unwrap_or(sentence.len());
+    let verbs = VERBS.iter().map(|v| (*v, Some(true))).chain(NEGATIONS.iter().map(|&(a, _)| (a, number(a)))).chain([("must", None)]);
+    let (at, singular) = verbs.filter_map(|(v, n)| Some((find_word(sentence, v, end)?, n))).min_by_key(|&(at, _)| at)?;
+    let words = sentence[..at].split_whitespace().count();
+    (1..=6).contains(&words).then_some((at, singular))
+}
+
+/// Whether a verb of [`NEGATIONS`] goes with a singular subject.
+fn number(verb: &str) -> Option<bool> {
+    match verb.split(' ').next() {
+        Some("is" | "does") => Some(true),
+        Some("are" | "do") => Some(false),
+        _ => None,
+    }
+}
+
+/// `claim` said of the subject of `other` instead of its own ("The intersection a & b holds
+/// everything that is in a or in b" from the union's claim and the intersection's): two claims
+/// of one section swapped, a wrong option as plausible as the book's words. `None` when either
+/// has no main verb found, their verbs disagree in number, or the subjects are alike.
+pub fn swap(claim: &str, other: &str) -> Option<Turned> {
+    let (at, n) = main_verb(claim)?;
+    let (other_at, other_n) = main_verb(other)?;
+    // What a thing does, not what it is or has ("A tuple with two items has a position number"
+    // may well hold too).
+    let acts = |s: &str, at: usize| s[at..].split_whitespace().next().is_some_and(|v| VERBS.contains(&v) && !STATES.contains(&v));
+    if !acts(claim, at) || !acts(other, other_at) {
+        return None;
+    }
+    if n.zip(other_n).is_some_and(|(a, b)| a != b) {
+        return None;
+    }
+    let (was, now) = (claim[..at].trim_end(), other[..other_at].trim_end());
+    let (a, b) = (terms(was), terms(now));
+    if a.is_empty() || b.is_empty() || a.is_subset(&b) || b.is_subset(&a) || !kin(was, now) {
+        return None;
+    }
+    Some(Turned { book: claim.to_string(), text: format!("{now} {}", &claim[at..]), was: was.to_string(), now: now.to_string() })
+}
+
+/// Whether two subjects are things of one kind, so that what is said of one could be said of
+/// the other: they share a word ("The function len()", "The function set()"), or both are code
+/// ("The union a | b", "The intersection a & b"). A claim moved to a thing of another kind
+/// ("A set removes a pair") is too plainly wrong.
+fn kin(a: &str, b: &str) -> bool {
+    const ARTICLES: &[&str] = &["the", "a", "an"];
+    let words = |s: &str| -> Vec<String> { s.split_whitespace().map(|w| w.to_lowercase()).filter(|w| !ARTICLES.contains(&w.as_str()) && w.chars().any(char::is_alphabetic)).collect() };
+    let code = |s: &str| s.contains(['(', '[', '|', '&', '*', '+', '=', '<', '>', '%', '.']);
+    let (wa, wb) = (words(a), words(b));
+    wa.iter().any(|w| wb.contains(w)) || code(a) && code(b)
 }
 
 /// `sentence` with one word of its main clause turned so that the claim no longer holds: a word
@@ -208,10 +278,34 @@ pub fn turn(sentence: &str) -> Option<Turned> {
     let negated: Vec<(usize, &str, String)> = VERBS.iter().map(|&v| (v, format!("does not {}", base(v)))).chain(NEGATIONS.iter().map(|&(a, b)| (a, b.to_string()))).filter_map(|(a, b)| Some((find_word(sentence, a, end)?, a, b))).collect();
     let (at, a, b) = negated.into_iter().min_by_key(|&(at, a, _)| (at, std::cmp::Reverse(a.len())))?;
     let next = sentence[at + a.len()..].split_whitespace().next().unwrap_or("");
-    // A claim that denies something already ("… from 0, not from 1") is not negated once more.
-    let denies = |t: &str| [" not ", "n't ", " never ", " no "].iter().any(|n| t.contains(n));
+    // A claim that denies something already ("… from 0, not from 1") is not negated once more,
+    // nor is a definition ("… is called a slice": a book never defines by denial).
+    let denies = |t: &str| [" not ", "n't ", " never ", " no ", " none ", " nothing "].iter().any(|n| t.to_lowercase().contains(n));
     let adds_not = b.contains("not") || b == "cannot";
-    (!ADVERBS.contains(&next) && !(adds_not && denies(&format!(" {sentence} ")))).then(|| swap(at, a, &b))
+    let defines = ["called", "known", "named"].contains(&next);
+    if ADVERBS.contains(&next) || adds_not && (denies(&format!(" {sentence} ")) || defines) {
+        return None;
+    }
+    // "does not have to be" is "has to be"; "do not need" is "need".
+    if let ("does not" | "do not", Some(verb)) = (a, next.chars().all(|c| c.is_ascii_lowercase()).then_some(next)) {
+        let inflected = if a == "does not" { third_person(verb) } else { verb.to_string() };
+        let from = at + a.len() + 1 + verb.len();
+        let text = format!("{}{inflected}{}", &sentence[..at], &sentence[from.min(sentence.len())..]);
+        return Some(Turned { book: sentence.to_string(), text, was: format!("{a} {verb}"), now: inflected });
+    }
+    Some(swap(at, a, &b))
+}
+
+/// A verb's form after a singular subject: "have" → "has", "match" → "matches", "copy" →
+/// "copies", "return" → "returns".
+fn third_person(verb: &str) -> String {
+    match verb {
+        "have" => "has".into(),
+        "do" | "go" => format!("{verb}es"),
+        v if ["s", "sh", "ch", "x", "z"].iter().any(|e| v.ends_with(e)) => format!("{v}es"),
+        v if v.ends_with('y') && !["ay", "ey", "oy", "uy"].iter().any(|e| v.ends_with(e)) => format!("{}ies", &v[..v.len() - 1]),
+        v => format!("{v}s"),
+    }
 }
 
 /// A verb's form after "does not": "returns" → "return", "matches" → "match", "copies" → "copy".
@@ -255,13 +349,25 @@ fn preview(section: &crate::index::outline::Section) -> bool {
     section.heading_path.len() == 1 && !section.children.is_empty()
 }
 
-/// The claims of the chapter (the section's file) `section` belongs to, its own section's first,
-/// then its other sections nearest first.
-fn chapter_claims(bundle: &Bundle, section: u32) -> Vec<(u32, &str)> {
-    let file = &bundle.sections[section as usize].file;
-    let mut sections: Vec<&crate::index::outline::Section> = bundle.sections.iter().filter(|s| &s.file == file && !preview(s)).collect();
-    sections.sort_by_key(|s| (s.id != section, s.id.abs_diff(section)));
-    sections.into_iter().flat_map(|s| statements(&s.text).into_iter().map(move |c| (s.id, c))).collect()
+/// The claims of section `section` and of the sections right above, below and beside it (not
+/// a chapter's opening), its own first: the wrong options come from the same part of the book
+/// as the key, so none is given away by being about something else.
+fn near_claims(bundle: &Bundle, section: u32) -> Vec<&str> {
+    let own = &bundle.sections[section as usize];
+    let mut siblings = own.parent.map(|p| bundle.sections[p as usize].children.clone()).unwrap_or_default();
+    siblings.sort_by_key(|&id| id.abs_diff(section));
+    let mut family: Vec<u32> = std::iter::once(section).chain(own.children.iter().copied()).chain(own.parent).chain(siblings).collect();
+    family.dedup();
+    let mut seen = std::collections::HashSet::new();
+    family.retain(|id| seen.insert(*id));
+    family.into_iter().map(|id| &bundle.sections[id as usize]).filter(|s| !preview(s)).flat_map(|s| statements(&s.text)).collect()
+}
+
+/// Whether `claim` gives no reason or explanation beside what it states: a word turned in it
+/// would be given away by the rest ("… always changes the original string, because strings are
+/// immutable").
+fn one_clause(claim: &str) -> bool {
+    ![" because ", " since ", " so ", ", so", ";", ":", " which means ", " as "].iter().any(|e| claim.contains(e))
 }
 
 /// The items on the claims of `text` (a passage of section `section`), its `focus` first, none
@@ -274,34 +380,41 @@ pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<
     // only says what comes ("… needs a closer look").
     let mut keys: Vec<&str> = if preview(section) { Vec::new() } else { statements(text).into_iter().filter(|s| !used.contains(s) && turn(s).is_some()).collect() };
     keys.sort_by_key(|s| Some(*s) != focus);
-    let claims = chapter_claims(bundle, section.id);
+    let claims = near_claims(bundle, section.id);
     let all: Vec<&str> = bundle.sections.iter().filter(|s| s.file == section.file).flat_map(|s| prose_sentences(&s.text).into_iter().map(|(_, t)| t)).collect();
     let heading = section.heading().to_string();
+    // A claim that opens with a name from an example ("Rafi has 150 taka …"): its first word is
+    // one the chapter never writes in small letters.
+    let lower: HashSet<String> = all.iter().flat_map(|t| t.split_whitespace().skip(1)).map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string()).collect();
+    let named = move |c: &str| {
+        let first = c.split_whitespace().next().unwrap_or("");
+        name(first) && !lower.contains(&first.to_lowercase())
+    };
+    keys.retain(|k| !named(k));
     keys.into_iter().filter_map(move |key| {
         let key_terms = terms(key);
         // Not the key, nor a claim much like it (its turn would contradict the key alone).
-        let turned: Vec<Turned> = claims
+        let others: Vec<&str> = claims
             .iter()
-            .filter(|&&(_, c)| {
+            .copied()
+            .filter(|&c| !named(c))
+            .filter(|&c| {
                 let other = terms(c);
-                c != key && other.intersection(&key_terms).count() * 2 < other.len().min(key_terms.len()).max(1)
+                c != key && one_clause(c) && other.intersection(&key_terms).count() * 2 < other.len().min(key_terms.len()).max(1)
             })
-            .filter_map(|&(_, c)| turn(c).filter(|t| !said(t, &all)))
-            .take(12)
             .collect();
-        // A "not" the key lacks marks a wrong option: at most one such unless too few others
-        // are near (the nearest first either way).
+        // Each other claim turned, or said of another claim's subject, nearest first.
+        let turned = others.iter().filter_map(|&c| turn(c));
+        let swapped = others.iter().enumerate().flat_map(|(i, &c)| others.iter().skip(i + 1).chain(others.iter().take(i)).filter_map(move |&o| swap(c, o)));
+        let candidates: Vec<Turned> = turned.chain(swapped).filter(|t| !said(t, &all)).take(24).collect();
+        // A "not" the key lacks marks a wrong option: at most one such. No claim is turned
+        // twice.
         let denies = |t: &str| [" not ", "cannot", "n't ", " never "].iter().any(|n| format!(" {t} ").contains(n));
-        let marked = |t: &Turned| denies(&t.text) && !denies(key);
+        let marked = |t: &Turned| denies(&t.text) && !denies(&t.book) && !denies(key);
         let mut wrong: Vec<Turned> = Vec::new();
-        for t in &turned {
-            if wrong.len() < 3 && (!marked(t) || !wrong.iter().any(|w| marked(w))) {
-                wrong.push(t.clone());
-            }
-        }
-        for t in &turned {
-            if wrong.len() < 3 && !wrong.contains(t) {
-                wrong.push(t.clone());
+        for t in candidates {
+            if wrong.len() < 3 && !wrong.iter().any(|w| w.book == t.book || w.text == t.text) && (!marked(&t) || !wrong.iter().any(|w| marked(w))) {
+                wrong.push(t);
             }
         }
         item(&heading, key, &wrong, evidence(key.to_string()))
@@ -359,6 +472,21 @@ mod tests {
         assert_eq!(t("The method matches the whole string.").as_deref(), Some("The method does not match the whole string."));
         assert_eq!(turn("Brackets are also needed to average three marks."), None);
         assert_eq!(turn("Python starts counting from 0, not from 1."), None, "it denies already");
+        assert_eq!(t("An accumulator does not have to be a number.").as_deref(), Some("An accumulator has to be a number."));
+        assert_eq!(t("Sets do not keep any order.").as_deref(), Some("Sets keep any order."));
+        assert_eq!(turn("A part of a string is called a slice."), None, "a definition is not denied");
+    }
+
+    #[test]
+    fn a_claim_said_of_another_claims_subject_is_wrong() {
+        let t = swap("The union a | b holds everything that is in a or in b.", "The intersection a & b holds what is in both.").unwrap();
+        assert_eq!(t.text, "The intersection a & b holds everything that is in a or in b.");
+        assert_eq!((t.was.as_str(), t.now.as_str()), ("The union a | b", "The intersection a & b"));
+        assert_eq!(swap("Lists are mutable sequences.", "A tuple is a fixed sequence."), None, "verbs of two numbers");
+        assert_eq!(swap("A list holds items.", "A list of lists holds rows."), None, "alike subjects");
+        assert_eq!(swap("A set removes nothing twice.", "The statement del d[key] removes a pair."), None, "things of two kinds");
+        assert_eq!(swap("Every item in a tuple has a position number.", "A tuple with two items is called a pair."), None, "what a thing has is not moved");
+        assert!(swap("The function len() gives the number of pairs.", "The function set() turns a list into a set.").is_some());
     }
 
     #[test]
