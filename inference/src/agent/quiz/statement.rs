@@ -126,8 +126,9 @@ const POINTS: &[&str] = &[
     "the text", "paragraph", "key fact", "the same", "like this", " also ", " too", "the next", "session", "chapter", "as well", "one of",
     "first program", "second program",
 ];
-/// Words that point back at what came before ("… a second way of doing this").
-const POINTERS: &[&str] = &["this", "these", "those", "such", "it", "its", "they", "them", "their"];
+/// Words that point back at what came before ("… a second way of doing this"); "it" and
+/// "they" mostly name the sentence's own subject past its first word.
+const POINTERS: &[&str] = &["this", "these", "those", "such"];
 /// Capitalised words a claim may hold past its first word; any other is a name from an
 /// example ("Rafi", "Bangladesh") or a heading the learner does not see.
 const NAMES_ALLOWED: &[&str] = &["Python", "True", "False", "None", "I"];
@@ -367,7 +368,7 @@ fn near_claims(bundle: &Bundle, section: u32) -> Vec<&str> {
 /// would be given away by the rest ("… always changes the original string, because strings are
 /// immutable").
 fn one_clause(claim: &str) -> bool {
-    ![" because ", " since ", " so ", ", so", ";", ":", " which means ", " as "].iter().any(|e| claim.contains(e))
+    ![" because ", " since ", " so ", ", so", ";", ":", " which means "].iter().any(|e| claim.contains(e))
 }
 
 /// The items on the claims of `text` (a passage of section `section`), its `focus` first, none
