@@ -174,7 +174,7 @@ fn print_statements(b: &Bundle) {
     let mut found = Vec::new();
     for s in b.sections.iter().filter(|s| s.kind != inference::index::outline::SectionKind::Exercise) {
         for claim in statement::statements(&s.text) {
-            let item = statement::items(b, s.id, claim, None, &[], |quote| evidence(&s.file, s.id, &quote)).next();
+            let item = statement::items(b, s.id, claim, None, &[], &[], |quote| evidence(&s.file, s.id, &quote)).next();
             found.push((s.file.as_str(), s.heading().to_string(), claim.to_string(), item));
         }
     }

@@ -881,7 +881,9 @@ impl Quiz {
     fn statement_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
         let chunk = plan.chunk;
         let section = bundle.chunks[chunk as usize].section;
-        let items = statement::items(bundle, section, bundle.chunk_text(chunk), plan.focus.as_deref(), used, move |quote| source(bundle, chunk, quote)).map(|item| (item, false));
+        // No wrong option the learner has been shown in this quiz already.
+        let shown: Vec<&str> = self.rounds.iter().flat_map(|r| r.item.options.iter().map(String::as_str)).collect();
+        let items = statement::items(bundle, section, bundle.chunk_text(chunk), plan.focus.as_deref(), used, &shown, move |quote| source(bundle, chunk, quote)).map(|item| (item, false));
         self.first_unknown(items, earlier, Book::Statement)
     }
 

@@ -124,7 +124,7 @@ const POINTS: &[&str] = &[
     "later", "next section", "this section", "this chapter", "this tutorial", "this document", "this guide", "this howto", "see ", "we ", "you'll", "we'll",
     "let's", "here", "shown", "etc.", "...", "…", "last line", "first line", "this line", "the line", "last example", "first example", "passage",
     "the text", "paragraph", "key fact", "the same", "like this", " also ", " too", "the next", "session", "chapter", "as well", "one of",
-    "first program", "second program",
+    "first program", "second program", " section",
 ];
 /// Words that point back at what came before ("… a second way of doing this"); "it" and
 /// "they" mostly name the sentence's own subject past its first word.
@@ -136,8 +136,10 @@ const NAMES_ALLOWED: &[&str] = &["Python", "True", "False", "None", "I"];
 /// Openings of a sentence about the example just shown ("The list has four items, …").
 const ABOUT_AN_EXAMPLE: &[&str] = &[
     "the list has", "the list is", "the program", "the output", "the result", "the answer", "the loop", "the code", "the example", "the last", "the second",
-    "the third", "the call", "the error", "the shell",
+    "the third", "the call", "the error", "the shell", "the other", "the indented", "another",
 ];
+/// Words after which a word of [`VERBS`] is a noun ("Future releases may …").
+const AUXILIARIES: &[&str] = &["may", "can", "will", "must", "should", "would", "could", "are", "is", "were", "was", "do", "does", "have", "has"];
 
 /// Whether `sentence` can be a claim: a whole English sentence of option length that stands
 /// alone (no leaning first word, no pointing at an example), mostly words rather than code.
@@ -200,7 +202,7 @@ fn find_word(text: &str, word: &str, end: usize) -> Option<usize> {
 fn main_verb(sentence: &str) -> Option<(usize, Option<bool>)> {
     let end = CLAUSE_ENDS.iter().filter_map(|e| sentence.find(e)).min().unwrap_or(sentence.len());
     let verbs = VERBS.iter().map(|v| (*v, Some(true))).chain(NEGATIONS.iter().map(|&(a, _)| (a, number(a)))).chain([("must", None)]);
-    let (at, singular) = verbs.filter_map(|(v, n)| Some((find_word(sentence, v, end)?, n))).min_by_key(|&(at, _)| at)?;
+    let (at, singular) = verbs.filter_map(|(v, n)| Some((if v.contains(' ') || NEGATIONS.iter().any(|&(a, _)| a == v) { find_word(sentence, v, end) } else { find_verb(sentence, v, end) }?, n))).min_by_key(|&(at, _)| at)?;
     let words = sentence[..at].split_whitespace().count();
     (1..=6).contains(&words).then_some((at, singular))
 }
@@ -250,6 +252,33 @@ fn kin(a: &str, b: &str) -> bool {
     wa.iter().any(|w| wb.contains(w)) || code(a) && code(b)
 }
 
+/// [`find_word`] for a verb: not one an auxiliary follows, which makes it a noun ("Future
+/// releases may …").
+fn find_verb(sentence: &str, verb: &str, end: usize) -> Option<usize> {
+    let at = find_word(sentence, verb, end)?;
+    let next = sentence[at + verb.len()..].split_whitespace().next().unwrap_or("");
+    (!AUXILIARIES.contains(&next)).then_some(at)
+}
+
+/// `text` with the article before byte `at` ("a", "an") made to fit the word that starts there
+/// ("a absolute import" → "an absolute import").
+fn fit_article(text: String, at: usize) -> String {
+    let before = text[..at].trim_end();
+    let word_at = before.rfind(' ').map_or(0, |k| k + 1);
+    let article = &before[word_at..];
+    if !["a", "an", "A", "An"].contains(&article) {
+        return text;
+    }
+    let vowel = text[at..].starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']);
+    let fitted = match (article.starts_with('A'), vowel) {
+        (true, true) => "An",
+        (true, false) => "A",
+        (false, true) => "an",
+        (false, false) => "a",
+    };
+    format!("{}{fitted}{}", &text[..word_at], &text[word_at + article.len()..])
+}
+
 /// `sentence` with one word of its main clause turned so that the claim no longer holds: a word
 /// of [`OPPOSITES`] to its opposite (not where the sentence says both), else the first verb of
 /// [`NEGATIONS`] negated or its negation taken away. `None` when its main clause has neither.
@@ -262,7 +291,7 @@ pub fn turn(sentence: &str) -> Option<Turned> {
         } else {
             now.to_string()
         };
-        let text = format!("{}{now}{}", &sentence[..at], &sentence[at + was.len()..]);
+        let text = fit_article(format!("{}{now}{}", &sentence[..at], &sentence[at + was.len()..]), at);
         Turned { book: sentence.to_string(), text, was: sentence[at..at + was.len()].to_string(), now }
     };
     let opposite = OPPOSITES
@@ -276,7 +305,9 @@ pub fn turn(sentence: &str) -> Option<Turned> {
     }
     // The first verb of the main clause, its longer form where two start there ("is not"
     // before "is"); not before an adverb ("is not only …" says more than its negation).
-    let negated: Vec<(usize, &str, String)> = VERBS.iter().map(|&v| (v, format!("does not {}", base(v)))).chain(NEGATIONS.iter().map(|&(a, b)| (a, b.to_string()))).filter_map(|(a, b)| Some((find_word(sentence, a, end)?, a, b))).collect();
+    let verbs = VERBS.iter().filter_map(|&v| Some((find_verb(sentence, v, end)?, v, format!("does not {}", base(v)))));
+    let negations = NEGATIONS.iter().filter_map(|&(a, b)| Some((find_word(sentence, a, end)?, a, b.to_string())));
+    let negated: Vec<(usize, &str, String)> = verbs.chain(negations).collect();
     let (at, a, b) = negated.into_iter().min_by_key(|&(at, a, _)| (at, std::cmp::Reverse(a.len())))?;
     let next = sentence[at + a.len()..].split_whitespace().next().unwrap_or("");
     // A claim that denies something already ("… from 0, not from 1") is not negated once more,
@@ -284,7 +315,10 @@ pub fn turn(sentence: &str) -> Option<Turned> {
     let denies = |t: &str| [" not ", "n't ", " never ", " no ", " none ", " nothing "].iter().any(|n| t.to_lowercase().contains(n));
     let adds_not = b.contains("not") || b == "cannot";
     let defines = ["called", "known", "named"].contains(&next);
-    if ADVERBS.contains(&next) || adds_not && (denies(&format!(" {sentence} ")) || defines) {
+    // Nor one of several things a sentence says in a row ("A for loop takes each item, stores
+    // it … and runs …"): "not" would deny the first alone.
+    let listed = sentence.contains(',');
+    if ADVERBS.contains(&next) || adds_not && (denies(&format!(" {sentence} ")) || defines || listed) {
         return None;
     }
     // "does not have to be" is "has to be"; "do not need" is "need".
@@ -374,8 +408,8 @@ fn one_clause(claim: &str) -> bool {
 /// The items on the claims of `text` (a passage of section `section`), its `focus` first, none
 /// on a claim in `used`: each claim as the key with three other claims of its section (then of
 /// its chapter, nearest first) turned as the wrong options, each not said elsewhere in the
-/// chapter.
-pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<&str>, used: &[&str], evidence: impl Fn(String) -> ItemEvidence + 'a) -> impl Iterator<Item = Item> + 'a {
+/// chapter, nor an option the learner was `shown` already.
+pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<&str>, used: &[&str], shown: &[&str], evidence: impl Fn(String) -> ItemEvidence + 'a) -> impl Iterator<Item = Item> + 'a {
     let section = &bundle.sections[section as usize];
     // A key is a claim that could be turned: a sentence that states something, not one that
     // only says what comes ("… needs a closer look").
@@ -392,6 +426,7 @@ pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<
         name(first) && !lower.contains(&first.to_lowercase())
     };
     keys.retain(|k| !named(k));
+    let shown: Vec<String> = shown.iter().map(|s| s.to_string()).collect();
     keys.into_iter().filter_map(move |key| {
         let key_terms = terms(key);
         // Not the key, nor a claim much like it (its turn would contradict the key alone).
@@ -407,7 +442,7 @@ pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<
         // Each other claim turned, or said of another claim's subject, nearest first.
         let turned = others.iter().filter_map(|&c| turn(c));
         let swapped = others.iter().enumerate().flat_map(|(i, &c)| others.iter().skip(i + 1).chain(others.iter().take(i)).filter_map(move |&o| swap(c, o)));
-        let candidates: Vec<Turned> = turned.chain(swapped).filter(|t| !said(t, &all)).take(24).collect();
+        let candidates: Vec<Turned> = turned.chain(swapped).filter(|t| !shown.contains(&t.text) && !said(t, &all)).take(24).collect();
         // A "not" the key lacks marks a wrong option: at most one such. No claim is turned
         // twice.
         let denies = |t: &str| [" not ", "cannot", "n't ", " never "].iter().any(|n| format!(" {t} ").contains(n));
@@ -468,6 +503,8 @@ mod tests {
         // Whole words only: "island" holds no "is", "mutable" in "immutable" is not "mutable".
         assert_eq!(find_word("an island", "is", 9), None);
         assert_eq!(find_word("immutable", "mutable", 9), None);
+        assert_eq!(t("A relative import names the package it starts from.").as_deref(), Some("An absolute import names the package it starts from."));
+        assert_eq!(turn("Future releases may change the default."), None, "a noun before an auxiliary is no verb");
         // A verb after a singular subject is negated; not before an adverb.
         assert_eq!(t("Floor division throws away the fractional part.").as_deref(), Some("Floor division does not throw away the fractional part."));
         assert_eq!(t("The method matches the whole string.").as_deref(), Some("The method does not match the whole string."));
