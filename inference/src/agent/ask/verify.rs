@@ -369,18 +369,17 @@ fn quotable(sentence: &str) -> bool {
 
 /// Whether every bracket of `sentence` closes in it: a sentence cut out of a parenthesis the book
 /// spans over two ("(Yes, this is the correct code. Look closely: … not the if statement.)")
-/// reads as a fragment on its own.
+/// reads as a fragment on its own. Round and square brackets count together, so a half-open
+/// range ("in the range [0, 1)") is whole.
 pub(crate) fn balanced(sentence: &str) -> bool {
-    [('(', ')'), ('[', ']')].iter().all(|&(open, close)| {
-        let mut depth = 0i32;
-        for c in sentence.chars() {
-            depth += i32::from(c == open) - i32::from(c == close);
-            if depth < 0 {
-                return false;
-            }
+    let mut depth = 0i32;
+    for c in sentence.chars() {
+        depth += i32::from(matches!(c, '(' | '[')) - i32::from(matches!(c, ')' | ']'));
+        if depth < 0 {
+            return false;
         }
-        depth == 0
-    })
+    }
+    depth == 0
 }
 
 /// How much of a prose sentence's weight on the question the next prose sentence of its passage
@@ -855,6 +854,7 @@ mod tests {
         let q = quote(&terms("Does the else clause belong to the for loop or the if statement?"), &sources, &idf, &|_| 0.0, 1000).unwrap();
         assert_eq!(q.lead(), "The else clause runs when no break occurs.");
         assert!(balanced("Calls f(x) and reads a[0] (twice)."));
+        assert!(balanced("This returns a random floating point number in the range [0, 1)."));
     }
 
     #[test]
