@@ -1,8 +1,9 @@
 //! "Which of these statements is true?" items from the book's own sentences, for a course in a
-//! language the model writes (English), where the model's own items are weak: four claims the
-//! section makes, one as the book words it and three each with one word turned so that it no
-//! longer holds ("Tuples are mutable" for "… immutable", "… can be changed" for "… cannot be
-//! changed", "A list is not a sequence"). The learner must judge every claim on its own
+//! language the model writes (English), where the model's own items are weak: four claims of
+//! one part of the book, one as the book words it and three that no longer hold — a word of
+//! its main clause turned ("Tuples are mutable" for "… immutable", "… can be changed" for "…
+//! cannot be changed") or the claim said of another thing of the same kind ("The intersection
+//! a & b holds everything that is in a or in b"). The learner must judge every claim on its own
 //! against what the book says (Bloom's Remember: recognising the book's claim among ones that
 //! do not hold); no model writes any of it, so the key is right by construction and each wrong
 //! option's reason quotes the book's sentence. The quiz asks one where a recall item has no
@@ -15,8 +16,8 @@
 //! ("This …", "However, …"), open with a condition, point at an example or are mostly code are
 //! not used.
 //!
-//! [`statements`] finds the usable sentences in a text, [`turn`] turns one, [`items`] makes the
-//! items of a passage.
+//! [`statements`] finds the usable sentences in a text, [`turn`] turns one, [`swap`] moves one
+//! to another claim's subject, [`items`] makes the items of a passage.
 
 use super::{Bloom, Item, ItemEvidence, check, prompt};
 use crate::agent::ask::verify::{balanced, prose_sentences, terms};
@@ -201,8 +202,9 @@ fn find_word(text: &str, word: &str, end: usize) -> Option<usize> {
 /// singular subject (`Some(true)`), a plural one (`Some(false)`) or either (`None`).
 fn main_verb(sentence: &str) -> Option<(usize, Option<bool>)> {
     let end = CLAUSE_ENDS.iter().filter_map(|e| sentence.find(e)).min().unwrap_or(sentence.len());
-    let verbs = VERBS.iter().map(|v| (*v, Some(true))).chain(NEGATIONS.iter().map(|&(a, _)| (a, number(a)))).chain([("must", None)]);
-    let (at, singular) = verbs.filter_map(|(v, n)| Some((if v.contains(' ') || NEGATIONS.iter().any(|&(a, _)| a == v) { find_word(sentence, v, end) } else { find_verb(sentence, v, end) }?, n))).min_by_key(|&(at, _)| at)?;
+    let verbs = VERBS.iter().map(|v| (find_verb(sentence, v, end), Some(true)));
+    let others = NEGATIONS.iter().map(|&(a, _)| (a, number(a))).chain([("must", None)]).map(|(v, n)| (find_word(sentence, v, end), n));
+    let (at, singular) = verbs.chain(others).filter_map(|(at, n)| Some((at?, n))).min_by_key(|&(at, _)| at)?;
     let words = sentence[..at].split_whitespace().count();
     (1..=6).contains(&words).then_some((at, singular))
 }
@@ -284,7 +286,7 @@ fn fit_article(text: String, at: usize) -> String {
 /// [`NEGATIONS`] negated or its negation taken away. `None` when its main clause has neither.
 pub fn turn(sentence: &str) -> Option<Turned> {
     let end = CLAUSE_ENDS.iter().filter_map(|e| sentence.find(e)).min().unwrap_or(sentence.len());
-    let swap = |at: usize, was: &str, now: &str| {
+    let put = |at: usize, was: &str, now: &str| {
         let now = if at == 0 {
             let mut c = now.chars();
             c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
@@ -301,7 +303,7 @@ pub fn turn(sentence: &str) -> Option<Turned> {
         .filter_map(|(a, b)| Some((find_word(sentence, a, end)?, a, b)))
         .min_by_key(|&(at, _, _)| at);
     if let Some((at, a, b)) = opposite {
-        return Some(swap(at, a, b));
+        return Some(put(at, a, b));
     }
     // The first verb of the main clause, its longer form where two start there ("is not"
     // before "is"); not before an adverb ("is not only …" says more than its negation).
@@ -328,7 +330,7 @@ pub fn turn(sentence: &str) -> Option<Turned> {
         let text = format!("{}{inflected}{}", &sentence[..at], &sentence[from.min(sentence.len())..]);
         return Some(Turned { book: sentence.to_string(), text, was: format!("{a} {verb}"), now: inflected });
     }
-    Some(swap(at, a, &b))
+    Some(put(at, a, &b))
 }
 
 /// A verb's form after a singular subject: "have" → "has", "match" → "matches", "copy" →
@@ -392,8 +394,7 @@ fn near_claims(bundle: &Bundle, section: u32) -> Vec<&str> {
     let mut siblings = own.parent.map(|p| bundle.sections[p as usize].children.clone()).unwrap_or_default();
     siblings.sort_by_key(|&id| id.abs_diff(section));
     let mut family: Vec<u32> = std::iter::once(section).chain(own.children.iter().copied()).chain(own.parent).chain(siblings).collect();
-    family.dedup();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     family.retain(|id| seen.insert(*id));
     family.into_iter().map(|id| &bundle.sections[id as usize]).filter(|s| !preview(s)).flat_map(|s| statements(&s.text)).collect()
 }
@@ -406,9 +407,9 @@ fn one_clause(claim: &str) -> bool {
 }
 
 /// The items on the claims of `text` (a passage of section `section`), its `focus` first, none
-/// on a claim in `used`: each claim as the key with three other claims of its section (then of
-/// its chapter, nearest first) turned as the wrong options, each not said elsewhere in the
-/// chapter, nor an option the learner was `shown` already.
+/// on a claim in `used`: each claim as the key with three other claims of its section and those
+/// around it ([`near_claims`], nearest first) turned or swapped as the wrong options, none said
+/// elsewhere in the chapter nor an option the learner was `shown` already.
 pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<&str>, used: &[&str], shown: &[&str], evidence: impl Fn(String) -> ItemEvidence + 'a) -> impl Iterator<Item = Item> + 'a {
     let section = &bundle.sections[section as usize];
     // A key is a claim that could be turned: a sentence that states something, not one that
