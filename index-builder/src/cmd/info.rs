@@ -39,8 +39,9 @@ pub struct Args {
     #[arg(long)]
     judges: bool,
     /// Also print every "which of these statements is true?" item made from a claim the book
-    /// makes (English), three other claims of its chapter turned as the wrong options, as the
-    /// quiz shows it, with which check refuses it (Markdown, for a hand audit).
+    /// makes (English), three claims of its section and those around it turned or swapped as
+    /// the wrong options, as the quiz shows it, with which check refuses it (Markdown, for a
+    /// hand audit).
     #[arg(long)]
     statements: bool,
 }

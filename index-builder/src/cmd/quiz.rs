@@ -330,7 +330,7 @@ fn plans_only(bundle: &inference::bundle::Bundle, q: &mut Quiz, n: usize, cfg: &
         // A stand-in item on that passage, answered right, so the next plan follows it.
         let evidence = vec![quiz::ItemEvidence { chunk: plan.chunk, section: section.id, file: section.file.clone(), heading_path: section.heading_path.clone(), quote: String::new() }];
         let item = quiz::Item { question: String::new(), options: vec![String::new(); 4], answer_index: 0, rationales: vec![String::new(); 4], bloom: plan.bloom, concepts: vec![], evidence };
-        q.show(item, quiz::Validation { passed: true, checks: Default::default(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false });
+        q.show(item, quiz::Validation { passed: true, checks: Default::default(), attempts: 1, examiner: None, rejected: vec![], ..Default::default() });
         q.answer(0);
         branch = Branch::Right;
     }

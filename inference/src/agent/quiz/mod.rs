@@ -49,8 +49,8 @@ pub mod define;
 pub mod example;
 pub mod judge;
 pub mod predict;
-pub mod statement;
 pub mod prompt;
+pub mod statement;
 
 use crate::agent::ask::{self, AskError};
 use crate::agent::route::{Lang, rules};
@@ -825,7 +825,7 @@ impl Quiz {
                 return Ok(Made::Skipped {
                     reason: "the passage defines no term, gives no reason, lists no kind's members and compares nothing that has not been asked".into(),
                     attempts: 0,
-                    validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: true, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false },
+                    validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: true, ..Default::default() },
                     last: None,
                 });
             }
@@ -834,7 +834,7 @@ impl Quiz {
             return Ok(Made::Skipped {
                 reason: "the passage has no sentence to ask about".into(),
                 attempts: 0,
-                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false },
+                validation: Validation { passed: false, checks: Checks::new(), attempts: 0, examiner: None, rejected: Vec::new(), ..Default::default() },
                 last: None,
             });
         };
@@ -876,8 +876,9 @@ impl Quiz {
     }
 
     /// A "which of these statements is true?" item on a claim of `plan`'s passage that no
-    /// earlier item rests on (the plan's own sentence first), three claims of its section or
-    /// chapter turned as the wrong options ([`statement::items`]); checked as a written item is.
+    /// earlier item rests on (the plan's own sentence first), three claims of its section and
+    /// those around it turned or swapped as the wrong options ([`statement::items`]); checked as
+    /// a written item is.
     fn statement_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
         let chunk = plan.chunk;
         let section = bundle.chunks[chunk as usize].section;
@@ -1204,14 +1205,14 @@ pub async fn write_item(session: &mut Session, spec: &ItemSpec<'_>, cfg: &QuizCo
                 last_item = Some(item);
             }
             None => {
-                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false };
+                let validation = Validation { passed: true, checks, attempts: attempt + 1, examiner: last_examiner, rejected, ..Default::default() };
                 return Ok(Made::Item { item, validation });
             }
         }
     }
     let attempts = cfg.repairs + 1;
     let reason = rejected.last().cloned().unwrap_or_default();
-    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected, by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false };
+    let validation = Validation { passed: false, checks: last_checks, attempts, examiner: last_examiner, rejected, ..Default::default() };
     Ok(Made::Skipped { reason, attempts, validation, last: last_item })
 }
 
@@ -1353,7 +1354,7 @@ mod tests {
     }
 
     fn validation() -> Validation {
-        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![], by_definition: false, by_running: false, by_reason: false, by_example: false, by_contrast: false, by_statement: false }
+        Validation { passed: true, checks: Checks::new(), attempts: 1, examiner: None, rejected: vec![], ..Default::default() }
     }
 
     #[test]
