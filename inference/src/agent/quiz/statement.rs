@@ -34,6 +34,18 @@ pub struct Turned {
     /// The words taken out and put in.
     pub was: String,
     pub now: String,
+    pub how: Turn,
+}
+
+/// How a claim was turned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Turn {
+    /// A word put for its opposite.
+    Opposite,
+    /// Negated, or its negation taken away.
+    Negation,
+    /// Said of another claim's subject ([`swap`]).
+    Swap,
 }
 
 /// The question every such item asks, after the section's name.
@@ -239,7 +251,7 @@ pub fn swap(claim: &str, other: &str) -> Option<Turned> {
     if a.is_empty() || b.is_empty() || a.is_subset(&b) || b.is_subset(&a) || !kin(was, now) {
         return None;
     }
-    Some(Turned { book: claim.to_string(), text: format!("{now} {}", &claim[at..]), was: was.to_string(), now: now.to_string() })
+    Some(Turned { book: claim.to_string(), text: format!("{now} {}", &claim[at..]), was: was.to_string(), now: now.to_string(), how: Turn::Swap })
 }
 
 /// Whether two subjects are things of one kind, so that what is said of one could be said of
@@ -286,7 +298,7 @@ fn fit_article(text: String, at: usize) -> String {
 /// [`NEGATIONS`] negated or its negation taken away. `None` when its main clause has neither.
 pub fn turn(sentence: &str) -> Option<Turned> {
     let end = CLAUSE_ENDS.iter().filter_map(|e| sentence.find(e)).min().unwrap_or(sentence.len());
-    let put = |at: usize, was: &str, now: &str| {
+    let put = |at: usize, was: &str, now: &str, how: Turn| {
         let now = if at == 0 {
             let mut c = now.chars();
             c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
@@ -294,7 +306,7 @@ pub fn turn(sentence: &str) -> Option<Turned> {
             now.to_string()
         };
         let text = fit_article(format!("{}{now}{}", &sentence[..at], &sentence[at + was.len()..]), at);
-        Turned { book: sentence.to_string(), text, was: sentence[at..at + was.len()].to_string(), now }
+        Turned { book: sentence.to_string(), text, was: sentence[at..at + was.len()].to_string(), now, how }
     };
     let opposite = OPPOSITES
         .iter()
@@ -303,7 +315,7 @@ pub fn turn(sentence: &str) -> Option<Turned> {
         .filter_map(|(a, b)| Some((find_word(sentence, a, end)?, a, b)))
         .min_by_key(|&(at, _, _)| at);
     if let Some((at, a, b)) = opposite {
-        return Some(put(at, a, b));
+        return Some(put(at, a, b, Turn::Opposite));
     }
     // The first verb of the main clause, its longer form where two start there ("is not"
     // before "is"); not before an adverb ("is not only …" says more than its negation).
@@ -314,7 +326,7 @@ pub fn turn(sentence: &str) -> Option<Turned> {
     let next = sentence[at + a.len()..].split_whitespace().next().unwrap_or("");
     // A claim that denies something already ("… from 0, not from 1") is not negated once more,
     // nor is a definition ("… is called a slice": a book never defines by denial).
-    let denies = |t: &str| [" not ", "n't ", " never ", " no ", " none ", " nothing "].iter().any(|n| t.to_lowercase().contains(n));
+    let denies = |t: &str| [" not ", "cannot", "n't ", " never ", " no ", " none ", " nothing "].iter().any(|n| t.to_lowercase().contains(n));
     let adds_not = b.contains("not") || b == "cannot";
     let defines = ["called", "known", "named"].contains(&next);
     // Nor one of several things a sentence says in a row ("A for loop takes each item, stores
@@ -328,9 +340,9 @@ pub fn turn(sentence: &str) -> Option<Turned> {
         let inflected = if a == "does not" { third_person(verb) } else { verb.to_string() };
         let from = at + a.len() + 1 + verb.len();
         let text = format!("{}{inflected}{}", &sentence[..at], &sentence[from.min(sentence.len())..]);
-        return Some(Turned { book: sentence.to_string(), text, was: format!("{a} {verb}"), now: inflected });
+        return Some(Turned { book: sentence.to_string(), text, was: format!("{a} {verb}"), now: inflected, how: Turn::Negation });
     }
-    Some(put(at, a, &b))
+    Some(put(at, a, &b, Turn::Negation))
 }
 
 /// A verb's form after a singular subject: "have" → "has", "match" → "matches", "copy" →
@@ -357,26 +369,23 @@ fn base(verb: &str) -> String {
     }
 }
 
-/// Whether a sentence of `chapter` says what `t` says: it holds `t`'s new word and most of
-/// its content words (a turned opposite), or, for a negation, most of its content words with
-/// the same polarity (any sentence but the book's own).
+/// Whether a sentence of `chapter` says what `t` says: for an opposite, one holding its new
+/// word and most of its content words; for a negation or a swap, one (not the book's own) with
+/// most of its content words and the same polarity (a swap's new subject has sentences of its
+/// own, which name it with other words said of it: naming it is not enough).
 fn said(t: &Turned, chapter: &[&str]) -> bool {
-    let want = terms(&t.text);
     let negative = |s: &str| {
         let s = format!(" {} ", s.to_lowercase());
         [" not ", "cannot", "n't", " never ", " no "].iter().any(|n| s.contains(n))
     };
-    let (was, now) = (t.was.to_lowercase(), t.now.to_lowercase());
-    let negation = !OPPOSITES.iter().any(|&(a, b)| a.eq_ignore_ascii_case(&was) && b.eq_ignore_ascii_case(&now) || b.eq_ignore_ascii_case(&was) && a.eq_ignore_ascii_case(&now));
-    chapter.iter().any(|s| {
-        let have = terms(s);
-        let shared = want.intersection(&have).count() as f64 >= 0.75 * want.len().max(1) as f64;
-        if negation {
-            *s != t.book && shared && negative(s) == negative(&t.text)
-        } else {
+    let want = terms(&t.text);
+    let most = |s: &str| want.intersection(&terms(s)).count() as f64 >= 0.75 * want.len().max(1) as f64;
+    chapter.iter().any(|s| match t.how {
+        Turn::Opposite => {
             let lower = s.to_lowercase();
-            shared && find_word(&lower, &t.now.to_lowercase(), lower.len()).is_some()
+            most(s) && find_word(&lower, &t.now.to_lowercase(), lower.len()).is_some()
         }
+        Turn::Negation | Turn::Swap => *s != t.book && most(s) && negative(s) == negative(&t.text),
     })
 }
 
@@ -511,6 +520,7 @@ mod tests {
         assert_eq!(t("The method matches the whole string.").as_deref(), Some("The method does not match the whole string."));
         assert_eq!(turn("Brackets are also needed to average three marks."), None);
         assert_eq!(turn("Python starts counting from 0, not from 1."), None, "it denies already");
+        assert_eq!(turn("Formatting is deferred until it cannot be avoided."), None, "\"cannot\" denies too");
         assert_eq!(t("An accumulator does not have to be a number.").as_deref(), Some("An accumulator has to be a number."));
         assert_eq!(t("Sets do not keep any order.").as_deref(), Some("Sets keep any order."));
         assert_eq!(turn("A part of a string is called a slice."), None, "a definition is not denied");
@@ -544,6 +554,9 @@ mod tests {
         let n = turn("A dictionary is a mapping from keys to values.").unwrap();
         assert!(said(&n, &["A dictionary is not a mapping from keys to values in this sense."]));
         assert!(!said(&n, &[n.book.as_str()]), "the book's own sentence is not a denial");
+        let s = swap("The union a | b holds everything in a or in b.", "The intersection a & b holds what is in both.").unwrap();
+        assert!(said(&s, &["The intersection a & b holds everything in a or in b, loosely speaking."]));
+        assert!(!said(&s, &[s.book.as_str()]), "the book's own sentence does not say it");
     }
 
     #[test]
