@@ -208,7 +208,7 @@ pub struct AskRun {
     lead: Option<Lead>,
 }
 
-/// Most examples of the book an answer's opening shows ([`verify::example_after`]).
+/// Most examples of the book an answer's opening shows ([`verify::examples_after`]).
 const MAX_EXAMPLES: usize = 2;
 
 /// Characters of a comparison table's rows an answer's opening holds however long the opening
@@ -266,8 +266,9 @@ struct Lead {
     /// table's own cells, so the check passes them as they are (the passage the model reads
     /// may be cut before a table's last rows, and the small judge reads a row poorly).
     rows: Vec<String>,
-    /// The book's examples among its sentences, fenced, each with its passage's number: shown
-    /// as they are, like the rows.
+    /// The book's examples among its sentences, fenced, and the short lines that introduce them
+    /// ("For example:", "On Windows, run:"), each with its passage's number: shown as they are,
+    /// like the rows.
     examples: Vec<(usize, String)>,
 }
 
@@ -454,7 +455,7 @@ impl AskRun {
         // nothing), nor a sentence far from the question.
         let mut opening = verify::Opening::default();
         if let Some(q) = quoted.as_ref().filter(|q| self.settings.ask.lead && !verify::asks(q.lead())) {
-            if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead(), cosines.get(q.lead()).copied()).await? {
+            if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead(), q.source.section, cosines.get(q.lead()).copied()).await? {
                 // The lead, the other passages' sentences as much on the question, and the
                 // quote's next best sentences while they fit, each cited.
                 opening = q.opening(self.settings.ask.lead_chars, self.settings.ask.opening_others);
@@ -474,15 +475,36 @@ impl AskRun {
         // A sentence that introduces the book's example ("… as follows:") shows it, fenced.
         let mut examples = Vec::new();
         let mut pieces = Vec::new();
-        for &(n, text) in &opening.sentences {
-            let example = (examples.len() < MAX_EXAMPLES).then(|| quotable.iter().find(|s| s.n == n).and_then(|s| verify::example_after(&s.text, text))).flatten();
-            let Some(example) = example else {
-                pieces.push(cite((n, text)));
-                continue;
+        // A sentence that introduces its example itself ("To deactivate it, type:") says nothing
+        // without it: the examples short lines introduce ("For example:") come after those.
+        let passage = |n: usize| quotable.iter().find(|s| s.n == n).map_or("", |s| s.text.as_str());
+        let introducing: Vec<bool> = opening.sentences.iter().map(|&(n, text)| verify::example_after(passage(n), text).is_some()).collect();
+        for (k, &(n, text)) in opening.sentences.iter().enumerate() {
+            let shown = examples.iter().filter(|(_, e): &&(usize, String)| e.starts_with("```")).count();
+            let later = if introducing[k] { 0 } else { introducing[k + 1..].iter().filter(|&&x| x).count() };
+            let found = verify::examples_after(passage(n), text, MAX_EXAMPLES.saturating_sub(shown + later));
+            let mut piece = match found.first() {
+                None => {
+                    pieces.push(cite((n, text)));
+                    continue;
+                }
+                // The sentence introduces the example itself: cited before its colon.
+                Some((None, _)) => format!("{} [{n}]:", verify::sentence_case(text.trim_end()).trim_end_matches(':')),
+                Some((Some(_), _)) => cite((n, text)),
             };
-            let block = format!("```\n{example}\n```");
-            pieces.push(format!("{} [{n}]:\n{block}\n", verify::sentence_case(text.trim_end()).trim_end_matches(':')));
-            examples.push((n, block));
+            for (intro, example) in found {
+                if let Some(intro) = intro {
+                    if !piece.ends_with('\n') {
+                        piece.push(' ');
+                    }
+                    piece.push_str(intro);
+                    examples.push((n, intro.to_string()));
+                }
+                let block = format!("```\n{example}\n```");
+                piece.push_str(&format!("\n{block}\n"));
+                examples.push((n, block));
+            }
+            pieces.push(piece);
         }
         pieces.extend(rows.iter().cloned());
         let lead = (!pieces.is_empty()).then(|| {
@@ -562,7 +584,7 @@ impl AskRun {
         }
         // The book's example in the opening, the first time: a one-word command ("deactivate")
         // repeats the words of the sentence that introduces it, and is still the example.
-        let example = self.lead.as_ref().and_then(|l| l.examples.iter().find(|(_, block)| unit.code && block.trim() == unit.text.trim()));
+        let example = self.lead.as_ref().and_then(|l| l.examples.iter().find(|(_, piece)| piece.trim() == unit.text.trim()));
         if let Some(&(n, _)) = example.filter(|_| !earlier.iter().any(|e| e.text.trim() == unit.text.trim())) {
             return Ok(Checked { supported: true, support: Some(n), text: unit.text.clone(), ..base });
         }
@@ -717,19 +739,35 @@ pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question
 }
 
 /// Whether `sentence` is near enough `question` to open its answer ([`AskConfig::lead`]): the
-/// calibrated cosine of their vectors reaches [`AskConfig::min_lead_cosine`]. Without an encoder
+/// calibrated cosine of their vectors reaches [`AskConfig::min_lead_cosine`], the sentence read
+/// alone or, when alone it falls short, read in its section (the section's heading as the index
+/// embeds it, [`crate::index::build::heading_text`], then the sentence: "Saving structured data
+/// with json (Input and Output › …): Rather than having users constantly writing … JSON" is on
+/// saving a dictionary to a file, which the sentence alone does not say). Without an encoder
 /// that reads both, or with one whose cosines do not tell near from far
 /// ([`crate::embed::Calibration::gates`], e5), every sentence is near. `cosine`: the calibrated
-/// cosine when it is known already ([`sentence_cosines`]).
-pub async fn near_question(bundle: &Bundle, encoder: Option<&SentenceEncoder>, settings: &AskSettings, question: &str, sentence: &str, cosine: Option<f32>) -> Result<bool, AskError> {
+/// cosine of the sentence alone when it is known already ([`sentence_cosines`]).
+pub async fn near_question(bundle: &Bundle, encoder: Option<&SentenceEncoder>, settings: &AskSettings, question: &str, sentence: &str, section: u32, cosine: Option<f32>) -> Result<bool, AskError> {
     let calibration = settings.retrieval.calibration(bundle);
     let Some(encoder) = encoder.filter(|e| calibration.gates && e.can_read(sentence)) else { return Ok(true) };
-    if let Some(cosine) = cosine {
-        return Ok(cosine >= settings.ask.min_lead_cosine);
+    let floor = settings.ask.min_lead_cosine;
+    if cosine.is_some_and(|c| c >= floor) {
+        return Ok(true);
     }
     let Some(asked) = query_vector(Some(encoder), question).await? else { return Ok(true) };
-    let vector = encoder.embed(&[sentence], Role::Passage)?;
-    Ok(vector.first().is_none_or(|v| calibration.apply(crate::embed::dot(&asked, v)) >= settings.ask.min_lead_cosine))
+    let in_section = bundle.sections.get(section as usize).map(|s| format!("{}: {sentence}", crate::index::build::heading_text(s)));
+    let mut texts: Vec<&str> = Vec::new();
+    if cosine.is_none() {
+        texts.push(sentence);
+    }
+    if let Some(in_section) = &in_section {
+        texts.push(in_section);
+    }
+    if texts.is_empty() {
+        return Ok(false);
+    }
+    let vectors = encoder.embed(&texts, Role::Passage)?;
+    Ok(vectors.iter().any(|v| calibration.apply(crate::embed::dot(&asked, v)) >= floor))
 }
 
 /// The calibrated cosine between the question and each sentence [`verify::quote`] may pick from

@@ -75,7 +75,7 @@ pub struct AskConfig {
     /// tuning half (Qwen-0.5B: the shown answer states 0.396 of the key facts at 500, 0.444 at
     /// 700; the opening holds 0.436 of their words at 700, 0.48 at 900 with the other
     /// passages' sentences; docs/EVALUATION.md, "A longer opening"). The book's examples shown
-    /// after the sentences that introduce them (`verify::example_after`) come on top.
+    /// after the sentences that introduce them (`verify::examples_after`) come on top.
     pub lead_chars: usize,
     /// Another passage's sentence with most of the question's weight joins the opening when it
     /// holds at least this share of the lead's weight ([`super::verify::Quoted::opening`];

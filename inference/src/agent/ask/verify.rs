@@ -610,7 +610,65 @@ pub fn example_after<'t>(passage: &'t str, sentence: &str) -> Option<&'t str> {
     if !sentence.ends_with(':') {
         return None;
     }
-    let at = passage.find(sentence)? + sentence.len();
+    example_at(passage, passage.find(sentence)? + sentence.len())
+}
+
+/// A line that only introduces the example after it ("For example:", "On Windows, run:"): too
+/// short to be quoted as a sentence ([`prose_sentences`] passes it by), ending with a colon.
+fn introduces(line: &str) -> bool {
+    let t = line.trim();
+    t.ends_with(':') && t.chars().count() < 25 && t.chars().next().is_some_and(char::is_uppercase)
+}
+
+/// The book's examples that follow `sentence` in `passage`, each after the words that introduce
+/// it: the example the sentence itself introduces ([`example_after`]; no words of its own); or
+/// the one a short line introduces right after the sentence on its line ("… from both ends.
+/// For example:"); or, where the sentence ends its paragraph, the short lines after it that
+/// introduce one example each ("On Windows, run:" …, "On Unix or MacOS, run:" …). Whole,
+/// [`EXAMPLE_CHARS`] at most together, and `max` examples at most. Empty when none.
+pub fn examples_after<'t>(passage: &'t str, sentence: &str, max: usize) -> Vec<(Option<&'t str>, &'t str)> {
+    let sentence = sentence.trim_end();
+    if max == 0 {
+        return Vec::new();
+    }
+    if let Some(example) = example_after(passage, sentence) {
+        return vec![(None, example)];
+    }
+    let Some(at) = passage.find(sentence).map(|at| at + sentence.len()) else { return Vec::new() };
+    // Where a piece of `passage` ends, as a byte offset into it.
+    let end = |piece: &str| piece.as_ptr() as usize - passage.as_ptr() as usize + piece.len();
+    let (line, mut rest) = passage[at..].split_once('\n').unwrap_or((&passage[at..], ""));
+    // The rest of the sentence's line introduces an example, or nothing follows on it and the
+    // next paragraphs may be such lines, one per example.
+    let on_its_line = !line.trim().is_empty();
+    if on_its_line {
+        rest = line;
+    }
+    let mut out = Vec::new();
+    let mut used = 0;
+    while out.len() < max {
+        let next = rest.trim_start_matches(['\n', ' ', '\t', '\r']);
+        let intro = next.split_once('\n').map_or(next, |(l, _)| l).trim();
+        if !introduces(intro) {
+            break;
+        }
+        let Some(example) = example_at(passage, end(intro)) else { break };
+        used += intro.chars().count() + example.chars().count();
+        if used > EXAMPLE_CHARS {
+            break;
+        }
+        out.push((Some(intro), example));
+        if on_its_line {
+            break;
+        }
+        rest = &passage[end(example)..];
+    }
+    out
+}
+
+/// The example that starts after byte `at` of `passage`, where the words introducing it end:
+/// [`example_after`].
+fn example_at(passage: &str, at: usize) -> Option<&str> {
     let rest = &passage[at..];
     // The sentence ends its line.
     let (line, rest) = rest.split_once('\n')?;
@@ -637,6 +695,7 @@ pub fn example_after<'t>(passage: &'t str, sentence: &str) -> Option<&'t str> {
     for paragraph in rest.split("\n\n") {
         let code = !paragraph.trim().is_empty()
             && !prose_item(paragraph)
+            && !introduces(paragraph)
             && !prose_sentences(paragraph).iter().any(|&(_, line)| prose(line))
             && (paragraph.trim_start().starts_with(">>>") || !paragraph.lines().any(words));
         if !code {
@@ -993,6 +1052,30 @@ mod tests {
         let long = format!("It runs:\n\n{}\n", "x = 1\n".repeat(100));
         assert_eq!(example_after(&long, "It runs:"), None, "too long to open an answer");
         assert_eq!(example_after("It runs:\n\nfor x in y:\n    print(x)…", "It runs:"), None, "cut where the passage was cut");
+    }
+
+    #[test]
+    fn short_lines_that_introduce_examples_bring_them() {
+        // After the sentence on its line, or one per example after its paragraph.
+        let passage = "It is also possible to use a list as a queue. To implement a queue, use collections.deque. For example:\n\n\
+                       >>> queue = deque([1])\n>>> queue.popleft()\n1\n\n\
+                       Once you've created a virtual environment, you may activate it.\n\nOn Windows, run:\n\ntutorial-env\\Scripts\\activate.bat\n\n\
+                       On Unix or MacOS, run:\n\nsource tutorial-env/bin/activate\n\n\
+                       (This script is written for the bash shell, and there are others.)\n\n\
+                       A sentence of the book says more. And another one follows it here.\n\nFor example:\n\nx = 1\n";
+        let found = |s: &str, max: usize| examples_after(passage, s, max);
+        assert_eq!(found("To implement a queue, use collections.deque.", 2), [(Some("For example:"), ">>> queue = deque([1])\n>>> queue.popleft()\n1")]);
+        assert_eq!(
+            found("Once you've created a virtual environment, you may activate it.", 2),
+            [(Some("On Windows, run:"), "tutorial-env\\Scripts\\activate.bat"), (Some("On Unix or MacOS, run:"), "source tutorial-env/bin/activate")]
+        );
+        assert_eq!(found("Once you've created a virtual environment, you may activate it.", 1).len(), 1, "at most `max`");
+        assert!(found("It is also possible to use a list as a queue.", 2).is_empty(), "a sentence follows on its line");
+        assert!(found("A sentence of the book says more.", 2).is_empty(), "not its line's last sentence");
+        assert_eq!(found("And another one follows it here.", 2), [(Some("For example:"), "x = 1")]);
+        assert_eq!(found("To deactivate a virtual environment, type:", 2), [], "not in the passage");
+        let own = "To deactivate a virtual environment, type:\n\ndeactivate\n";
+        assert_eq!(examples_after(own, "To deactivate a virtual environment, type:", 2), [(None, "deactivate")], "the sentence introduces it itself");
     }
 
     #[test]
