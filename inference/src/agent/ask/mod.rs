@@ -588,7 +588,7 @@ impl AskRun {
         if let Some(&(n, _)) = example.filter(|_| !earlier.iter().any(|e| e.text.trim() == unit.text.trim())) {
             return Ok(Checked { supported: true, support: Some(n), text: unit.text.clone(), ..base });
         }
-        if earlier.iter().any(|e| verify::repeats(&words, &verify::terms(&e.plain(max_n)))) {
+        if earlier.iter().any(|e| verify::repeats(&unit.words(max_n), &e.words(max_n))) {
             return Ok(Checked { repeated: true, ..base });
         }
         if let Some(&n) = unit.cites.first().filter(|_| self.lead.as_ref().is_some_and(|l| l.rows.iter().any(|r| r.trim() == unit.text.trim()))) {

@@ -23,6 +23,17 @@ impl Unit {
     pub fn plain(&self, max_n: usize) -> String {
         if self.code { self.text.clone() } else { strip_citations(&self.text, max_n) }
     }
+
+    /// Its content terms ([`terms`] of [`Self::plain`]); a code block's language tag
+    /// ("```python") is none of them, so a copy of the book's example with a tag added
+    /// [`repeats`] it.
+    pub fn words(&self, max_n: usize) -> HashSet<String> {
+        let plain = self.plain(max_n);
+        match plain.strip_prefix("```") {
+            Some(fenced) if self.code => terms(fenced.split_once('\n').map_or("", |(_, body)| body)),
+            _ => terms(&plain),
+        }
+    }
 }
 
 /// Splits an answer into units: each fenced code block whole, each interactive session (from a
@@ -867,6 +878,9 @@ mod tests {
         let first = terms(&numbered[0].plain(3));
         assert!(numbered[1..].iter().all(|u| repeats(&terms(&u.plain(3)), &first)), "numbered copies repeat the first: {numbered:?}");
         assert_eq!(units("```\nprint(1)", 1).len(), 1, "a cut-off block is one unit");
+        let blocks = units("```\nx = [0, 1]\nprint(x)\n```\nSee also [1].\n```python\nx = [0, 1]\nprint(x)\n```", 1);
+        assert!(repeats(&blocks[2].words(1), &blocks[0].words(1)), "the book's example copied with a language tag: {blocks:?}");
+        assert!(blocks[2].words(1).contains("print"));
         assert_eq!(sentences("One. Two?  Three"), ["One. ", "Two?  ", "Three"]);
         assert_eq!(sentences("v1.2 is out."), ["v1.2 is out."]);
         assert_eq!(sentences("Use the try ... except statement. It catches."), ["Use the try ... except statement. ", "It catches."]);
