@@ -455,7 +455,7 @@ impl AskRun {
         // nothing), nor a sentence far from the question.
         let mut opening = verify::Opening::default();
         if let Some(q) = quoted.as_ref().filter(|q| self.settings.ask.lead && !verify::asks(q.lead())) {
-            if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead(), q.source.section, cosines.get(q.lead()).copied()).await? {
+            if near_question(env.bundle, env.encoder, &self.settings, &self.question, q.lead(), cosines.get(q.lead()).copied()).await? {
                 // The lead, the other passages' sentences as much on the question, and the
                 // quote's next best sentences while they fit, each cited.
                 opening = q.opening(self.settings.ask.lead_chars, self.settings.ask.opening_others);
@@ -739,35 +739,19 @@ pub async fn search(bundle: &Bundle, encoder: Option<&SentenceEncoder>, question
 }
 
 /// Whether `sentence` is near enough `question` to open its answer ([`AskConfig::lead`]): the
-/// calibrated cosine of their vectors reaches [`AskConfig::min_lead_cosine`], the sentence read
-/// alone or, when alone it falls short, read in its section (the section's heading as the index
-/// embeds it, [`crate::index::build::heading_text`], then the sentence: "Saving structured data
-/// with json (Input and Output › …): Rather than having users constantly writing … JSON" is on
-/// saving a dictionary to a file, which the sentence alone does not say). Without an encoder
+/// calibrated cosine of their vectors reaches [`AskConfig::min_lead_cosine`]. Without an encoder
 /// that reads both, or with one whose cosines do not tell near from far
 /// ([`crate::embed::Calibration::gates`], e5), every sentence is near. `cosine`: the calibrated
-/// cosine of the sentence alone when it is known already ([`sentence_cosines`]).
-pub async fn near_question(bundle: &Bundle, encoder: Option<&SentenceEncoder>, settings: &AskSettings, question: &str, sentence: &str, section: u32, cosine: Option<f32>) -> Result<bool, AskError> {
+/// cosine when it is known already ([`sentence_cosines`]).
+pub async fn near_question(bundle: &Bundle, encoder: Option<&SentenceEncoder>, settings: &AskSettings, question: &str, sentence: &str, cosine: Option<f32>) -> Result<bool, AskError> {
     let calibration = settings.retrieval.calibration(bundle);
     let Some(encoder) = encoder.filter(|e| calibration.gates && e.can_read(sentence)) else { return Ok(true) };
-    let floor = settings.ask.min_lead_cosine;
-    if cosine.is_some_and(|c| c >= floor) {
-        return Ok(true);
+    if let Some(cosine) = cosine {
+        return Ok(cosine >= settings.ask.min_lead_cosine);
     }
     let Some(asked) = query_vector(Some(encoder), question).await? else { return Ok(true) };
-    let in_section = bundle.sections.get(section as usize).map(|s| format!("{}: {sentence}", crate::index::build::heading_text(s)));
-    let mut texts: Vec<&str> = Vec::new();
-    if cosine.is_none() {
-        texts.push(sentence);
-    }
-    if let Some(in_section) = &in_section {
-        texts.push(in_section);
-    }
-    if texts.is_empty() {
-        return Ok(false);
-    }
-    let vectors = encoder.embed(&texts, Role::Passage)?;
-    Ok(vectors.iter().any(|v| calibration.apply(crate::embed::dot(&asked, v)) >= floor))
+    let vector = encoder.embed(&[sentence], Role::Passage)?;
+    Ok(vector.first().is_none_or(|v| calibration.apply(crate::embed::dot(&asked, v)) >= settings.ask.min_lead_cosine))
 }
 
 /// The calibrated cosine between the question and each sentence [`verify::quote`] may pick from
