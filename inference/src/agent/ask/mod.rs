@@ -209,11 +209,12 @@ pub struct AskRun {
 }
 
 /// Most examples of the book an answer's opening shows ([`verify::examples_after`]), each
-/// [`verify::EXAMPLE_CHARS`] at most. 4, chosen on our English tuning half: with 2, 15 of its
-/// openings kept a sentence whose example had no room ("A strange thing happens if you just
-/// print a range [1]." without `range(0, 10)`); 3 and 4 showed 8 more examples (35–328
-/// characters each), the key facts' words in the opening 0.608 → 0.618 and 0.623, 6 the same as
-/// 4 (docs/EVALUATION.md, "The book's examples that short lines introduce").
+/// [`verify::EXAMPLE_CHARS`] at most. 4, chosen on our English tuning half: with 2, 15 sentences
+/// of 10 openings came without the example they introduce ("A strange thing happens if you just
+/// print a range [1]." without `range(0, 10)`), 9 of 6 with 4 (the rest have none the opening
+/// can show); 4 showed 8 more examples (35–328 characters each), the key facts' words in the
+/// opening 0.608 → 0.623 (3: 0.618; 6: as 4) (docs/EVALUATION.md, "The book's examples that
+/// short lines introduce").
 const MAX_EXAMPLES: usize = 4;
 
 /// Characters of a comparison table's rows an answer's opening holds however long the opening
