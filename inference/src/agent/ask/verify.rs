@@ -634,9 +634,11 @@ fn introduces(line: &str) -> bool {
 /// The book's examples that follow `sentence` in `passage`, each after the words that introduce
 /// it: the example the sentence itself introduces ([`example_after`]; no words of its own); or
 /// the one a short line introduces right after the sentence on its line ("… from both ends.
-/// For example:"); or, where the sentence ends its paragraph, the short lines after it that
-/// introduce one example each ("On Windows, run:" …, "On Unix or MacOS, run:" …). Whole,
-/// [`EXAMPLE_CHARS`] at most together, and `max` examples at most. Empty when none.
+/// For example:"); or, where the sentence ends its paragraph, the example a short line after it
+/// introduces ("On Windows, run:" …), and the next such line's while they follow one another.
+/// An example runs on over the short lines inside it ("Output:", "On Unix or MacOS, run:") to
+/// the book's next sentence ([`example_after`]). Whole, [`EXAMPLE_CHARS`] at most together, and
+/// `max` examples at most. Empty when none.
 pub fn examples_after<'t>(passage: &'t str, sentence: &str, max: usize) -> Vec<(Option<&'t str>, &'t str)> {
     let sentence = sentence.trim_end();
     if max == 0 {
@@ -703,22 +705,32 @@ fn example_at(passage: &str, at: usize) -> Option<&str> {
     let words = |line: &str| line.trim().strip_suffix(['.', '।']).is_some_and(|w| w.chars().all(|c| c.is_alphabetic() || crate::text::is_bengali(c) || c == ' '));
     let mut end = 0;
     let mut whole = false;
+    // Where the example ends before the first short line that introduces more ("Output:", "On
+    // Unix or MacOS, run:"): the example runs on over such lines, but stops there when the
+    // whole would be too long to show.
+    let mut before_intro: Option<usize> = None;
     for paragraph in rest.split("\n\n") {
         let code = !paragraph.trim().is_empty()
             && !prose_item(paragraph)
-            && !introduces(paragraph)
             && !prose_sentences(paragraph).iter().any(|&(_, line)| prose(line))
             && (paragraph.trim_start().starts_with(">>>") || !paragraph.lines().any(words));
         if !code {
             whole = true;
             break;
         }
+        if end > 0 && introduces(paragraph) && before_intro.is_none() {
+            before_intro = Some(end);
+        }
         end = paragraph.as_ptr() as usize - rest.as_ptr() as usize + paragraph.len();
     }
-    let example = rest[..end].trim_end();
     // Code that runs to the end of a passage cut short ("…") may be cut too.
     let whole = whole || !passage.trim_end().ends_with('…');
-    (whole && !example.is_empty() && example.chars().count() <= EXAMPLE_CHARS).then_some(example)
+    let fits = |example: &str| !example.is_empty() && example.chars().count() <= EXAMPLE_CHARS;
+    let example = rest[..end].trim_end();
+    if whole && fits(example) {
+        return Some(example);
+    }
+    before_intro.map(|end| rest[..end].trim_end()).filter(|e| fits(e))
 }
 
 /// An item of a list in words ("for loop header," "class definitions,"): words only, ending
@@ -1079,11 +1091,15 @@ mod tests {
                        A sentence of the book says more. And another one follows it here.\n\nFor example:\n\nx = 1\n";
         let found = |s: &str, max: usize| examples_after(passage, s, max);
         assert_eq!(found("To implement a queue, use collections.deque.", 2), [(Some("For example:"), ">>> queue = deque([1])\n>>> queue.popleft()\n1")]);
+        // The next line that introduces something stays in the example: the book's "Output:"
+        // and what follows it belong to the code before.
         assert_eq!(
             found("Once you've created a virtual environment, you may activate it.", 2),
-            [(Some("On Windows, run:"), "tutorial-env\\Scripts\\activate.bat"), (Some("On Unix or MacOS, run:"), "source tutorial-env/bin/activate")]
+            [(Some("On Windows, run:"), "tutorial-env\\Scripts\\activate.bat\n\nOn Unix or MacOS, run:\n\nsource tutorial-env/bin/activate")]
         );
-        assert_eq!(found("Once you've created a virtual environment, you may activate it.", 1).len(), 1, "at most `max`");
+        assert!(found("Once you've created a virtual environment, you may activate it.", 0).is_empty(), "at most `max`");
+        let long = format!("It runs:\n\nprint(1)\n\nOutput:\n\n{}\nThe end of it is here now.\n", "1\n".repeat(300));
+        assert_eq!(example_after(&long, "It runs:"), Some("print(1)"), "a run-on too long to show stops before the line that introduces more");
         assert!(found("It is also possible to use a list as a queue.", 2).is_empty(), "a sentence follows on its line");
         assert!(found("A sentence of the book says more.", 2).is_empty(), "not its line's last sentence");
         assert_eq!(found("And another one follows it here.", 2), [(Some("For example:"), "x = 1")]);
