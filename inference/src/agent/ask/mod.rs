@@ -490,6 +490,13 @@ impl AskRun {
             let later = if introducing[k] { 0 } else { introducing[k + 1..].iter().filter(|&&x| x).count() };
             let found = verify::examples_after(passage(n), text, MAX_EXAMPLES.saturating_sub(shown + later));
             let mut piece = match found.first() {
+                // A sentence that introduces the sentences after it in the book ("There are also
+                // many other specialized generators in this module, such as:") keeps its colon
+                // when the next one of the opening is the one after it.
+                None if text.trim_end().ends_with(':') && opening.sentences.get(k + 1).is_some_and(|&(m, next)| m == n && verify::follows(passage(n), text, next)) => {
+                    pieces.push(format!("{} [{n}]:", verify::sentence_case(text.trim_end()).trim_end_matches(':')));
+                    continue;
+                }
                 None => {
                     pieces.push(cite((n, text)));
                     continue;

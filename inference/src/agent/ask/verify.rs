@@ -624,6 +624,12 @@ pub fn example_after<'t>(passage: &'t str, sentence: &str) -> Option<&'t str> {
     example_at(passage, passage.find(sentence)? + sentence.len())
 }
 
+/// Whether `next` comes right after `sentence` in `passage`, with nothing but white space
+/// between them.
+pub fn follows(passage: &str, sentence: &str, next: &str) -> bool {
+    passage.find(sentence).is_some_and(|at| passage[at + sentence.len()..].trim_start().starts_with(next))
+}
+
 /// A line that only introduces the example after it ("For example:", "On Windows, run:"): too
 /// short to be quoted as a sentence ([`prose_sentences`] passes it by), ending with a colon.
 fn introduces(line: &str) -> bool {
@@ -1104,6 +1110,8 @@ mod tests {
         assert!(found("A sentence of the book says more.", 2).is_empty(), "not its line's last sentence");
         assert_eq!(found("And another one follows it here.", 2), [(Some("For example:"), "x = 1")]);
         assert_eq!(found("To deactivate a virtual environment, type:", 2), [], "not in the passage");
+        assert!(follows(passage, "It is also possible to use a list as a queue.", "To implement a queue, use collections.deque."));
+        assert!(!follows(passage, "It is also possible to use a list as a queue.", "For example:"));
         let own = "To deactivate a virtual environment, type:\n\ndeactivate\n";
         assert_eq!(examples_after(own, "To deactivate a virtual environment, type:", 2), [(None, "deactivate")], "the sentence introduces it itself");
     }
