@@ -478,6 +478,8 @@ impl AskRun {
             format!("{} [{n}]{stop}", text.trim_end_matches(['.', ':', '।']))
         };
         let rows: Vec<String> = rows.iter().map(|(n, text)| cite((*n, text.as_str()))).collect();
+        // A sentence that introduces what follows it, cited before its colon.
+        let introduce = |n: usize, text: &str| format!("{} [{n}]:", verify::sentence_case(text.trim_end()).trim_end_matches(':'));
         // A sentence that introduces the book's example ("… as follows:") shows it, fenced.
         let mut examples = Vec::new();
         let mut pieces = Vec::new();
@@ -494,15 +496,15 @@ impl AskRun {
                 // many other specialized generators in this module, such as:") keeps its colon
                 // when the next one of the opening is the one after it.
                 None if text.trim_end().ends_with(':') && opening.sentences.get(k + 1).is_some_and(|&(m, next)| m == n && verify::follows(passage(n), text, next)) => {
-                    pieces.push(format!("{} [{n}]:", verify::sentence_case(text.trim_end()).trim_end_matches(':')));
+                    pieces.push(introduce(n, text));
                     continue;
                 }
                 None => {
                     pieces.push(cite((n, text)));
                     continue;
                 }
-                // The sentence introduces the example itself: cited before its colon.
-                Some((None, _)) => format!("{} [{n}]:", verify::sentence_case(text.trim_end()).trim_end_matches(':')),
+                // The sentence introduces the example itself.
+                Some((None, _)) => introduce(n, text),
                 Some((Some(_), _)) => cite((n, text)),
             };
             for (intro, example) in found {

@@ -658,7 +658,7 @@ pub fn examples_after<'t>(passage: &'t str, sentence: &str, max: usize) -> Vec<(
     let end = |piece: &str| piece.as_ptr() as usize - passage.as_ptr() as usize + piece.len();
     let (line, mut rest) = passage[at..].split_once('\n').unwrap_or((&passage[at..], ""));
     // The rest of the sentence's line introduces an example, or nothing follows on it and the
-    // next paragraphs may be such lines, one per example.
+    // next paragraph may be such a line (and the one after that example, and so on).
     let on_its_line = !line.trim().is_empty();
     if on_its_line {
         rest = line;
@@ -1088,7 +1088,7 @@ mod tests {
 
     #[test]
     fn short_lines_that_introduce_examples_bring_them() {
-        // After the sentence on its line, or one per example after its paragraph.
+        // After the sentence on its line, or after its paragraph.
         let passage = "It is also possible to use a list as a queue. To implement a queue, use collections.deque. For example:\n\n\
                        >>> queue = deque([1])\n>>> queue.popleft()\n1\n\n\
                        Once you've created a virtual environment, you may activate it.\n\nOn Windows, run:\n\ntutorial-env\\Scripts\\activate.bat\n\n\
