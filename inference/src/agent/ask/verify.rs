@@ -357,7 +357,9 @@ pub(crate) fn prose_sentences(text: &str) -> Vec<(usize, &str)> {
             continue;
         }
         session &= !t.is_empty();
-        if fenced || session || line.starts_with("    ") || line.starts_with('\t') || t.chars().count() < 25 {
+        // A comment line of code the book does not indent ("# exc must be exception instance or
+        // None.") is code too.
+        if fenced || session || line.starts_with("    ") || line.starts_with('\t') || t.starts_with('#') || t.chars().count() < 25 {
             // A blank line only ends a paragraph; anything else left out is a gap.
             place += usize::from(!t.is_empty());
             continue;
