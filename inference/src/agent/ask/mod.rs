@@ -482,13 +482,14 @@ impl AskRun {
         let introduce = |n: usize, text: &str| format!("{} [{n}]:", verify::sentence_case(text.trim_end()).trim_end_matches(':'));
         // A sentence that introduces the book's example ("… as follows:") shows it, fenced.
         let mut examples = Vec::new();
+        // The fenced examples among `examples` (the rest are the lines that introduce them).
+        let mut shown = 0;
         let mut pieces = Vec::new();
         // A sentence that introduces its example itself ("To deactivate it, type:") says nothing
         // without it: the examples short lines introduce ("For example:") come after those.
         let passage = |n: usize| quotable.iter().find(|s| s.n == n).map_or("", |s| s.text.as_str());
         let introducing: Vec<bool> = opening.sentences.iter().map(|&(n, text)| verify::example_after(passage(n), text).is_some()).collect();
         for (k, &(n, text)) in opening.sentences.iter().enumerate() {
-            let shown = examples.iter().filter(|(_, e): &&(usize, String)| e.starts_with("```")).count();
             let later = if introducing[k] { 0 } else { introducing[k + 1..].iter().filter(|&&x| x).count() };
             let found = verify::examples_after(passage(n), text, MAX_EXAMPLES.saturating_sub(shown + later));
             let mut piece = match found.first() {
@@ -518,6 +519,7 @@ impl AskRun {
                 let block = format!("```\n{example}\n```");
                 piece.push_str(&format!("\n{block}\n"));
                 examples.push((n, block));
+                shown += 1;
             }
             pieces.push(piece);
         }
