@@ -22,6 +22,7 @@
 use super::{Bloom, Item, ItemEvidence, check, prompt};
 use crate::agent::ask::verify::{balanced, prose_sentences, terms};
 use crate::bundle::Bundle;
+use crate::index::outline::SectionKind;
 use std::collections::HashSet;
 
 /// A claim of the book with one word turned so that it no longer holds.
@@ -42,6 +43,8 @@ pub struct Turned {
 pub enum Turn {
     /// A word put for its opposite.
     Opposite,
+    /// A number put for the next one ("at 0" → "at 1", "six times" → "seven times").
+    Number,
     /// Negated, or its negation taken away.
     Negation,
     /// Said of another claim's subject ([`swap`]).
@@ -89,7 +92,27 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("transparent", "opaque"),
     ("conductors", "insulators"),
     ("acidic", "alkaline"),
+    ("beginning", "end"),
+    ("first", "last"),
+    ("before", "after"),
+    ("left", "right"),
+    ("inner", "outer"),
+    ("keys", "values"),
+    ("rows", "columns"),
+    ("int", "float"),
+    ("integer", "float"),
+    ("positive", "negative"),
+    ("shortest", "longest"),
 ];
+/// Words of [`OPPOSITES`] turned only after "the": elsewhere they mean something else ("left
+/// over", "may end with", "first added").
+const AFTER_THE: &[&str] = &["left", "right", "beginning", "end", "first", "last"];
+/// Things of [`OPPOSITES`] turned only after the main verb: said of the other thing a claim's
+/// subject may well hold too ("Keys are not copied …" → "Values are not copied …").
+const OBJECTS: &[&str] = &["keys", "values", "rows", "columns", "int", "integer", "float"];
+/// Numbers in words, each followed by the next: a count said one higher no longer holds ("one"
+/// is mostly a pronoun or an article: "a new one", "one at a time").
+const NUMBER_WORDS: &[&str] = &["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
 /// A verb and its negation, either way: the first found in a claim's main clause is turned.
 const NEGATIONS: &[(&str, &str)] = &[
     ("cannot", "can"),
@@ -110,19 +133,40 @@ const VERBS: &[&str] = &[
     "finds", "checks", "compares", "calls", "reads", "writes", "converts", "turns", "sorts", "includes", "allows", "lets", "accepts", "expects",
     "requires", "produces", "matters", "belongs", "refers", "evaluates", "executes", "ignores", "copies", "replaces", "moves", "inserts", "leaves",
     "goes", "comes", "becomes", "depends", "exists", "applies", "matches", "has", "does", "happens", "fails", "lasts", "grows", "shrinks", "waits",
-    "treats", "looks", "tells", "knows", "remembers", "forgets", "absorbs", "reflects", "releases", "dissolves", "conducts",
+    "treats", "looks", "tells", "knows", "remembers", "forgets", "absorbs", "reflects", "releases", "dissolves", "conducts", "deletes", "arranges",
+    "reports", "protects", "describes", "represents", "defines", "builds", "saves", "sends", "displays", "asks", "receives", "divides", "multiplies",
+    "subtracts", "collects", "combines", "separates", "picks", "chooses", "decides", "controls", "updates", "modifies", "handles", "catches", "opens",
+    "closes", "loads", "generates", "assigns", "binds", "wraps", "unpacks", "appends", "extends", "clears", "discards", "accesses", "continues",
+    "jumps", "iterates", "passes", "formats", "pads", "strips", "specifies", "indicates", "follows", "precedes", "causes", "prevents", "avoids",
+    "guarantees", "ensures", "supports", "provides", "offers", "exceeds", "reaches", "truncates", "drops", "forms", "carries", "traps",
+    "heats", "cools", "melts", "freezes", "boils", "burns", "reacts", "neutralises", "neutralizes", "enters", "transports",
 ];
 /// Verbs of [`VERBS`] that say what a thing is or has rather than what it does: a claim with
 /// one is not moved to another thing ([`swap`]).
 const STATES: &[&str] = &["has", "does", "makes", "uses", "means", "needs", "matters", "belongs", "refers", "exists", "happens", "depends", "looks", "lets", "allows"];
 /// Words after a verb that its negation would stand oddly before ("are also needed" is not
 /// "are not also needed").
-const ADVERBS: &[&str] = &["also", "only", "just", "even", "still", "already", "usually", "often", "sometimes", "simply", "really"];
+const ADVERBS: &[&str] = &["also", "only", "just", "even", "still", "already", "usually", "often", "sometimes", "simply", "really", "always", "never", "necessarily", "exactly"];
 /// Where a claim's main clause ends: a condition, a reason or a relative clause follows.
 const CLAUSE_ENDS: &[&str] = &[
     ",", ";", ":", " (", " if ", " when ", " unless ", " while ", " whether ", " until ", " because ", " although ", " since ", " so that ", " which ",
     " that ", " where ", " who ", " as long as ", " only ", " but ", " except ",
 ];
+/// Where `sentence`'s main clause ends ([`CLAUSE_ENDS`]): "while" ends it unless it names the
+/// loop ("A while loop repeats …").
+fn clause_end(sentence: &str) -> usize {
+    let ends = |e: &'static str| sentence.match_indices(e).map(|(at, _)| at).find(move |&at| e != " while " || !sentence[at + e.len()..].starts_with("loop"));
+    CLAUSE_ENDS.iter().filter_map(|e| ends(e)).min().unwrap_or(sentence.len())
+}
+
+/// First words of an instruction to the reader ("Set total = 0 …", "Press Ctrl+C …"), not a
+/// claim; the base form of any verb of [`VERBS`] opens one too.
+const INSTRUCTIONS: &[&str] = &[
+    "set", "press", "use", "put", "write", "remember", "try", "avoid", "be", "don't", "never", "always", "type", "choose", "think", "keep", "make", "give",
+    "check", "add", "call", "run", "read", "print", "change", "convert", "open", "close", "start", "end", "store", "save", "compare", "look", "notice",
+    "imagine", "consider", "suppose", "pick", "test", "follow", "indent", "name", "define", "create", "delete", "replace",
+];
+
 /// First words of a sentence that leans on the one before it, or opens with a condition.
 const LEANS: &[&str] = &[
     "This", "That", "These", "Those", "It", "Its", "They", "Their", "Them", "Such", "Here", "There", "However", "Also", "Therefore", "Thus", "Hence", "So",
@@ -167,12 +211,21 @@ fn claim(sentence: &str) -> bool {
         && !sentence.contains(['?', '!'])
         && sentence.split_whitespace().count() >= 5
         && balanced(sentence)
+        // Not one that leaves its last verb's object to the reader ("…, but lists are.").
+        && !sentence.trim_end_matches('.').rsplit(' ').next().is_some_and(|w| AUXILIARIES.contains(&w))
         && code <= 2
         && !LEANS.contains(&first)
+        && !instruction(first)
         && !POINTS.iter().any(|p| lower.contains(p))
         && !ABOUT_AN_EXAMPLE.iter().any(|p| lower.starts_with(p))
         && !sentence.split_whitespace().skip(1).any(|w| name(w.trim_matches(|c: char| !c.is_alphanumeric())))
         && !lower.split_whitespace().any(|w| POINTERS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
+}
+
+/// Whether `word`, a sentence's first, tells the reader to do something ([`INSTRUCTIONS`]).
+fn instruction(word: &str) -> bool {
+    let word = word.to_lowercase();
+    INSTRUCTIONS.contains(&word.as_str()) || VERBS.iter().any(|v| base(v) == word)
 }
 
 /// Whether `word` is a name: a capital then small letters only, not one of [`NAMES_ALLOWED`]
@@ -213,7 +266,7 @@ fn find_word(text: &str, word: &str, end: usize) -> Option<usize> {
 /// "must" in its main clause, after a subject of one to six words), and whether it goes with a
 /// singular subject (`Some(true)`), a plural one (`Some(false)`) or either (`None`).
 fn main_verb(sentence: &str) -> Option<(usize, Option<bool>)> {
-    let end = CLAUSE_ENDS.iter().filter_map(|e| sentence.find(e)).min().unwrap_or(sentence.len());
+    let end = clause_end(sentence);
     let verbs = VERBS.iter().map(|v| (find_verb(sentence, v, end), Some(true)));
     let others = NEGATIONS.iter().map(|&(a, _)| (a, number(a))).chain([("must", None)]).map(|(v, n)| (find_word(sentence, v, end), n));
     let (at, singular) = verbs.chain(others).filter_map(|(at, n)| Some((at?, n))).min_by_key(|&(at, _)| at)?;
@@ -267,11 +320,13 @@ fn kin(a: &str, b: &str) -> bool {
 }
 
 /// [`find_word`] for a verb: not one an auxiliary follows, which makes it a noun ("Future
-/// releases may …").
+/// releases may …"), nor one after a verb of a plural subject ("Keyword arguments make calls
+/// …").
 fn find_verb(sentence: &str, verb: &str, end: usize) -> Option<usize> {
     let at = find_word(sentence, verb, end)?;
     let next = sentence[at + verb.len()..].split_whitespace().next().unwrap_or("");
-    (!AUXILIARIES.contains(&next)).then_some(at)
+    let before = sentence[..at].split_whitespace().next_back().unwrap_or("");
+    (!AUXILIARIES.contains(&next) && !VERBS.iter().any(|v| base(v) == before)).then_some(at)
 }
 
 /// `text` with the article before byte `at` ("a", "an") made to fit the word that starts there
@@ -293,11 +348,12 @@ fn fit_article(text: String, at: usize) -> String {
     format!("{}{fitted}{}", &text[..word_at], &text[word_at + article.len()..])
 }
 
-/// `sentence` with one word of its main clause turned so that the claim no longer holds: a word
-/// of [`OPPOSITES`] to its opposite (not where the sentence says both), else the first verb of
-/// [`NEGATIONS`] negated or its negation taken away. `None` when its main clause has neither.
+/// `sentence` with one word of its main clause turned so that the claim no longer holds: the
+/// first word of [`OPPOSITES`] put for its opposite (not where the sentence says both) or number
+/// put for the next ([`count`]), else the first verb negated or its negation taken away
+/// ([`negate`]). `None` when its main clause has none of them.
 pub fn turn(sentence: &str) -> Option<Turned> {
-    let end = CLAUSE_ENDS.iter().filter_map(|e| sentence.find(e)).min().unwrap_or(sentence.len());
+    let end = clause_end(sentence);
     let put = |at: usize, was: &str, now: &str, how: Turn| {
         let now = if at == 0 {
             let mut c = now.chars();
@@ -312,27 +368,85 @@ pub fn turn(sentence: &str) -> Option<Turned> {
         .iter()
         .flat_map(|&(a, b)| [(a, b), (b, a)])
         .filter(|&(_, b)| find_word(sentence, b, sentence.len()).is_none())
-        .filter_map(|(a, b)| Some((find_word(sentence, a, end)?, a, b)))
-        .min_by_key(|&(at, _, _)| at);
-    if let Some((at, a, b)) = opposite {
-        return Some(put(at, a, b, Turn::Opposite));
+        .filter_map(|(a, b)| Some((find_word(sentence, a, end)?, a, b.to_string())))
+        // "does not always" is not "does not never"; a name in code ("int()", "x.keys") is
+        // not a word.
+        .filter(|&(at, a, _)| !sentence[..at].ends_with("not ") && !sentence[..at].ends_with("no ") && !sentence[..at].ends_with('.') && !sentence[at + a.len()..].starts_with('('))
+        .filter(|&(at, a, _)| !AFTER_THE.contains(&a) || sentence[..at].to_lowercase().ends_with("the "))
+        .filter(|&(at, a, _)| !OBJECTS.contains(&a.to_lowercase().as_str()) || main_verb(sentence).is_some_and(|(verb, _)| at > verb))
+        // Values are keys' opposite only in a dictionary.
+        .filter(|&(_, a, _)| a != "values" || sentence.to_lowercase().contains("dictionar"));
+    let opposite = opposite.map(|(at, a, b)| (at, a, b, Turn::Opposite));
+    let counted = count(sentence, end).map(|(at, a, b)| (at, a, b, Turn::Number));
+    match opposite.chain(counted).min_by_key(|&(at, ..)| at) {
+        Some((at, a, b, how)) => Some(put(at, a, b.as_str(), how)),
+        None => negate(sentence, end),
     }
+}
+
+/// The first number in `sentence[..end]` (digits, or a word up to "twelve") and the one after
+/// it, or 1 for 0 ("A total starts at 0" → "… at 1"): where it starts, the number, the new one.
+fn count(sentence: &str, end: usize) -> Option<(usize, &str, String)> {
+    let mut at = 0;
+    for word in sentence[..end].split(' ') {
+        let bare = word.trim_end_matches([',', '.', ';']);
+        // One digit: larger numbers are mostly an example's data ("… saves 150 taka").
+        let next = if bare.len() == 1 && bare.chars().all(|c| c.is_ascii_digit()) {
+            bare.parse::<u32>().ok().map(|n| if n == 0 { "1".to_string() } else { (n + 1).to_string() })
+        } else {
+            NUMBER_WORDS.iter().position(|w| *w == bare).and_then(|k| NUMBER_WORDS.get(k + 1)).map(|w| w.to_string())
+        };
+        // Not the first word ("Two …" counts a subject), nor a number the sentence says already,
+        // nor one in a denial ("from 1, not from 0" → "from 2, not from 0" says nothing).
+        if let Some(next) = next.filter(|n| at > 0 && find_word(sentence, n, sentence.len()).is_none() && !sentence.contains(" not ")) {
+            return Some((at, &sentence[at..at + bare.len()], next));
+        }
+        at += word.len() + 1;
+    }
+    None
+}
+
+/// [`turn`]'s second way: the first verb of the main clause (before byte `end`) negated, or its
+/// negation taken away.
+fn negate(sentence: &str, end: usize) -> Option<Turned> {
+    // No article stands before a verb ("sequence a is" is no "an is").
+    let put = |at: usize, was: &str, now: &str| {
+        let text = format!("{}{now}{}", &sentence[..at], &sentence[at + was.len()..]);
+        Turned { book: sentence.to_string(), text, was: sentence[at..at + was.len()].to_string(), now: now.to_string(), how: Turn::Negation }
+    };
     // The first verb of the main clause, its longer form where two start there ("is not"
     // before "is"); not before an adverb ("is not only …" says more than its negation).
-    let verbs = VERBS.iter().filter_map(|&v| Some((find_verb(sentence, v, end)?, v, format!("does not {}", base(v)))));
-    let negations = NEGATIONS.iter().filter_map(|&(a, b)| Some((find_word(sentence, a, end)?, a, b.to_string())));
+    // Never the first word (a claim opens with its subject), nor "is" that a verb follows (the
+    // operator `is`: "The operator is checks …").
+    let verbs = VERBS.iter().filter_map(|&v| Some((find_verb(sentence, v, end).filter(|&at| at > 0)?, v, format!("does not {}", base(v)))));
+    let negations = NEGATIONS.iter().filter_map(|&(a, b)| {
+        let at = find_word(sentence, a, end).filter(|&at| at > 0)?;
+        let next = sentence[at + a.len()..].split_whitespace().next().unwrap_or("");
+        (!VERBS.contains(&next)).then(|| (at, a, b.to_string()))
+    });
     let negated: Vec<(usize, &str, String)> = verbs.chain(negations).collect();
     let (at, a, b) = negated.into_iter().min_by_key(|&(at, a, _)| (at, std::cmp::Reverse(a.len())))?;
     let next = sentence[at + a.len()..].split_whitespace().next().unwrap_or("");
     // A claim that denies something already ("… from 0, not from 1") is not negated once more,
     // nor is a definition ("… is called a slice": a book never defines by denial).
-    let denies = |t: &str| [" not ", "cannot", "n't ", " never ", " no ", " none ", " nothing "].iter().any(|n| t.to_lowercase().contains(n));
+    let denies = |t: &str| {
+        let t = t.to_lowercase().replace(['.', ',', ';', ':'], " ");
+        [" not ", "cannot", "n't ", " never ", " no ", " none ", " nothing "].iter().any(|n| t.contains(n))
+    };
     let adds_not = b.contains("not") || b == "cannot";
-    let defines = ["called", "known", "named"].contains(&next);
+    // A classification denied gives itself away ("A counter is not a variable that …").
+    // Nor a way of doing something ("A common mistake is to forget …", "… is putting …").
+    let copula = ["is", "are"].contains(&a);
+    let defines = ["called", "known", "named"].contains(&next) || copula && (["a", "an", "the", "to"].contains(&next) || next.ends_with("ing")) || [" called ", " known as ", " named "].iter().any(|w| sentence.contains(w));
     // Nor one of several things a sentence says in a row ("A for loop takes each item, stores
     // it … and runs …"): "not" would deny the first alone.
-    let listed = sentence.contains(',');
-    if ADVERBS.contains(&next) || adds_not && (denies(&format!(" {sentence} ")) || defines || listed) {
+    // Nor the first of two verbs ("… does not stop the program and reports …").
+    let rest = &sentence[at..];
+    let listed = sentence.matches(',').count() > 1
+        || rest.find(',').is_some_and(|c| [" and ", " or "].iter().any(|w| rest[c..].contains(w)))
+        || rest.match_indices(" and ").any(|(k, w)| rest[k + w.len()..].split_whitespace().next().is_some_and(|v| VERBS.contains(&v)));
+    let before = sentence[..at].split_whitespace().next_back().unwrap_or("");
+    if ADVERBS.contains(&next) || ADVERBS.contains(&before) || adds_not && (denies(&format!(" {sentence} ")) || defines || listed) {
         return None;
     }
     // "does not have to be" is "has to be"; "do not need" is "need".
@@ -342,7 +456,7 @@ pub fn turn(sentence: &str) -> Option<Turned> {
         let text = format!("{}{inflected}{}", &sentence[..at], &sentence[from.min(sentence.len())..]);
         return Some(Turned { book: sentence.to_string(), text, was: format!("{a} {verb}"), now: inflected, how: Turn::Negation });
     }
-    Some(put(at, a, &b, Turn::Negation))
+    Some(put(at, a, &b))
 }
 
 /// A verb's form after a singular subject: "have" → "has", "match" → "matches", "copy" →
@@ -381,7 +495,7 @@ fn said(t: &Turned, chapter: &[&str]) -> bool {
     let want = terms(&t.text);
     let most = |s: &str| want.intersection(&terms(s)).count() as f64 >= 0.75 * want.len().max(1) as f64;
     chapter.iter().any(|s| match t.how {
-        Turn::Opposite => {
+        Turn::Opposite | Turn::Number => {
             let lower = s.to_lowercase();
             most(s) && find_word(&lower, &t.now.to_lowercase(), lower.len()).is_some()
         }
@@ -396,16 +510,39 @@ fn preview(section: &crate::index::outline::Section) -> bool {
 }
 
 /// The claims of section `section` and of the sections right above, below and beside it (not
-/// a chapter's opening), its own first: the wrong options come from the same part of the book
-/// as the key, so none is given away by being about something else.
-fn near_claims(bundle: &Bundle, section: u32) -> Vec<&str> {
+/// a chapter's opening), its own first, then those of the rest of its chapter, nearest first:
+/// the wrong options come from the part of the book nearest the key, and each claim carries its
+/// section, so the question can name the part all four come from.
+fn near_claims(bundle: &Bundle, section: u32) -> Vec<Claim<'_>> {
     let own = &bundle.sections[section as usize];
     let mut siblings = own.parent.map(|p| bundle.sections[p as usize].children.clone()).unwrap_or_default();
     siblings.sort_by_key(|&id| id.abs_diff(section));
-    let mut family: Vec<u32> = std::iter::once(section).chain(own.children.iter().copied()).chain(own.parent).chain(siblings).collect();
+    let family: Vec<u32> = std::iter::once(section).chain(own.children.iter().copied()).chain(own.parent).chain(siblings).collect();
+    let mut chapter: Vec<u32> = bundle.sections.iter().filter(|s| s.file == own.file && s.kind != SectionKind::Exercise).map(|s| s.id).collect();
+    chapter.sort_by_key(|&id| id.abs_diff(section));
     let mut seen = HashSet::new();
-    family.retain(|id| seen.insert(*id));
-    family.into_iter().map(|id| &bundle.sections[id as usize]).filter(|s| !preview(s)).flat_map(|s| statements(&s.text)).collect()
+    let ids = family.iter().map(|&id| (id, true)).chain(chapter.into_iter().map(|id| (id, false))).filter(|&(id, _)| seen.insert(id));
+    ids.map(|(id, near)| (&bundle.sections[id as usize], near))
+        .filter(|(s, _)| !preview(s))
+        .flat_map(|(s, near)| statements(&s.text).into_iter().map(move |text| Claim { section: s.id, near, text }))
+        .collect()
+}
+
+/// A claim of the book, from section `section`; `near` when that section is the key's, right
+/// above, below or beside it.
+#[derive(Clone, Copy)]
+struct Claim<'a> {
+    section: u32,
+    near: bool,
+    text: &'a str,
+}
+
+/// The heading of the deepest section that holds all of `sections` (of one chapter): what an
+/// item whose options come from them is about.
+fn scope(bundle: &Bundle, sections: &[u32]) -> String {
+    let paths: Vec<&[String]> = sections.iter().map(|&id| bundle.sections[id as usize].heading_path.as_slice()).collect();
+    let shared = (0..paths.iter().map(|p| p.len()).min().unwrap_or(0)).take_while(|&i| paths.iter().all(|p| p[i] == paths[0][i])).count();
+    paths.first().and_then(|p| p[..shared].last()).cloned().unwrap_or_default()
 }
 
 /// Whether `claim` gives no reason or explanation beside what it states: a word turned in it
@@ -440,40 +577,45 @@ pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<
     keys.into_iter().filter_map(move |key| {
         let key_terms = terms(key);
         // Not the key, nor a claim much like it (its turn would contradict the key alone).
-        let others: Vec<&str> = claims
+        let others: Vec<Claim> = claims
             .iter()
             .copied()
-            .filter(|&c| !named(c))
-            .filter(|&c| {
-                let other = terms(c);
-                c != key && one_clause(c) && other.intersection(&key_terms).count() * 2 < other.len().min(key_terms.len()).max(1)
+            .filter(|c| !named(c.text))
+            .filter(|c| {
+                let other = terms(c.text);
+                c.text != key && one_clause(c.text) && other.intersection(&key_terms).count() * 2 < other.len().min(key_terms.len()).max(1)
             })
             .collect();
-        // Each other claim turned, or said of another claim's subject, nearest first.
-        let turned = others.iter().filter_map(|&c| turn(c));
-        let swapped = others.iter().enumerate().flat_map(|(i, &c)| others.iter().skip(i + 1).chain(others.iter().take(i)).filter_map(move |&o| swap(c, o)));
-        let candidates: Vec<Turned> = turned.chain(swapped).filter(|t| !shown.contains(&t.text) && !said(t, &all)).take(24).collect();
+        // Each other claim turned, nearest first, or said of another near claim's subject (a
+        // claim moved to a thing of another part of the chapter is plainly wrong: "The union
+        // a | b removes a pair").
+        let turned = others.iter().filter_map(|c| Some((c.section, turn(c.text)?)));
+        let near: Vec<Claim> = others.iter().copied().filter(|c| c.near).collect();
+        let swapped = near.iter().enumerate().flat_map(|(i, c)| near.iter().skip(i + 1).chain(near.iter().take(i)).filter_map(move |o| Some((c.section, swap(c.text, o.text)?))));
+        let candidates: Vec<(u32, Turned)> = turned.chain(swapped).filter(|(_, t)| !shown.contains(&t.text) && !said(t, &all)).take(24).collect();
         // A "not" the key lacks marks a wrong option: at most one such. No claim is turned
         // twice.
         let denies = |t: &str| [" not ", "cannot", "n't ", " never "].iter().any(|n| format!(" {t} ").contains(n));
         let marked = |t: &Turned| denies(&t.text) && !denies(&t.book) && !denies(key);
-        let mut wrong: Vec<Turned> = Vec::new();
-        for t in candidates {
+        let (mut wrong, mut from): (Vec<Turned>, Vec<u32>) = (Vec::new(), vec![section.id]);
+        for (at, t) in candidates {
             if wrong.len() < 3 && !wrong.iter().any(|w| w.book == t.book || w.text == t.text) && (!marked(&t) || !wrong.iter().any(|w| marked(w))) {
                 wrong.push(t);
+                from.push(at);
             }
         }
-        item(&heading, key, &wrong, evidence(key.to_string()))
+        item(&scope(bundle, &from), &heading, key, &wrong, evidence(key.to_string()))
     })
 }
 
-/// The item: `key` where [`check::key_position`] puts it among the three `wrong` claims.
-/// `None` without three.
-pub fn item(heading: &str, key: &str, wrong: &[Turned], evidence: ItemEvidence) -> Option<Item> {
+/// The item: `key` (of the section headed `heading`) where [`check::key_position`] puts it
+/// among the three `wrong` claims, asked of the part of the book headed `scope` that holds
+/// them all. `None` without three.
+pub fn item(scope: &str, heading: &str, key: &str, wrong: &[Turned], evidence: ItemEvidence) -> Option<Item> {
     if wrong.len() < 3 {
         return None;
     }
-    let question = if heading.chars().count() <= 60 && !heading.ends_with('?') { format!("In “{heading}”, {ASK}") } else { format!("W{}", &ASK[1..]) };
+    let question = if (1..=60).contains(&scope.chars().count()) && !scope.ends_with('?') { format!("In “{scope}”, {ASK}") } else { format!("W{}", &ASK[1..]) };
     let at = check::key_position(&format!("{question} {key}"));
     let mut options: Vec<String> = wrong.iter().map(|w| w.text.clone()).collect();
     let mut rationales: Vec<String> = wrong.iter().map(|w| format!("Not true: the course says “{}” (“{}”, not “{}”).", w.book, w.was, w.now)).collect();
@@ -502,7 +644,7 @@ mod tests {
         assert_eq!(t("Tuples are immutable sequences of items.").as_deref(), Some("Tuples are mutable sequences of items."));
         assert_eq!(t("A list can be changed in place by its methods.").as_deref(), Some("A list cannot be changed in place by its methods."));
         assert_eq!(t("Strings cannot be changed once they are made.").as_deref(), Some("Strings can be changed once they are made."));
-        assert_eq!(t("A dictionary is a mapping from keys to values.").as_deref(), Some("A dictionary is not a mapping from keys to values."));
+        assert_eq!(t("Keys are compared by their values.").as_deref(), Some("Keys are not compared by their values."));
         assert_eq!(t("Keys are not copied when the dictionary grows.").as_deref(), Some("Keys are copied when the dictionary grows."));
         assert_eq!(t("True is printed for every even number here.").as_deref(), Some("False is printed for every even number here."));
         // A sentence that says both words of a pair is not turned by them.
@@ -518,12 +660,48 @@ mod tests {
         // A verb after a singular subject is negated; not before an adverb.
         assert_eq!(t("Floor division throws away the fractional part.").as_deref(), Some("Floor division does not throw away the fractional part."));
         assert_eq!(t("The method matches the whole string.").as_deref(), Some("The method does not match the whole string."));
-        assert_eq!(turn("Brackets are also needed to average three marks."), None);
+        assert_eq!(turn("Brackets are also needed to average the marks."), None);
         assert_eq!(turn("Python starts counting from 0, not from 1."), None, "it denies already");
         assert_eq!(turn("Formatting is deferred until it cannot be avoided."), None, "\"cannot\" denies too");
         assert_eq!(t("An accumulator does not have to be a number.").as_deref(), Some("An accumulator has to be a number."));
         assert_eq!(t("Sets do not keep any order.").as_deref(), Some("Sets keep any order."));
         assert_eq!(turn("A part of a string is called a slice."), None, "a definition is not denied");
+        assert_eq!(turn("A counter is a variable that counts how many times something happens."), None, "nor a classification");
+        assert_eq!(turn("A common mistake is to forget the f."), None, "nor a way of doing something");
+        assert_eq!(turn("A counter does not always count loop repetitions."), None, "\"does not always\" is no \"does not never\"");
+        assert_eq!(t("Item i of sequence a is selected by a[i].").as_deref(), Some("Item i of sequence a is not selected by a[i]."), "no article before a verb");
+        assert_eq!(turn("The pass statement does nothing."), None, "it denies already");
+    }
+
+    #[test]
+    fn a_loop_word_a_count_and_a_place_are_turned_too() {
+        let t = |s: &str| turn(s).map(|t| (t.text, t.how));
+        // "while" names the loop; it ends no clause.
+        assert_eq!(t("A while loop repeats a block of code as long as a condition is true."), Some(("A while loop does not repeat a block of code as long as a condition is true.".into(), Turn::Negation)));
+        assert_eq!(t("A total starts at 0 and grows on each iteration."), Some(("A total starts at 1 and grows on each iteration.".into(), Turn::Number)));
+        assert_eq!(t("A tuple with exactly two items is called a pair."), Some(("A tuple with exactly three items is called a pair.".into(), Turn::Number)));
+        assert_eq!(turn("People usually count from 1, not from 0."), None, "no count turned in a denial");
+        assert_eq!(t("The method append() adds one item to the end of a list."), Some(("The method append() adds one item to the beginning of a list.".into(), Turn::Opposite)));
+        assert_eq!(t("The condition is checked before every repetition."), Some(("The condition is checked after every repetition.".into(), Turn::Opposite)));
+        assert_eq!(t("A for loop over a dictionary iterates over its keys."), Some(("A for loop over a dictionary iterates over its values.".into(), Turn::Opposite)));
+        // "left over" is no place; "values" outside a dictionary are no keys; a name in code is
+        // no word.
+        assert_eq!(t("The number left over after a division is the remainder.").map(|t| t.1), Some(Turn::Opposite));
+        assert!(!turn("The number left over after a division is the remainder.").unwrap().text.contains("right"));
+        assert_eq!(turn("A function can return several values separated by commas.").map(|t| t.text).as_deref(), Some("A function cannot return several values separated by commas."));
+        assert_eq!(turn("The function int() turns text into a whole number.").map(|t| t.text).as_deref(), Some("The function int() does not turn text into a whole number."));
+        // One verb of several in a row is not denied; a comma after its object is no row.
+        assert_eq!(turn("A for loop takes each item, stores it in a name and runs the body."), None);
+        assert_eq!(t("The method reverse() turns the list back to front, in place.").map(|t| t.0).as_deref(), Some("The method reverse() does not turn the list back to front, in place."));
+        // Not a plural subject's verb read as a noun.
+        assert_eq!(turn("Keyword arguments make calls easier to read."), None);
+        assert_eq!(turn("Python then stops the program and reports an error."), None, "two verbs");
+        assert_eq!(turn("The method reverse() simply turns a list back to front."), None, "an adverb before");
+    }
+
+    #[test]
+    fn instructions_and_elliptic_sentences_are_no_claims() {
+        assert_eq!(statements("Set total = 0 before the loop starts. Press Ctrl+C to stop a stuck program. Strings are immutable, but lists are."), Vec::<&str>::new());
     }
 
     #[test]
@@ -551,8 +729,8 @@ mod tests {
         let t = turn("Tuples are immutable sequences of items.").unwrap();
         assert!(said(&t, &["Tuples are mutable sequences of items, in some other language."]));
         assert!(!said(&t, &["Lists are mutable sequences of objects."]));
-        let n = turn("A dictionary is a mapping from keys to values.").unwrap();
-        assert!(said(&n, &["A dictionary is not a mapping from keys to values in this sense."]));
+        let n = turn("Keys are compared by their values.").unwrap();
+        assert!(said(&n, &["Keys are not compared by their values in this sense."]));
         assert!(!said(&n, &[n.book.as_str()]), "the book's own sentence is not a denial");
         let s = swap("The union a | b holds everything in a or in b.", "The intersection a & b holds what is in both.").unwrap();
         assert!(said(&s, &["The intersection a & b holds everything in a or in b, loosely speaking."]));
@@ -561,12 +739,12 @@ mod tests {
 
     #[test]
     fn the_item_keys_the_books_claim_and_quotes_it_for_each_turned_one() {
-        let wrong: Vec<Turned> = ["Tuples are immutable sequences of items.", "A list can be changed in place by its methods.", "A dictionary is a mapping from keys to values."]
+        let wrong: Vec<Turned> = ["Tuples are immutable sequences of items.", "A list can be changed in place by its methods.", "Keys are compared by their values."]
             .iter()
             .map(|s| turn(s).unwrap())
             .collect();
         let ev = ItemEvidence { chunk: 0, section: 0, file: "f".into(), heading_path: vec!["Lists".into()], quote: "Sets are unordered collections of items.".into() };
-        let item = item("Lists", "Sets are unordered collections of items.", &wrong, ev).unwrap();
+        let item = item("Lists", "Lists", "Sets are unordered collections of items.", &wrong, ev).unwrap();
         assert_eq!(item.question, "In “Lists”, which of these statements is true?");
         assert!(asks(&item.question));
         assert_eq!(item.options[item.answer_index], "Sets are unordered collections of items.");
@@ -575,6 +753,6 @@ mod tests {
         assert!(item.rationales.iter().any(|r| r.contains("“Tuples are immutable sequences of items.”")));
         let (checks, reason) = check::deterministic(&item, &[], false);
         assert!(reason.is_none(), "{reason:?} {checks:?}");
-        assert!(super::item("Lists", "k", &wrong[..2], item.evidence[0].clone()).is_none(), "three wrong claims or none");
+        assert!(super::item("Lists", "Lists", "k", &wrong[..2], item.evidence[0].clone()).is_none(), "three wrong claims or none");
     }
 }
