@@ -100,7 +100,6 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("keys", "values"),
     ("rows", "columns"),
     ("int", "float"),
-    ("integer", "float"),
     ("positive", "negative"),
     ("shortest", "longest"),
 ];
@@ -109,7 +108,9 @@ const OPPOSITES: &[(&str, &str)] = &[
 const AFTER_THE: &[&str] = &["left", "right", "beginning", "end", "first", "last"];
 /// Things of [`OPPOSITES`] turned only after the main verb: said of the other thing a claim's
 /// subject may well hold too ("Keys are not copied …" → "Values are not copied …").
-const OBJECTS: &[&str] = &["keys", "values", "rows", "columns", "int", "integer", "float"];
+const OBJECTS: &[&str] = &["keys", "values", "rows", "columns", "int", "float"];
+/// Words after a number that count the book's own kinds, not something Python does.
+const COUNTED: &[&str] = &["main", "kinds", "ways", "rules", "types", "things", "important", "surprising", "common", "parts", "steps", "forms", "styles", "useful", "basic", "different"];
 /// Numbers in words, each followed by the next: a count said one higher no longer holds ("one"
 /// is mostly a pronoun or an article: "a new one", "one at a time").
 const NUMBER_WORDS: &[&str] = &["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
@@ -181,7 +182,7 @@ const POINTS: &[&str] = &[
     "later", "next section", "this section", "this chapter", "this tutorial", "this document", "this guide", "this howto", "see ", "we ", "you'll", "we'll",
     "let's", "here", "shown", "etc.", "...", "…", "last line", "first line", "this line", "the line", "last example", "first example", "passage",
     "the text", "paragraph", "key fact", "the same", "like this", " also ", " too", "the next", "session", "chapter", "as well", "one of",
-    "first program", "second program", " section",
+    "first program", "second program", " section", "so the answer", " gave ", " printed ", " worked", " vanished",
 ];
 /// Words that point back at what came before ("… a second way of doing this"); "it" and
 /// "they" mostly name the sentence's own subject past its first word.
@@ -193,7 +194,8 @@ const NAMES_ALLOWED: &[&str] = &["Python", "True", "False", "None", "I"];
 /// Openings of a sentence about the example just shown ("The list has four items, …").
 const ABOUT_AN_EXAMPLE: &[&str] = &[
     "the list has", "the list is", "the program", "the output", "the result", "the answer", "the loop", "the code", "the example", "the last", "the second",
-    "the third", "the call", "the error", "the shell", "the other", "the indented", "another",
+    "the third", "the call", "the error", "the shell", "the other", "the indented", "another", "the one ", "the two ", "the three ", "the four ",
+    "the names", "inside the loop", "the most ",
 ];
 /// Words after which a word of [`VERBS`] is a noun ("Future releases may …").
 const AUXILIARIES: &[&str] = &["may", "can", "will", "must", "should", "would", "could", "are", "is", "were", "was", "do", "does", "have", "has"];
@@ -216,10 +218,21 @@ fn claim(sentence: &str) -> bool {
         && code <= 2
         && !LEANS.contains(&first)
         && !instruction(first)
+        && !counts_kinds(sentence)
+        // Not a fragment that names a mistake ("Using a local variable outside its function.").
+        && !(first.ends_with("ing") && main_verb(sentence).is_none() && ![" is ", " are "].iter().any(|v| sentence.contains(v)))
         && !POINTS.iter().any(|p| lower.contains(p))
         && !ABOUT_AN_EXAMPLE.iter().any(|p| lower.starts_with(p))
         && !sentence.split_whitespace().skip(1).any(|w| name(w.trim_matches(|c: char| !c.is_alphanumeric())))
         && !lower.split_whitespace().any(|w| POINTERS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
+}
+
+/// Whether `sentence` counts the book's own kinds of something ("Powers have two surprising
+/// rules", "Python has two division operators"): only the book's wording says how many, so
+/// neither the claim nor its turn can be judged.
+fn counts_kinds(sentence: &str) -> bool {
+    let words: Vec<&str> = sentence.split_whitespace().map(|w| w.trim_end_matches(['.', ','])).collect();
+    words.windows(2).any(|w| NUMBER_WORDS.contains(&w[0]) && COUNTED.contains(&w[1]) || ["has", "have"].contains(&w[0]) && NUMBER_WORDS.contains(&w[1]))
 }
 
 /// Whether `word`, a sentence's first, tells the reader to do something ([`INSTRUCTIONS`]).
@@ -374,6 +387,11 @@ pub fn turn(sentence: &str) -> Option<Turned> {
         .filter(|&(at, a, _)| !sentence[..at].ends_with("not ") && !sentence[..at].ends_with("no ") && !sentence[..at].ends_with('.') && !sentence[at + a.len()..].starts_with('('))
         .filter(|&(at, a, _)| !AFTER_THE.contains(&a) || sentence[..at].to_lowercase().ends_with("the "))
         .filter(|&(at, a, _)| !OBJECTS.contains(&a.to_lowercase().as_str()) || main_verb(sentence).is_some_and(|(verb, _)| at > verb))
+        // "true"/"false" said of something, not naming it ("true division").
+        .filter(|&(at, a, _)| {
+            let after = sentence[at + a.len()..].split_whitespace().next().unwrap_or("");
+            !["true", "false"].contains(&a) || after.is_empty() || after.starts_with(|c: char| !c.is_alphabetic()) || ["if", "when", "for", "or", "and", "only", "otherwise", "because", "unless"].contains(&after.trim_end_matches(['.', ',']))
+        })
         // Values are keys' opposite only in a dictionary.
         .filter(|&(_, a, _)| a != "values" || sentence.to_lowercase().contains("dictionar"));
     let opposite = opposite.map(|(at, a, b)| (at, a, b, Turn::Opposite));
@@ -440,13 +458,16 @@ fn negate(sentence: &str, end: usize) -> Option<Turned> {
     let defines = ["called", "known", "named"].contains(&next) || copula && (["a", "an", "the", "to"].contains(&next) || next.ends_with("ing")) || [" called ", " known as ", " named "].iter().any(|w| sentence.contains(w));
     // Nor one of several things a sentence says in a row ("A for loop takes each item, stores
     // it … and runs …"): "not" would deny the first alone.
-    // Nor the first of two verbs ("… does not stop the program and reports …").
     let rest = &sentence[at..];
-    let listed = sentence.matches(',').count() > 1
-        || rest.find(',').is_some_and(|c| [" and ", " or "].iter().any(|w| rest[c..].contains(w)))
-        || rest.match_indices(" and ").any(|(k, w)| rest[k + w.len()..].split_whitespace().next().is_some_and(|v| VERBS.contains(&v)));
+    let listed = sentence.matches(',').count() > 1 || rest.find(',').is_some_and(|c| [" and ", " or "].iter().any(|w| rest[c..].contains(w)));
     let before = sentence[..at].split_whitespace().next_back().unwrap_or("");
-    if ADVERBS.contains(&next) || ADVERBS.contains(&before) || adds_not && (denies(&format!(" {sentence} ")) || defines || listed) {
+    // Nor a claim of every thing ("Every call does not give back a value" reads as "not every").
+    let every = ["Every", "All", "Any"].iter().any(|w| sentence.starts_with(&format!("{w} ")));
+    // Nor the first of two verbs: a "not" put in denies half ("… does not stop the program and
+    // reports …"), one taken out leaves the second against it ("Python allows … to change and
+    // raises a RuntimeError").
+    let paired = rest.match_indices(" and ").any(|(k, w)| rest[k + w.len()..].split_whitespace().next().is_some_and(|v| VERBS.contains(&v)));
+    if ADVERBS.contains(&next) || ADVERBS.contains(&before) || paired || adds_not && (denies(&format!(" {sentence} ")) || defines || listed || every) {
         return None;
     }
     // "does not have to be" is "has to be"; "do not need" is "need".
@@ -696,12 +717,19 @@ mod tests {
         // Not a plural subject's verb read as a noun.
         assert_eq!(turn("Keyword arguments make calls easier to read."), None);
         assert_eq!(turn("Python then stops the program and reports an error."), None, "two verbs");
+        assert_eq!(turn("Python does not allow the size to change and raises an error."), None, "two verbs, either way");
+        assert_eq!(turn("Every call gives back a value."), None, "a claim of every thing");
+        assert_eq!(t("The operator / is true division.").map(|t| t.0).as_deref(), Some("The operator / is not true division."), "a name is no truth value");
+        assert_eq!(t("The test is true when the list is empty.").map(|t| t.0).as_deref(), Some("The test is false when the list is empty."));
         assert_eq!(turn("The method reverse() simply turns a list back to front."), None, "an adverb before");
     }
 
     #[test]
     fn instructions_and_elliptic_sentences_are_no_claims() {
-        assert_eq!(statements("Set total = 0 before the loop starts. Press Ctrl+C to stop a stuck program. Strings are immutable, but lists are."), Vec::<&str>::new());
+        assert_eq!(
+            statements("Set total = 0 before the loop starts. Press Ctrl+C to stop a stuck program. Strings are immutable, but lists are. Using a local variable outside its function. The one inside the function is local to it. Powers have two surprising rules. Python has two division operators."),
+            Vec::<&str>::new()
+        );
     }
 
     #[test]
