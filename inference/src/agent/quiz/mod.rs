@@ -876,8 +876,8 @@ impl Quiz {
     }
 
     /// A "which of these statements is true?" item on a claim of `plan`'s passage that no
-    /// earlier item rests on (the plan's own sentence first), three claims of its section and
-    /// those around it turned or swapped as the wrong options ([`statement::items`]); checked as
+    /// earlier item rests on (the plan's own sentence first), three claims of its chapter,
+    /// nearest first, turned or swapped as the wrong options ([`statement::items`]); checked as
     /// a written item is.
     fn statement_item(&self, bundle: &Bundle, plan: &Plan, used: &[&str], earlier: &[String]) -> Option<Made> {
         let chunk = plan.chunk;

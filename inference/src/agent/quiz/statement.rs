@@ -1,9 +1,12 @@
 //! "Which of these statements is true?" items from the book's own sentences, for a course in a
 //! language the model writes (English), where the model's own items are weak: four claims of
-//! one part of the book, one as the book words it and three that no longer hold — a word of
-//! its main clause turned ("Tuples are mutable" for "… immutable", "… can be changed" for "…
-//! cannot be changed") or the claim said of another thing of the same kind ("The intersection
-//! a & b holds everything that is in a or in b"). The learner must judge every claim on its own
+//! one chapter, one as the book words it and three that no longer hold — a word of its main
+//! clause turned ("Tuples are mutable" for "… immutable", "… can be changed" for "… cannot be
+//! changed", "A total starts at 1" for "… at 0", "… to the beginning of a list" for "… to the
+//! end …") or, between claims of one part of the chapter, the claim said of another thing of
+//! the same kind ("The intersection a & b holds everything that is in a or in b"). The wrong
+//! options come from the claims nearest the key, the whole chapter where its part has too few,
+//! and the question names the part of the book all four come from. The learner must judge every claim on its own
 //! against what the book says (Bloom's Remember: recognising the book's claim among ones that
 //! do not hold); no model writes any of it, so the key is right by construction and each wrong
 //! option's reason quotes the book's sentence. The quiz asks one where a recall item has no
@@ -13,7 +16,8 @@
 //! a condition changes the condition, not the claim), and a turned claim is kept only when no
 //! sentence of its chapter says it (the new word with most of its content words), so a claim
 //! the book makes elsewhere is never marked false. Sentences that lean on the one before
-//! ("This …", "However, …"), open with a condition, point at an example or are mostly code are
+//! ("This …", "However, …"), open with a condition, point at an example, tell the reader what
+//! to do, count the book's own kinds ("Powers have two surprising rules") or are mostly code are
 //! not used.
 //!
 //! [`statements`] finds the usable sentences in a text, [`turn`] turns one, [`swap`] moves one
