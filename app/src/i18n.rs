@@ -315,6 +315,7 @@ texts! {
     author_from_reason: "From a reason the book gives", "বইয়ে দেওয়া কারণ থেকে";
     author_from_example: "From examples the book gives", "বইয়ে দেওয়া উদাহরণ থেকে";
     author_from_contrast: "From the book's comparison table", "বইয়ের তুলনামূলক সারণি থেকে";
+    author_from_statement: "From the book's own statements", "বইয়ের নিজের বক্তব্য থেকে";
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::i18n::{Lang, Texts};
 use crate::protocol::{AuthorOutcome, AuthorRequest, Authored, OutlineItem, Task};
 use crate::ui::author::AuthorUi;
 use inference::agent::author::gates::teacher_note;
-use inference::agent::author::{Body, Decision, Difficulty, code_cq, export, option_label};
+use inference::agent::author::{Body, Decision, Difficulty, FromBook, code_cq, export, option_label};
 use inference::agent::route::Lang as CourseLang;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -264,7 +264,15 @@ fn ItemCard(p: &CardProps) -> Html {
         <article class={classes!("author-item", flagged.then_some("flagged"), (item.decision == Decision::Discarded).then_some("discarded"))}
                  data-testid="author-item" data-task={if item.task == Task::Mcq { "mcq" } else { "cq" }} data-decision={decided}
                  data-accepted={v.map_or("unknown".to_string(), |v| v.accepted.to_string())} data-ladder={format!("{:?}", item.ladder).to_lowercase()}>
-            <p class="meta">{ format!("{kind} · {} · {} · {} · {}", t.difficulty(item.difficulty), item.chapter, item.concept, if item.by_definition { t.author_from_book() } else if item.by_running { t.author_from_run() } else if item.by_reason { t.author_from_reason() } else if item.by_example { t.author_from_example() } else if item.by_contrast { t.author_from_contrast() } else { t.author_ai() }) }</p>
+            <p class="meta">{ format!("{kind} · {} · {} · {} · {}", t.difficulty(item.difficulty), item.chapter, item.concept, match item.from_book() {
+                Some(FromBook::Definition) => t.author_from_book(),
+                Some(FromBook::Running) => t.author_from_run(),
+                Some(FromBook::Reason) => t.author_from_reason(),
+                Some(FromBook::Example) => t.author_from_example(),
+                Some(FromBook::Contrast) => t.author_from_contrast(),
+                Some(FromBook::Statement) => t.author_from_statement(),
+                None => t.author_ai(),
+            }) }</p>
             { body }
             { for evidence }
             if p.rechecking { <p class="phase" data-testid="author-rechecking">{ t.author_checking() }</p> } else { { for gates } { for report } }

@@ -2,7 +2,7 @@
 //! and GIFT (both import into Moodle's question bank: an MCQ with feedback per option, each CQ
 //! part an essay question with its marks as the grade).
 
-use super::{Authored, Body, Creative, Mcq, Part, option_label};
+use super::{Authored, Body, Creative, FromBook, Mcq, Part, option_label};
 use crate::agent::route::Lang;
 use serde_json::{Value, json};
 
@@ -67,29 +67,26 @@ pub fn record(item: &Authored) -> Value {
         "rejected": item.rejected,
         // An item turned from the book's own definition, reason, examples or comparison table, or made by running its code,
         // was not written by a model.
-        "ai_assisted": !item.by_definition && !item.by_running && !item.by_reason && !item.by_example && !item.by_contrast,
+        "ai_assisted": item.from_book().is_none(),
         "from_definition": item.by_definition,
         "from_running": item.by_running,
         "from_reason": item.by_reason,
         "from_example": item.by_example,
         "from_contrast": item.by_contrast,
+        "from_statement": item.by_statement,
     })
 }
 
 /// How an item was made, as the exports tag it.
 fn origin(item: &Authored) -> &'static str {
-    if item.by_definition {
-        "from the book's definition"
-    } else if item.by_running {
-        "from the book's code, run"
-    } else if item.by_reason {
-        "from a reason the book gives"
-    } else if item.by_example {
-        "from examples the book gives"
-    } else if item.by_contrast {
-        "from the book's comparison table"
-    } else {
-        "AI-assisted"
+    match item.from_book() {
+        Some(FromBook::Definition) => "from the book's definition",
+        Some(FromBook::Running) => "from the book's code, run",
+        Some(FromBook::Reason) => "from a reason the book gives",
+        Some(FromBook::Example) => "from examples the book gives",
+        Some(FromBook::Contrast) => "from the book's comparison table",
+        Some(FromBook::Statement) => "from the book's own statements",
+        None => "AI-assisted",
     }
 }
 

@@ -429,19 +429,38 @@ pub struct Authored {
     /// written by the model.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_contrast: bool,
+    /// Made from the book's own claims, the wrong options claims turned ([`quiz::statement`]),
+    /// not written by the model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_statement: bool,
 }
 
-/// What a book-made MCQ was made from.
+/// What a book-made MCQ was made from ([`Authored::from_book`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FromBook {
+pub enum FromBook {
     Definition,
     Running,
     Reason,
     Example,
     Contrast,
+    Statement,
 }
 
 impl Authored {
+    /// What the item was made from, when the book made it; `None` when the model wrote it.
+    pub fn from_book(&self) -> Option<FromBook> {
+        [
+            (self.by_definition, FromBook::Definition),
+            (self.by_running, FromBook::Running),
+            (self.by_reason, FromBook::Reason),
+            (self.by_example, FromBook::Example),
+            (self.by_contrast, FromBook::Contrast),
+            (self.by_statement, FromBook::Statement),
+        ]
+        .into_iter()
+        .find_map(|(by, from)| by.then_some(from))
+    }
+
     /// An item as written: no gates recorded yet, passed strict at one attempt, not verified,
     /// its decision pending (callers set what differs).
     pub fn new(question_id: String, body: Body, chapter: String, concept: String, sources: Vec<ItemEvidence>, difficulty: Difficulty, language: Lang) -> Authored {
@@ -471,6 +490,7 @@ impl Authored {
             by_reason: false,
             by_example: false,
             by_contrast: false,
+            by_statement: false,
         }
     }
 }
@@ -525,6 +545,12 @@ pub struct Job {
     reasons: usize,
     #[serde(default)]
     contrasts: usize,
+    /// English beginner MCQs from the book's claims (alternating with its definitions), and
+    /// every option of the book-made MCQs so far (no wrong claim is shown twice).
+    #[serde(default)]
+    statements: usize,
+    #[serde(default)]
+    options: Vec<String>,
     id_stem: String,
     #[serde(skip)]
     calibration: Calibration,
@@ -699,6 +725,8 @@ pub async fn prepare(env: &mut AuthorEnv<'_>, mut req: AuthorRequest, cfg: &Auth
         examples: 0,
         reasons: 0,
         contrasts: 0,
+        statements: 0,
+        options: Vec::new(),
         id_stem,
         calibration: Calibration::default(),
     };
@@ -744,13 +772,12 @@ impl Job {
         // chapter has one.
         // On a Bangla course it may also ask which is a member of a kind the book lists
         // (TeachMateGPT's beginner cue "কোনটি"), every other item.
+        // On an English course it may also ask which of four claims holds, the book's among
+        // three turned (`quiz::statement`), every other item.
         if self.request.difficulty == Difficulty::Beginner {
-            let members_first = lang == Lang::Bn && self.examples < self.definitions;
-            let made = if members_first {
-                self.example_mcq(bundle, false).or_else(|| self.definition_mcq(bundle))
-            } else {
-                self.definition_mcq(bundle).or_else(|| if lang == Lang::Bn { self.example_mcq(bundle, false) } else { None })
-            };
+            let other = |job: &mut Self| if lang == Lang::Bn { job.example_mcq(bundle, false) } else { job.statement_mcq(bundle) };
+            let other_first = if lang == Lang::Bn { self.examples < self.definitions } else { self.statements < self.definitions };
+            let made = if other_first { other(self).or_else(|| self.definition_mcq(bundle)) } else { self.definition_mcq(bundle).or_else(|| other(self)) };
             if let Some(made) = made {
                 return Ok(made);
             }
@@ -908,6 +935,7 @@ impl Job {
         }
         self.used.push(used);
         self.earlier.push(item.question.clone());
+        self.options.extend(item.options.iter().cloned());
         let quiz::Item { question, options, answer_index, rationales, evidence: sources, .. } = item;
         let id = self.next_id(Task::Mcq);
         Made::Item(Box::new(Authored {
@@ -919,6 +947,7 @@ impl Job {
             by_reason: from == FromBook::Reason,
             by_example: from == FromBook::Example,
             by_contrast: from == FromBook::Contrast,
+            by_statement: from == FromBook::Statement,
             ..Authored::new(id, Body::Mcq(Mcq { question, options, answer_index, rationales }), self.chapter.clone(), concept, sources, self.request.difficulty, lang)
         }))
     }
@@ -991,6 +1020,25 @@ impl Job {
             }
         }
         None
+    }
+
+    /// A "which of these statements is true?" MCQ on a claim of the next passage (in turn) that
+    /// no item rests on, then of the rest of those passages' chapters (outline order)
+    /// ([`quiz::statement`]; English), no wrong option one an earlier item showed, passing the
+    /// writer's checks and the gates; `None` when none is left.
+    fn statement_mcq(&mut self, bundle: &Bundle) -> Option<Made> {
+        let order = self.passages_then_chapters(bundle);
+        let used: Vec<&str> = self.used.iter().map(String::as_str).collect();
+        let shown: Vec<&str> = self.options.iter().map(String::as_str).collect();
+        let found = order.iter().enumerate().find_map(|(k, &(chunk, section))| {
+            let mut items = quiz::statement::items(bundle, section, bundle.chunk_text(chunk), None, &used, &shown, |quote| self.source(bundle, chunk, quote));
+            items.find_map(|item| Some((k, section, self.passes(&item, Lang::En)?, item)))
+        });
+        let (k, section, all_gates, item) = found?;
+        let key = item.options[item.answer_index].clone();
+        let concept = bundle.sections[section as usize].heading().to_string();
+        self.statements += 1;
+        Some(self.take_book_mcq(item, all_gates, k, key, concept, Lang::En, FromBook::Statement))
     }
 
     /// A "which is a member of this kind?" MCQ, or with `completion` a "which of these three

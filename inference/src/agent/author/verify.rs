@@ -25,7 +25,7 @@
 //!
 //! Accept = faithfulness ≥ θ_F ∧ relevance ≥ θ_R ∧ hallucination ≤ θ_H ([`Thresholds`]).
 
-use super::{Authored, Body, Difficulty};
+use super::{Authored, Body, Difficulty, FromBook};
 use crate::agent::ask::{self, AskError, verify::Judge, verify::lexical_support, verify::terms};
 use crate::agent::route::Lang;
 use crate::agent::quiz;
@@ -162,7 +162,8 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
         // A multiple-completion item (`quiz::completion`) claims its lead and the statements its
         // key holds true, not its numbered options; a "judge" item (`quiz::judge`) the question
         // it quotes and the key's correction, not the classmate's answer.
-        Body::Mcq(m) if item.by_running || item.by_reason || item.by_example || item.by_contrast => {
+        // A "which statement is true?" item (`quiz::statement`) claims the book's own sentence.
+        Body::Mcq(m) if matches!(item.from_book(), Some(FromBook::Running | FromBook::Reason | FromBook::Example | FromBook::Contrast | FromBook::Statement)) => {
             let ki = m.answer_index.min(m.options.len().saturating_sub(1));
             detail.judged = std::iter::once(1.0).chain(std::iter::repeat_n(0.0, m.options.len().saturating_sub(1))).collect();
             item_text = quiz::completion::claimed(&m.question, ki)
@@ -171,7 +172,7 @@ pub async fn verify(env: &mut VerifyEnv<'_>, item: &Authored, request: &str, sco
             detail.lexical = lexical_support(&terms(&item_text), &ev_terms, &idf) as f64;
             faithfulness = 1.0;
             wider = format!("{evidence}\n{section_text}");
-            level = if item.by_reason || item.by_example || item.by_contrast {
+            level = if !item.by_running {
                 f64::from(u8::from(level_fit(item.difficulty, &m.question)))
             } else if item.difficulty == Difficulty::Beginner {
                 0.0

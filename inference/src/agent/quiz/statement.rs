@@ -97,7 +97,6 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("conductors", "insulators"),
     ("acidic", "alkaline"),
     ("beginning", "end"),
-    ("first", "last"),
     ("before", "after"),
     ("left", "right"),
     ("inner", "outer"),
@@ -108,15 +107,18 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("shortest", "longest"),
 ];
 /// Words of [`OPPOSITES`] turned only after "the": elsewhere they mean something else ("left
-/// over", "may end with", "first added").
-const AFTER_THE: &[&str] = &["left", "right", "beginning", "end", "first", "last"];
+/// over", "may end with"). ("first"/"last" are not turned at all: "Starting with the last item
+/// is safe" holds as well as the book's "first", and "the last one … and the second …" is no
+/// sentence.)
+const AFTER_THE: &[&str] = &["left", "right", "beginning", "end"];
 /// Things of [`OPPOSITES`] turned only after the main verb: said of the other thing a claim's
 /// subject may well hold too ("Keys are not copied …" → "Values are not copied …").
 const OBJECTS: &[&str] = &["keys", "values", "rows", "columns", "int", "float"];
 /// Words after a number that count the book's own kinds, not something Python does.
 const COUNTED: &[&str] = &["main", "kinds", "ways", "rules", "types", "things", "important", "surprising", "common", "parts", "steps", "forms", "styles", "useful", "basic", "different"];
-/// Numbers in words, each followed by the next: a count said one higher no longer holds ("one"
-/// is mostly a pronoun or an article: "a new one", "one at a time").
+/// Numbers in words, which [`counts_kinds`] reads; a count in words is never turned ("Adding
+/// three tuples with + gives a new, longer tuple" still holds; "the union of three sets …
+/// either set" is no sentence), only the digit of a rule ([`count`]: "starts at 0").
 const NUMBER_WORDS: &[&str] = &["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
 /// A verb and its negation, either way: the first found in a claim's main clause is turned.
 const NEGATIONS: &[(&str, &str)] = &[
@@ -186,11 +188,12 @@ const POINTS: &[&str] = &[
     "later", "next section", "this section", "this chapter", "this tutorial", "this document", "this guide", "this howto", "see ", "we ", "you'll", "we'll",
     "let's", "here", "shown", "etc.", "...", "…", "last line", "first line", "this line", "the line", "last example", "first example", "passage",
     "the text", "paragraph", "key fact", "the same", "like this", " also ", " too", "the next", "session", "chapter", "as well", "one of",
-    "first program", "second program", " section", "so the answer", " gave ", " printed ", " worked", " vanished",
+    "first program", "second program", " section", "so the answer", " gave ", " printed ", " worked", " vanished", "on the right", "on the left",
 ];
-/// Words that point back at what came before ("… a second way of doing this"); "it" and
-/// "they" mostly name the sentence's own subject past its first word.
-const POINTERS: &[&str] = &["this", "these", "those", "such"];
+/// Words that point back at what came before ("… a second way of doing this", "The start must
+/// then be smaller …"); "it" and "they" mostly name the sentence's own subject past its first
+/// word.
+const POINTERS: &[&str] = &["this", "these", "those", "such", "then"];
 /// Capitalised words a claim may hold past its first word; any other is a name from an
 /// example ("Rafi", "Bangladesh") or a heading the learner does not see.
 const NAMES_ALLOWED: &[&str] = &["Python", "True", "False", "None", "I"];
@@ -396,6 +399,8 @@ pub fn turn(sentence: &str) -> Option<Turned> {
             let after = sentence[at + a.len()..].split_whitespace().next().unwrap_or("");
             !["true", "false"].contains(&a) || after.is_empty() || after.starts_with(|c: char| !c.is_alphabetic()) || ["if", "when", "for", "or", "and", "only", "otherwise", "because", "unless"].contains(&after.trim_end_matches(['.', ',']))
         })
+        // Not where the sentence says the new word's like already ("at the start or the end").
+        .filter(|&(_, a, _)| a != "end" || !["start", "begin", "front"].iter().any(|w| sentence.to_lowercase().contains(w)))
         // Values are keys' opposite only in a dictionary.
         .filter(|&(_, a, _)| a != "values" || sentence.to_lowercase().contains("dictionar"));
     let opposite = opposite.map(|(at, a, b)| (at, a, b, Turn::Opposite));
@@ -406,18 +411,14 @@ pub fn turn(sentence: &str) -> Option<Turned> {
     }
 }
 
-/// The first number in `sentence[..end]` (digits, or a word up to "twelve") and the one after
-/// it, or 1 for 0 ("A total starts at 0" → "… at 1"): where it starts, the number, the new one.
+/// The first one-digit number in `sentence[..end]` and the one after it, or 1 for 0 ("A total
+/// starts at 0" → "… at 1"): where it starts, the number, the new one.
 fn count(sentence: &str, end: usize) -> Option<(usize, &str, String)> {
     let mut at = 0;
     for word in sentence[..end].split(' ') {
         let bare = word.trim_end_matches([',', '.', ';']);
         // One digit: larger numbers are mostly an example's data ("… saves 150 taka").
-        let next = if bare.len() == 1 && bare.chars().all(|c| c.is_ascii_digit()) {
-            bare.parse::<u32>().ok().map(|n| if n == 0 { "1".to_string() } else { (n + 1).to_string() })
-        } else {
-            NUMBER_WORDS.iter().position(|w| *w == bare).and_then(|k| NUMBER_WORDS.get(k + 1)).map(|w| w.to_string())
-        };
+        let next = (bare.len() == 1 && bare.chars().all(|c| c.is_ascii_digit())).then(|| bare.parse::<u32>().ok()).flatten().map(|n| if n == 0 { "1".to_string() } else { (n + 1).to_string() });
         // Not the first word ("Two …" counts a subject), nor a number the sentence says already,
         // nor one in a denial ("from 1, not from 0" → "from 2, not from 0" says nothing).
         if let Some(next) = next.filter(|n| at > 0 && find_word(sentence, n, sentence.len()).is_none() && !sentence.contains(" not ")) {
@@ -467,10 +468,10 @@ fn negate(sentence: &str, end: usize) -> Option<Turned> {
     let before = sentence[..at].split_whitespace().next_back().unwrap_or("");
     // Nor a claim of every thing ("Every call does not give back a value" reads as "not every").
     let every = ["Every", "All", "Any"].iter().any(|w| sentence.starts_with(&format!("{w} ")));
-    // Nor the first of two verbs: a "not" put in denies half ("… does not stop the program and
-    // reports …"), one taken out leaves the second against it ("Python allows … to change and
-    // raises a RuntimeError").
-    let paired = rest.match_indices(" and ").any(|(k, w)| rest[k + w.len()..].split_whitespace().next().is_some_and(|v| VERBS.contains(&v)));
+    // Nor the first of two verbs or clauses: a "not" put in denies half ("… does not stop the
+    // program and reports …"), one taken out leaves the second against it ("Python allows … to
+    // change and raises a RuntimeError").
+    let paired = rest.match_indices(" and ").any(|(k, w)| rest[k + w.len()..].split_whitespace().take(3).any(|v| VERBS.contains(&v)));
     if ADVERBS.contains(&next) || ADVERBS.contains(&before) || paired || adds_not && (denies(&format!(" {sentence} ")) || defines || listed || every) {
         return None;
     }
@@ -704,7 +705,9 @@ mod tests {
         // "while" names the loop; it ends no clause.
         assert_eq!(t("A while loop repeats a block of code as long as a condition is true."), Some(("A while loop does not repeat a block of code as long as a condition is true.".into(), Turn::Negation)));
         assert_eq!(t("A total starts at 0 and grows on each iteration."), Some(("A total starts at 1 and grows on each iteration.".into(), Turn::Number)));
-        assert_eq!(t("A tuple with exactly two items is called a pair."), Some(("A tuple with exactly three items is called a pair.".into(), Turn::Number)));
+        assert_eq!(turn("Adding two tuples with + gives a new, longer tuple.").map(|t| t.how), Some(Turn::Negation), "a count in words is not turned");
+        assert_eq!(t("A step of 2 takes every second character.").map(|t| t.0).as_deref(), Some("A step of 3 takes every second character."));
+        assert!(!turn("Starting with the first item is safe.").unwrap().text.contains("last"), "first/last are not turned");
         assert_eq!(turn("People usually count from 1, not from 0."), None, "no count turned in a denial");
         assert_eq!(t("The method append() adds one item to the end of a list."), Some(("The method append() adds one item to the beginning of a list.".into(), Turn::Opposite)));
         assert_eq!(t("The condition is checked before every repetition."), Some(("The condition is checked after every repetition.".into(), Turn::Opposite)));
@@ -722,6 +725,7 @@ mod tests {
         assert_eq!(turn("Keyword arguments make calls easier to read."), None);
         assert_eq!(turn("Python then stops the program and reports an error."), None, "two verbs");
         assert_eq!(turn("Python does not allow the size to change and raises an error."), None, "two verbs, either way");
+        assert_eq!(turn("The first one receives the index and the second receives the item."), None, "two clauses");
         assert_eq!(turn("Every call gives back a value."), None, "a claim of every thing");
         assert_eq!(t("The operator / is true division.").map(|t| t.0).as_deref(), Some("The operator / is not true division."), "a name is no truth value");
         assert_eq!(t("The test is true when the list is empty.").map(|t| t.0).as_deref(), Some("The test is false when the list is empty."));
