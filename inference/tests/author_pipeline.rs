@@ -130,3 +130,50 @@ fn a_request_gives_what_it_asked_for_checked_or_reported() {
     let gift = export::export(&items, export::Format::Gift);
     assert_eq!(gift.matches("::").count() % 2, 0);
 }
+
+/// A beginner English request on chapters that define nothing: each MCQ is "which of these
+/// statements is true?" from the book's own claims (no model writes it), its key the book's
+/// sentence, no wrong option shown twice, and the exports say where it came from.
+#[test]
+fn a_beginner_english_mcq_asks_which_of_the_books_claims_holds() {
+    let Some(bytes) = common::model_bytes(MODEL) else { return };
+    let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
+    let para = |t: &str, line| Block::new(BlockKind::Paragraph, t, line);
+    let blocks = vec![
+        Block::new(BlockKind::Heading(1), "Chapter 2: Lists and Tuples", 1),
+        para("Two ways to keep values.", 2),
+        Block::new(BlockKind::Heading(2), "2.1 Lists", 3),
+        para("A list keeps its items in the order they were added. Lists are mutable sequences of any values. The append method adds one item at the end of a list. The pop method removes the last item of a list. Python counts list positions from 0.", 4),
+        Block::new(BlockKind::Heading(2), "2.2 Tuples", 5),
+        para("Tuples are immutable sequences of values. A tuple with one item needs a trailing comma. The count method returns how often a value occurs in a tuple. The index method returns the position of a value in a tuple.", 6),
+        Block::new(BlockKind::Heading(2), "2.3 Sorting", 7),
+        para("The sort method changes a list in place. The sorted function always makes a new list. A reverse sort puts the largest item first. The reverse method turns a list back to front.", 8),
+    ];
+    let docs = vec![Document { file: "python/02-lists.md".into(), blocks }];
+    let b = common::lexical_bundle("English test course", &docs, CourseInfo { subjects: vec!["introductory Python programming".into()], lang: Some("en".into()) });
+    let book: Vec<String> = b.sections.iter().flat_map(|s| s.text.split(". ").map(|t| t.trim_end_matches('.').to_string())).collect();
+    let cfg = AuthorConfig { retries: 1, ..AuthorConfig::default() };
+    let mut env = AuthorEnv { bundle: &b, encoder: None, session: &mut session };
+    let Prepared::Ready(mut job) = now(author::prepare(&mut env, request("lists and tuples", 2, 0), &cfg)).unwrap() else { panic!("lists are covered") };
+    let mut shown: Vec<String> = Vec::new();
+    let mut items = Vec::new();
+    for t in job.tasks() {
+        let Made::Item(item) = now(job.make(&mut env, t, &cfg)).unwrap() else { panic!("the book has claims enough") };
+        assert_eq!(item.from_book(), Some(author::FromBook::Statement), "{:?}", item.body);
+        let Body::Mcq(m) = &item.body else { panic!("an MCQ") };
+        assert!(m.question.ends_with("which of these statements is true?"), "{}", m.question);
+        let said = |o: &str| book.iter().any(|s| s == o.trim_end_matches('.'));
+        assert!(said(&m.options[m.answer_index]), "the key is the book's sentence: {:?}", m.options);
+        assert_eq!(m.options.iter().filter(|o| said(o)).count(), 1, "no wrong option is the book's: {:?}", m.options);
+        for (i, o) in m.options.iter().enumerate().filter(|&(i, _)| i != m.answer_index) {
+            assert!(!shown.contains(o), "a wrong option shown twice: {o}");
+            assert!(m.rationales[i].contains("the course says"), "{}", m.rationales[i]);
+        }
+        shown.extend(m.options.iter().cloned());
+        items.push(*item);
+    }
+    for line in export::export(&items, export::Format::Json).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!((v["from_statement"].as_bool(), v["ai_assisted"].as_bool()), (Some(true), Some(false)));
+    }
+}
