@@ -7,34 +7,17 @@
 
 mod common;
 use inference::agent::quiz::{Bloom, Branch, Made, Quiz, QuizConfig, QuizEnv, Subtopic};
-use inference::bundle::{Bundle, CourseInfo};
-use inference::corpus::{Block, BlockKind, Document};
 use inference::llm::{LoadOptions, Session, now};
 use std::sync::Arc;
 
 const MODEL: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
-fn bundle() -> Bundle {
-    let para = |t: &str, line| Block::new(BlockKind::Paragraph, t, line);
-    let blocks = vec![
-        Block::new(BlockKind::Heading(1), "Chapter 2: Lists and Tuples", 1),
-        para("Two ways to keep values.", 2),
-        Block::new(BlockKind::Heading(2), "2.1 Lists", 3),
-        para("A list keeps its items in the order they were added. Lists are mutable sequences of any values. The append method adds one item at the end of a list. The pop method removes the last item of a list. Python counts list positions from 0.", 4),
-        Block::new(BlockKind::Heading(2), "2.2 Tuples", 5),
-        para("Tuples are immutable sequences of values. A tuple with one item needs a trailing comma. The count method returns how often a value occurs in a tuple. The index method returns the position of a value in a tuple.", 6),
-        Block::new(BlockKind::Heading(2), "2.3 Sorting", 7),
-        para("The sort method changes a list in place. The sorted function always makes a new list. A reverse sort puts the largest item first. The reverse method turns a list back to front.", 8),
-    ];
-    let docs = vec![Document { file: "python/02-lists.md".into(), blocks }];
-    common::lexical_bundle("English test course", &docs, CourseInfo { subjects: vec!["introductory Python programming".into()], lang: Some("en".into()) })
-}
 
 #[test]
 fn a_recall_item_without_a_definition_asks_which_of_the_books_claims_holds() {
     let Some(bytes) = common::model_bytes(MODEL) else { return };
     let mut session = Session::load(Arc::new(bytes), &LoadOptions::quantized(Session::CONTEXT)).expect("the model loads");
-    let b = bundle();
+    let b = common::claims_course();
     let book: Vec<String> = b.sections.iter().flat_map(|s| s.text.split(". ").map(|t| t.trim_end_matches('.').to_string())).collect();
     let said = |t: &str| book.iter().any(|s| s == t.trim_end_matches('.'));
     let cfg = QuizConfig { min_passage_chars: 40, ..QuizConfig::default() };
