@@ -188,7 +188,7 @@ const POINTS: &[&str] = &[
     "later", "next section", "this section", "this chapter", "this tutorial", "this document", "this guide", "this howto", "see ", "we ", "you'll", "we'll",
     "let's", "here", "shown", "etc.", "...", "…", "last line", "first line", "this line", "the line", "last example", "first example", "passage",
     "the text", "paragraph", "key fact", "the same", "like this", " also ", " too", "the next", "session", "chapter", "as well", "one of",
-    "first program", "second program", " section", "so the answer", " gave ", " printed ", " worked", " vanished", "on the right", "on the left",
+    "first program", "second program", " section", "so the answer", " gave ", " printed ", " worked", " vanished", "on the right", "on the left", "once again", "instead.", "the counting",
 ];
 /// Words that point back at what came before ("… a second way of doing this", "The start must
 /// then be smaller …"); "it" and "they" mostly name the sentence's own subject past its first
@@ -198,11 +198,13 @@ const POINTERS: &[&str] = &["this", "these", "those", "such", "then"];
 /// example ("Rafi", "Bangladesh") or a heading the learner does not see.
 const NAMES_ALLOWED: &[&str] = &["Python", "True", "False", "None", "I"];
 
-/// Openings of a sentence about the example just shown ("The list has four items, …").
+/// Openings of a sentence about the example just shown ("The list has four items, …", "The
+/// order is the order in which the values were written", "The original tuple is not altered").
 const ABOUT_AN_EXAMPLE: &[&str] = &[
     "the list has", "the list is", "the program", "the output", "the result", "the answer", "the loop", "the code", "the example", "the last", "the second",
     "the third", "the call", "the error", "the shell", "the other", "the indented", "another", "the one ", "the two ", "the three ", "the four ",
-    "the names", "inside the loop", "the most ",
+    "the names", "inside the loop", "the most ", "the start ", "the order ", "the original ", "the name ", "the rest ", "the new ", "the old ",
+    "the number of names",
 ];
 /// Words after which a word of [`VERBS`] is a noun ("Future releases may …").
 const AUXILIARIES: &[&str] = &["may", "can", "will", "must", "should", "would", "could", "are", "is", "were", "was", "do", "does", "have", "has"];
@@ -735,7 +737,7 @@ mod tests {
     #[test]
     fn instructions_and_elliptic_sentences_are_no_claims() {
         assert_eq!(
-            statements("Set total = 0 before the loop starts. Press Ctrl+C to stop a stuck program. Strings are immutable, but lists are. Using a local variable outside its function. The one inside the function is local to it. Powers have two surprising rules. Python has two division operators."),
+            statements("Set total = 0 before the loop starts. Press Ctrl+C to stop a stuck program. Strings are immutable, but lists are. Using a local variable outside its function. The one inside the function is local to it. Powers have two surprising rules. Python has two division operators. The order is the order in which the values were written. The start must then be larger than the stop."),
             Vec::<&str>::new()
         );
     }
