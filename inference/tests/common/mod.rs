@@ -130,7 +130,7 @@ pub fn make_or_replan(
 }
 
 /// A small English course that states claims and defines no term ("Lists are mutable sequences
-/// of any values.", "The sort method changes a list in place."): where "which of these
+/// of any values.", "The method sort() changes a list in place."): where "which of these
 /// statements is true?" items come from (`quiz_statements.rs`, `author_pipeline.rs`).
 pub fn claims_course() -> inference::bundle::Bundle {
     use inference::corpus::{Block, BlockKind, Document};
@@ -139,11 +139,11 @@ pub fn claims_course() -> inference::bundle::Bundle {
         Block::new(BlockKind::Heading(1), "Chapter 2: Lists and Tuples", 1),
         para("Two ways to keep values.", 2),
         Block::new(BlockKind::Heading(2), "2.1 Lists", 3),
-        para("A list keeps its items in the order they were added. Lists are mutable sequences of any values. The append method adds one item at the end of a list. The pop method removes the last item of a list. Python counts list positions from 0.", 4),
+        para("A list keeps its items in the order they were added. Lists are mutable sequences of any values. The method append() adds one item at the end of a list. The method pop() removes the last item of a list. Python counts list positions from 0.", 4),
         Block::new(BlockKind::Heading(2), "2.2 Tuples", 5),
-        para("Tuples are immutable sequences of values. A tuple with one item needs a trailing comma. The count method returns how often a value occurs in a tuple. The index method returns the position of a value in a tuple.", 6),
+        para("Tuples are immutable sequences of values. A tuple with one item needs a trailing comma. The method count() returns how often a value occurs in a tuple. The method index() returns the position of a value in a tuple.", 6),
         Block::new(BlockKind::Heading(2), "2.3 Sorting", 7),
-        para("The sort method changes a list in place. The sorted function always makes a new list. A reverse sort puts the largest item first. The reverse method turns a list back to front.", 8),
+        para("The method sort() changes a list in place. The function sorted() always makes a new list. A reverse sort puts the largest item first. The method reverse() turns a list back to front.", 8),
     ];
     let docs = vec![Document { file: "python/02-lists.md".into(), blocks }];
     lexical_bundle("English test course", &docs, inference::bundle::CourseInfo { subjects: vec!["introductory Python programming".into()], lang: Some("en".into()) })

@@ -600,7 +600,19 @@ pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<
         let first = c.split_whitespace().next().unwrap_or("");
         name(first) && !lower.contains(&first.to_lowercase())
     };
-    keys.retain(|k| !named(k));
+    // A claim whose subject the chapter's headings name, or code names ("The method
+    // append()", "A counter" under "Counters and accumulators"): one about an example's own
+    // things ("A district receives an empty list …", "The minus sign puts …") needs the example
+    // to be judged, so it is no wrong option; a key names something a heading does.
+    let headings: HashSet<String> = bundle.sections.iter().filter(|s| s.file == section.file).flat_map(|s| terms(s.heading())).chain(["python".to_string()]).collect();
+    let heads = headings.clone();
+    let grounded = move |c: &str| {
+        // Its first three words where no main verb is found.
+        let three = c.split_whitespace().take(3).map(|w| w.len() + 1).sum::<usize>().min(c.len());
+        let subject = &c[..main_verb(c).map_or(three, |(at, _)| at)];
+        subject.contains(['(', '_', '=', '[', '.', '*', '+', '%', '/', '<', '>']) || terms(subject).iter().any(|t| heads.contains(t))
+    };
+    keys.retain(|k| !named(k) && terms(k).iter().any(|t| headings.contains(t)));
     let shown: Vec<String> = shown.iter().map(|s| s.to_string()).collect();
     keys.into_iter().filter_map(move |key| {
         let key_terms = terms(key);
@@ -608,15 +620,15 @@ pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<
         let others: Vec<Claim> = claims
             .iter()
             .copied()
-            .filter(|c| !named(c.text))
+            .filter(|c| !named(c.text) && grounded(c.text))
             .filter(|c| {
                 let other = terms(c.text);
                 c.text != key && one_clause(c.text) && other.intersection(&key_terms).count() * 2 < other.len().min(key_terms.len()).max(1)
             })
             .collect();
-        // Each other claim turned, nearest first, or said of another near claim's subject (a
-        // claim moved to a thing of another part of the chapter is plainly wrong: "The union
-        // a | b removes a pair").
+        // Each other claim turned, nearest first, or said of another near
+        // claim's subject (a claim moved to a thing of another part of the chapter is plainly
+        // wrong: "The union a | b removes a pair").
         let turned = others.iter().filter_map(|c| Some((c.section, turn(c.text)?)));
         let near: Vec<Claim> = others.iter().copied().filter(|c| c.near).collect();
         let swapped = near.iter().enumerate().flat_map(|(i, c)| near.iter().skip(i + 1).chain(near.iter().take(i)).filter_map(move |o| Some((c.section, swap(c.text, o.text)?))));
