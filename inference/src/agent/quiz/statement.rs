@@ -6,7 +6,8 @@
 //! end …") or, between claims of one part of the chapter, the claim said of another thing of
 //! the same kind ("The intersection a & b holds everything that is in a or in b"). The wrong
 //! options come from the claims nearest the key, the whole chapter where its part has too few,
-//! and the question names the part of the book all four come from. The learner must judge every claim on its own
+//! each about something the chapter's headings or code name (not an example's own things), and
+//! the question names the part of the book all four come from. The learner must judge every claim on its own
 //! against what the book says (Bloom's Remember: recognising the book's claim among ones that
 //! do not hold); no model writes any of it, so the key is right by construction and each wrong
 //! option's reason quotes the book's sentence. The quiz asks one where a recall item has no
