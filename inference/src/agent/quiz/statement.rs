@@ -387,6 +387,7 @@ pub fn turn(sentence: &str) -> Option<Turned> {
         let text = fit_article(format!("{}{now}{}", &sentence[..at], &sentence[at + was.len()..]), at);
         Turned { book: sentence.to_string(), text, was: sentence[at..at + was.len()].to_string(), now, how }
     };
+    let lower = sentence.to_lowercase();
     let opposite = OPPOSITES
         .iter()
         .flat_map(|&(a, b)| [(a, b), (b, a)])
@@ -403,9 +404,9 @@ pub fn turn(sentence: &str) -> Option<Turned> {
             !["true", "false"].contains(&a) || after.is_empty() || after.starts_with(|c: char| !c.is_alphabetic()) || ["if", "when", "for", "or", "and", "only", "otherwise", "because", "unless"].contains(&after.trim_end_matches(['.', ',']))
         })
         // Not where the sentence says the new word's like already ("at the start or the end").
-        .filter(|&(_, a, _)| a != "end" || !["start", "begin", "front"].iter().any(|w| sentence.to_lowercase().contains(w)))
+        .filter(|&(_, a, _)| a != "end" || !["start", "begin", "front"].iter().any(|w| lower.contains(w)))
         // Values are keys' opposite only in a dictionary.
-        .filter(|&(_, a, _)| a != "values" || sentence.to_lowercase().contains("dictionar"));
+        .filter(|&(_, a, _)| a != "values" || lower.contains("dictionar"));
     let opposite = opposite.map(|(at, a, b)| (at, a, b, Turn::Opposite));
     let counted = count(sentence, end).map(|(at, a, b)| (at, a, b, Turn::Number));
     match opposite.chain(counted).min_by_key(|&(at, ..)| at) {
@@ -414,14 +415,14 @@ pub fn turn(sentence: &str) -> Option<Turned> {
     }
 }
 
-/// The first one-digit number in `sentence[..end]` and the one after it, or 1 for 0 ("A total
-/// starts at 0" → "… at 1"): where it starts, the number, the new one.
+/// The first one-digit number in `sentence[..end]` and the one after it ("A total starts at 0"
+/// → "… at 1"): where it starts, the number, the new one.
 fn count(sentence: &str, end: usize) -> Option<(usize, &str, String)> {
     let mut at = 0;
     for word in sentence[..end].split(' ') {
         let bare = word.trim_end_matches([',', '.', ';']);
         // One digit: larger numbers are mostly an example's data ("… saves 150 taka").
-        let next = (bare.len() == 1 && bare.chars().all(|c| c.is_ascii_digit())).then(|| bare.parse::<u32>().ok()).flatten().map(|n| if n == 0 { "1".to_string() } else { (n + 1).to_string() });
+        let next = bare.parse::<u32>().ok().filter(|_| bare.len() == 1).map(|n| (n + 1).to_string());
         // Not the first word ("Two …" counts a subject), nor a number the sentence says already,
         // nor one in a denial ("from 1, not from 0" → "from 2, not from 0" says nothing).
         if let Some(next) = next.filter(|n| at > 0 && find_word(sentence, n, sentence.len()).is_none() && !sentence.contains(" not ")) {
@@ -591,13 +592,12 @@ pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<
     // only says what comes ("… needs a closer look").
     let mut keys: Vec<&str> = if preview(section) { Vec::new() } else { statements(text).into_iter().filter(|s| !used.contains(s) && turn(s).is_some()).collect() };
     keys.sort_by_key(|s| Some(*s) != focus);
-    let claims = near_claims(bundle, section.id);
     let all: Vec<&str> = bundle.sections.iter().filter(|s| s.file == section.file).flat_map(|s| prose_sentences(&s.text).into_iter().map(|(_, t)| t)).collect();
     let heading = section.heading().to_string();
     // A claim that opens with a name from an example ("Rafi has 150 taka …"): its first word is
     // one the chapter never writes in small letters.
     let lower: HashSet<String> = all.iter().flat_map(|t| t.split_whitespace().skip(1)).map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string()).collect();
-    let named = move |c: &str| {
+    let named = |c: &str| {
         let first = c.split_whitespace().next().unwrap_or("");
         name(first) && !lower.contains(&first.to_lowercase())
     };
@@ -606,14 +606,15 @@ pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<
     // things ("A district receives an empty list …", "The minus sign puts …") needs the example
     // to be judged, so it is no wrong option; a key names something a heading does.
     let headings: HashSet<String> = bundle.sections.iter().filter(|s| s.file == section.file).flat_map(|s| terms(s.heading())).chain(["python".to_string()]).collect();
-    let heads = headings.clone();
-    let grounded = move |c: &str| {
+    let grounded = |c: &str| {
         // Its first three words where no main verb is found.
         let three = c.split_whitespace().take(3).map(|w| w.len() + 1).sum::<usize>().min(c.len());
         let subject = &c[..main_verb(c).map_or(three, |(at, _)| at)];
-        subject.contains(['(', '_', '=', '[', '.', '*', '+', '%', '/', '<', '>']) || terms(subject).iter().any(|t| heads.contains(t))
+        subject.contains(['(', '_', '=', '[', '.', '*', '+', '%', '/', '<', '>']) || terms(subject).iter().any(|t| headings.contains(t))
     };
     keys.retain(|k| !named(k) && terms(k).iter().any(|t| headings.contains(t)));
+    // The claims a wrong option may be made from, read once for every key.
+    let claims: Vec<Claim> = near_claims(bundle, section.id).into_iter().filter(|c| !named(c.text) && grounded(c.text)).collect();
     let shown: Vec<String> = shown.iter().map(|s| s.to_string()).collect();
     keys.into_iter().filter_map(move |key| {
         let key_terms = terms(key);
@@ -621,15 +622,14 @@ pub fn items<'a>(bundle: &'a Bundle, section: u32, text: &'a str, focus: Option<
         let others: Vec<Claim> = claims
             .iter()
             .copied()
-            .filter(|c| !named(c.text) && grounded(c.text))
             .filter(|c| {
                 let other = terms(c.text);
                 c.text != key && one_clause(c.text) && other.intersection(&key_terms).count() * 2 < other.len().min(key_terms.len()).max(1)
             })
             .collect();
-        // Each other claim turned, nearest first, or said of another near
-        // claim's subject (a claim moved to a thing of another part of the chapter is plainly
-        // wrong: "The union a | b removes a pair").
+        // Each other claim turned, nearest first, or said of another near claim's subject (a
+        // claim moved to a thing of another part of the chapter is plainly wrong: "The union
+        // a | b removes a pair").
         let turned = others.iter().filter_map(|c| Some((c.section, turn(c.text)?)));
         let near: Vec<Claim> = others.iter().copied().filter(|c| c.near).collect();
         let swapped = near.iter().enumerate().flat_map(|(i, c)| near.iter().skip(i + 1).chain(near.iter().take(i)).filter_map(move |o| Some((c.section, swap(c.text, o.text)?))));
