@@ -1,7 +1,7 @@
 use anyhow::{Context, Result, bail};
 use inference::bundle::Bundle;
 use inference::embed::{Role, SentenceEncoder};
-use inference::retrieve::{FeatureReranker, Fusion, Mode, Query, Reranker, RetrievalConfig, retrieve};
+use inference::retrieve::{FeatureReranker, Fusion, Mode, Query, Reranker, RetrievalConfig, candidate_features, retrieve};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -66,6 +66,10 @@ pub struct Args {
     /// Least margin for a question the gate doubted (default: Ask's).
     #[arg(long, requires = "model")]
     min_margin_uncertain: Option<f64>,
+    /// With --json: also list every fused candidate before reranking, with what the reranker
+    /// reads of it (for fitting its weights, `tests/eval/rerank_fit.py`).
+    #[arg(long, requires = "json")]
+    features: bool,
 }
 
 
@@ -94,6 +98,19 @@ struct ResultLine<'a> {
     /// script: `[term, [course terms]]`.
     alike_terms: &'a [(String, Vec<String>)],
     results: Vec<Hit<'a>>,
+    /// `--features`: the fused candidates, best first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    candidates: Option<Vec<Scored<'a>>>,
+}
+
+#[derive(Serialize)]
+struct Scored<'a> {
+    file: &'a str,
+    heading_path: &'a [String],
+    section: u32,
+    fused: f32,
+    #[serde(flatten)]
+    features: inference::retrieve::rerank::Features,
 }
 
 #[derive(Serialize)]
@@ -200,6 +217,15 @@ pub fn run(a: Args) -> Result<()> {
                     .iter()
                     .map(|e| Hit { file: &e.file, heading_path: &e.heading_path, tier: e.tier, score: e.score, text: &e.text })
                     .collect(),
+                candidates: a.features.then(|| {
+                    Query::with_encoder(&q.question, vector.as_deref(), encoder.as_ref(), |query| candidate_features(&bundle, &cfg, query))
+                        .into_iter()
+                        .map(|(chunk, fused, features)| {
+                            let s = bundle.section_of(chunk);
+                            Scored { file: &s.file, heading_path: &s.heading_path, section: bundle.chunks[chunk as usize].section, fused, features }
+                        })
+                        .collect()
+                }),
             };
             writeln!(out, "{}", serde_json::to_string(&line)?)?;
         } else {

@@ -173,18 +173,22 @@ pub fn alikes(bundle: &Bundle, query: &Query<'_>, terms: &[String]) -> Alikes {
     out
 }
 
-/// Ranked candidates before CCR/CCI: fused lists, reranked when configured.
-/// `terms` are the question's key terms ([`crate::text::query_terms`]); their `alikes` are searched
-/// beside them.
-fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, terms: &[String], alikes: &Alikes, reranker: Option<&dyn Reranker>) -> (Vec<(u32, f32)>, Option<f32>) {
-    let mut terms = terms.to_vec();
+/// The question's key terms and, once each, the course terms that stood for them.
+fn searched_terms(terms: &[String], alikes: &Alikes) -> Vec<String> {
     let mut searched: Vec<&String> = Vec::new();
     for b in alikes.iter().flat_map(|(_, found)| found) {
         if !searched.contains(&b) {
             searched.push(b);
         }
     }
-    terms.extend(searched.into_iter().cloned());
+    terms.iter().chain(searched).cloned().collect()
+}
+
+/// Ranked candidates before CCR/CCI: fused lists, reranked when configured.
+/// `terms` are the question's key terms ([`crate::text::query_terms`]); their `alikes` are searched
+/// beside them.
+fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, terms: &[String], alikes: &Alikes, reranker: Option<&dyn Reranker>) -> (Vec<(u32, f32)>, Option<f32>) {
+    let terms = searched_terms(terms, alikes);
     let cal = cfg.calibration(bundle);
     let lexical = if cfg.mode != Mode::Dense { bundle.bm25.search(&terms, cfg.k) } else { Vec::new() };
     let dense = match (cfg.mode, query.vector, bundle.vectors.as_ref()) {
@@ -210,6 +214,20 @@ fn candidates(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>, terms: 
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     }
     (ranked, best_dense)
+}
+
+/// The fused candidates before reranking, best first, each with its fusion score and what the
+/// default reranker reads of it ([`rerank::Features`]): for fitting the reranker's weights
+/// (`index-builder search --features`).
+pub fn candidate_features(bundle: &Bundle, cfg: &RetrievalConfig, query: &Query<'_>) -> Vec<(u32, f32, rerank::Features)> {
+    let terms = crate::text::query_terms(query.text);
+    let alikes = alikes(bundle, query, &terms);
+    let (ranked, _) = candidates(bundle, &RetrievalConfig { rerank: false, ..cfg.clone() }, query, &terms, &alikes, None);
+    let searched = searched_terms(&terms, &alikes);
+    let rq = RerankQuery { text: query.text, terms: &searched, vector: query.vector, calibration: cfg.calibration(bundle) };
+    let cands: Vec<Candidate> = ranked.iter().map(|&(chunk, score)| Candidate { chunk, score }).collect();
+    let features = FeatureReranker::features(bundle, &rq, &cands);
+    ranked.into_iter().zip(features).map(|((c, s), f)| (c, s, f)).collect()
 }
 
 /// Sections whose heading is nearest the query, each standing for its chunk nearest the query.

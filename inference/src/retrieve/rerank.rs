@@ -65,12 +65,24 @@ fn weighted_share(terms: &[String], have: &HashSet<String>, bundle: &Bundle) -> 
     if total > 0.0 { hit / total } else { 0.0 }
 }
 
-impl Reranker for FeatureReranker {
-    fn name(&self) -> &str {
-        "features"
-    }
+/// What [`FeatureReranker`] reads of one candidate, each in [0, 1].
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Features {
+    /// Calibrated cosine between the question and the chunk.
+    pub dense: f32,
+    /// Calibrated cosine between the question and the chunk's section heading.
+    pub heading_dense: f32,
+    /// BM25 score over the best candidate's.
+    pub lexical: f32,
+    /// IDF-weighted share of the question's terms the heading (0.7) and heading path (0.3) name.
+    pub heading: f32,
+    /// IDF-weighted share of the question's terms in the chunk (with its heading path).
+    pub terms: f32,
+}
 
-    fn score(&self, bundle: &Bundle, query: &RerankQuery<'_>, candidates: &[Candidate]) -> Vec<f32> {
+impl FeatureReranker {
+    /// Each candidate's features, in order.
+    pub fn features(bundle: &Bundle, query: &RerankQuery<'_>, candidates: &[Candidate]) -> Vec<Features> {
         let bm25_all = bundle.bm25.score_all(query.terms);
         let bm25_max = candidates.iter().map(|c| bm25_all[c.chunk as usize]).fold(0.0f32, f32::max).max(1e-6);
         candidates
@@ -92,8 +104,21 @@ impl Reranker for FeatureReranker {
                 let heading = 0.7 * weighted_share(query.terms, &heading_terms, bundle) + 0.3 * weighted_share(query.terms, &path_terms, bundle);
                 let doc_terms: HashSet<String> = crate::text::terms(&chunk_document(section, chunk)).into_iter().collect();
                 let terms = weighted_share(query.terms, &doc_terms, bundle);
-                self.w_dense * dense + self.w_heading_dense * heading_dense + self.w_lexical * lexical + self.w_heading * heading + self.w_terms * terms
+                Features { dense, heading_dense, lexical, heading, terms }
             })
+            .collect()
+    }
+}
+
+impl Reranker for FeatureReranker {
+    fn name(&self) -> &str {
+        "features"
+    }
+
+    fn score(&self, bundle: &Bundle, query: &RerankQuery<'_>, candidates: &[Candidate]) -> Vec<f32> {
+        Self::features(bundle, query, candidates)
+            .into_iter()
+            .map(|f| self.w_dense * f.dense + self.w_heading_dense * f.heading_dense + self.w_lexical * f.lexical + self.w_heading * f.heading + self.w_terms * f.terms)
             .collect()
     }
 }
