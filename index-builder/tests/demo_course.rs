@@ -124,6 +124,24 @@ fn words_of_the_other_script_are_read_by_meaning() {
     assert_eq!(r["alike_terms"].as_array().map_or(0, |a| a.iter().filter(|x| x[0] == "factori").count()), 0, "{r}");
 }
 
+/// An English question over the Bangla chapter writes every word in the other script: its
+/// Latin words the book never writes ("marble", "statues") are missing, not names the course
+/// lacks, so the gate lets it through, and the answer reads the Bangla passages only (the
+/// English chapters' passages found for a shared word, "old", are left out). A Bangla question
+/// that writes one technical word in Latin letters is still refused (above: "lambda"). A
+/// question of `ask_questions_fresh.jsonl` (tuning data).
+#[test]
+fn an_english_question_over_the_bangla_chapter_is_answered_from_it() {
+    let question = "How does acid rain damage marble statues and old buildings? Is there a reaction equation for it?";
+    let r = search_json_in(bundle_e5(), question);
+    assert_eq!(r["abstained"], false, "{r}");
+    assert!(r["jargon_terms"].as_array().unwrap().is_empty(), "{r}");
+    let r = ask_sources_only("fresh-118", question);
+    let sources = r["sources"].as_array().unwrap();
+    assert!(!sources.is_empty() && sources.iter().all(|s| s["file"].as_str().unwrap().starts_with("science-bn/")), "{r}");
+    assert!(r["lead"].as_str().is_some_and(|l| l.contains("মার্বেল")), "{r}");
+}
+
 /// Ask reads the book's teaching: a question whose search also finds exercise sections (their
 /// questions share its words) gets passages from the chapters' text only (a question of the
 /// Bangla tuning half).

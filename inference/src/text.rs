@@ -109,6 +109,19 @@ pub fn is_bengali(c: char) -> bool {
     ('\u{0980}'..='\u{09FF}').contains(&c)
 }
 
+/// Whether `text` is written mostly in Bengali letters (more of them than Latin ones).
+pub fn mostly_bengali(text: &str) -> bool {
+    let (mut bengali, mut latin) = (0usize, 0usize);
+    for c in text.chars() {
+        if is_bengali(c) && c.is_alphabetic() {
+            bengali += 1;
+        } else if c.is_ascii_alphabetic() {
+            latin += 1;
+        }
+    }
+    bengali > latin
+}
+
 /// Case and number endings (বিভক্তি, নির্দেশক, বহুবচন) of Bengali nouns, longest first, NFC.
 /// `ক্লোরোফিলের` → `ক্লোরোফিল`, `পাতাগুলো` → `পাতা`, `উদ্ভিদকে` → `উদ্ভিদ`.
 const BENGALI_SUFFIXES: &[&str] = &[
@@ -196,6 +209,15 @@ mod tests {
         assert_eq!(stem(&nfc("পাতাগুলো")), nfc("পাতা"));
         assert_eq!(stem(&nfc("উদ্ভিদকে")), nfc("উদ্ভিদ"));
         assert_eq!(stem(&nfc("পানি")), nfc("পানি"));
+    }
+
+    #[test]
+    fn bengali_or_latin_by_the_letters() {
+        assert!(mostly_bengali("উদ্ভিদ দিনে-রাতে সব সময় শ্বসন করে (CO2)।"));
+        assert!(mostly_bengali("lambda function কী, sort করার সময় key হিসেবে কীভাবে দেয়?"));
+        assert!(!mostly_bengali("photosynthesis er equation e keno 6CO₂ + 12H₂O lekha hoy?"));
+        assert!(!mostly_bengali("Why do plants respire at night?"));
+        assert!(!mostly_bengali("42 + 7"));
     }
 
     #[test]

@@ -38,6 +38,13 @@ pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, alikes: &[(
     let surface: std::collections::HashMap<String, String> =
         crate::text::words(question).into_iter().map(|w| (crate::text::stem(&w), w)).collect();
     let evidence_terms: HashSet<String> = evidence.iter().flat_map(|t| crate::text::terms(t)).collect();
+    // A question in Latin letters whose best passage is in Bengali ones (English or romanised
+    // Bangla over a Bangla chapter) writes every word in the other script: a Latin word the
+    // course never writes is then a word of the learner's language ("Why do plants respire at
+    // night?"), not a name the course lacks; it is missing, and the share of the question the
+    // evidence supports decides. A Bangla question that writes one word in Latin letters
+    // ("সাবান তৈরির saponification …") still names something the course may lack.
+    let foreign_script = !crate::text::mostly_bengali(question) && evidence.first().is_some_and(|e| crate::text::mostly_bengali(e));
     let mut seen = HashSet::new();
     let (mut total, mut covered) = (0.0f32, 0.0f32);
     let mut out = Coverage { score: 1.0, supported: vec![], missing: vec![], unknown: vec![], jargon: vec![], alikes: vec![] };
@@ -69,7 +76,7 @@ pub fn coverage(question: &str, evidence: &[&str], bm25: &Bm25Index, alikes: &[(
                 // A literal (`0x1A`, `3x2`, the `0b2` of `3.12.0b2`) is a value, not a name.
                 let literal = word.starts_with(|c: char| c.is_ascii_digit());
                 if let Some(common) = is_common_word {
-                    if simple && latin && !literal && word.chars().count() >= 3 && !common(word) && !inflected(word, common) {
+                    if simple && latin && !literal && !foreign_script && word.chars().count() >= 3 && !common(word) && !inflected(word, common) {
                         out.jargon.push(t.clone());
                     }
                 }
@@ -260,6 +267,19 @@ mod tests {
     }
 
     #[test]
+    fn a_latin_question_over_a_bengali_passage_names_no_foreign_terms() {
+        let book = ["উদ্ভিদ দিনে-রাতে সব সময় শ্বসন করে।", "A list holds items in order."];
+        let docs: Vec<Vec<String>> = book.iter().map(|d| terms(d)).collect();
+        let bm25 = Bm25Index::build(&docs, Bm25Params::default());
+        // Neither "plants" nor "respire" is a whole word of the vocabulary.
+        let common = |w: &str| ["is", "it", "true", "only", "at", "night"].contains(&w);
+        let jargon = |q: &str, passage: &str| coverage(q, &[passage], &bm25, &[], Some(&common)).jargon;
+        assert!(jargon("Is it true plants only respire at night?", book[0]).is_empty(), "English over the Bangla chapter");
+        assert_eq!(jargon("Is it true plants only respire at night?", book[1]), ["plant", "respir"], "over an English passage they are names the book lacks");
+        assert_eq!(jargon("সাবান তৈরির saponification কীভাবে হয়?", book[0]), ["saponif"], "a Bangla question's one Latin word still names something");
+    }
+
+    #[test]
     fn a_bengali_compound_is_covered_by_its_parts() {
         let ev: HashSet<String> = ["এসিড", "বৃষ্টি", "কর"].iter().map(|s| s.to_string()).collect();
         let share = compound_share("অম্লবৃষ্টি", &ev).expect("বৃষ্টি is part of the compound");
@@ -288,8 +308,11 @@ mod tests {
         // Not in the evidence: missing, but still no stranger to the course.
         let c = coverage(q, &book[1..], &bm25, &alikes, Some(&common));
         assert!(c.missing.contains(&"stroma".to_string()) && !c.unknown.contains(&"stroma".to_string()) && c.jargon.is_empty(), "{c:?}");
-        // Without its alike it is a foreign name.
+        // Without its alike it is missing over the Bangla passage (a word of the learner's
+        // language), and a foreign name over an English one.
         let c = coverage(q, &book[..1], &bm25, &[], Some(&common));
+        assert!(c.missing.contains(&"stroma".to_string()) && c.jargon.is_empty(), "{c:?}");
+        let c = coverage(q, &["Leaves are green."], &bm25, &[], Some(&common));
         assert_eq!(c.jargon, ["stroma"]);
     }
 }

@@ -421,6 +421,17 @@ impl AskRun {
         if retrieval.evidence.iter().any(|e| taught(e.section)) {
             retrieval.evidence.retain(|e| taught(e.section));
         }
+        // A question asked in another script than its best passage (English or romanised
+        // Bangla over a Bangla chapter, Bangla over an English one) is answered from passages in
+        // the best passage's script only: in a course of two languages a passage of the
+        // question's own is there for a shared word ("old" buildings, a list built from an old
+        // one), and the answer would cite and copy it.
+        if let Some(first) = retrieval.evidence.first() {
+            let bengali = crate::text::mostly_bengali(&first.text);
+            if crate::text::mostly_bengali(&self.question) != bengali {
+                retrieval.evidence.retain(|e| crate::text::mostly_bengali(&e.text) == bengali);
+            }
+        }
         // The model reads the part of each passage's section that is about the question: its
         // terms, and the course's words that stood for those the book does not write (the
         // other script's "কারখানা" for "factory"), so a question in one script finds its
