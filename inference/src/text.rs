@@ -173,6 +173,15 @@ const STOPWORDS: &[&str] = &[
     "dao", "jonno", "moddhe", "sathe", "shathe", "ta", "ti", "gulo", "guli", "ekta", "ekti", "eta",
     "ota", "seta", "achhe", "chilo", "jabe", "pari", "parbo", "bolo", "bujhiye", "ektu", "abar",
     "tahole", "jodi", "kintu", "ebong", "nai", "na", "e", "mane",
+    // … and more of them: pronouns, particles, postpositions, the verbs that carry a sentence
+    // ("bujha jay", "lage", "hoyeo"), none of them an English word a question needs.
+    "se", "shey", "tara", "tader", "oder", "eder", "amader", "tomader", "apnader", "eita", "oita",
+    "sheta", "sei", "shei", "je", "ja", "jeta", "jake", "kake", "kar", "naki", "tai", "jeno", "moto",
+    "niye", "upor", "upore", "kache", "hoile", "hoyeo", "holeo", "korleo", "tobe", "tobu", "nahole",
+    "noy", "nei", "jay", "jai", "gelo", "geche", "ache", "ase", "ashe", "thake", "lage", "lagbe",
+    "parbe", "dite", "nite", "bola", "boli", "bolte", "bujha", "bujhi", "bujhte", "bujhlam", "dekha",
+    "dekhte", "hoyna", "hoyni", "hocche", "hochhe", "korbo", "korchi", "korche", "koreche", "kobe",
+    "koyta", "konta", "gula", "te", "o",
 ];
 
 #[cfg(test)]
@@ -185,6 +194,7 @@ mod tests {
         assert!(is_stopword(&nfc("দিয়ে")));
         assert!(query_terms("আমি কীভাবে খাদ্য তৈরি করে").iter().all(|t| t != "আমি" && t != "করে"));
         assert_eq!(query_terms("chlorophyll er kaj ki?"), ["chlorophyl", "kaj"], "romanised Bengali function words too");
+        assert_eq!(query_terms("litmus paper diye bujha jay naki?"), ["litmus", "paper"]);
     }
 
     #[test]
