@@ -92,7 +92,10 @@ pub fn load(root: &Path, path: &Path) -> Result<Document> {
 /// own root (a directory is its own root, a file's root is its folder), and several inputs share
 /// their deepest common folder, so `build docs/tutorial docs/faq` names files `tutorial/…` and
 /// `faq/…` and two `index.md` files never collide. Directories contribute every supported file
-/// below them (sorted, hidden entries skipped); unsupported files are skipped.
+/// below them (sorted, hidden entries skipped) except the notes a folder keeps about itself
+/// ([`about_the_folder`]: its README, licence, changelog), which describe the files for whoever
+/// keeps them, not the subject for a learner; a file named as an input is always taken.
+/// Unsupported files are skipped.
 pub fn collect(paths: &[PathBuf], root: Option<&Path>) -> Vec<(PathBuf, PathBuf)> {
     let own_root = |p: &Path| -> PathBuf {
         if p.is_dir() { p.to_path_buf() } else { p.parent().map(Path::to_path_buf).unwrap_or_default() }
@@ -125,7 +128,7 @@ pub fn collect(paths: &[PathBuf], root: Option<&Path>) -> Vec<(PathBuf, PathBuf)
                 .into_iter()
                 .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
             for entry in walker.filter_map(|e| e.ok()) {
-                if entry.file_type().is_file() && is_supported(entry.path()) {
+                if entry.file_type().is_file() && is_supported(entry.path()) && !about_the_folder(entry.path()) {
                     out.push((root.clone(), entry.into_path()));
                 }
             }
@@ -134,6 +137,14 @@ pub fn collect(paths: &[PathBuf], root: Option<&Path>) -> Vec<(PathBuf, PathBuf)
         }
     }
     out
+}
+
+/// A folder's notes about itself, by name whatever the extension: `README.md`, `LICENSE.txt`,
+/// `CHANGELOG.rst`, `CONTRIBUTING.md`, `AUTHORS`.
+pub fn about_the_folder(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let stem = name.split('.').next().unwrap_or("").to_ascii_lowercase();
+    matches!(stem.as_str(), "readme" | "license" | "licence" | "changelog" | "changes" | "contributing" | "copying" | "authors")
 }
 
 fn relative_name(root: &Path, path: &Path) -> String {
@@ -341,9 +352,13 @@ mod tests {
         std::fs::write(dir.join("a.txt"), "Title\n=====\n\nBody.\n").unwrap();
         std::fs::write(dir.join("c.png"), b"\x89PNG").unwrap();
         std::fs::write(dir.join(".hidden.md"), "# no").unwrap();
+        std::fs::write(dir.join("README.md"), "Chapters written for this course; text under MIT.").unwrap();
+        std::fs::write(dir.join("sub/LICENSE.txt"), "MIT").unwrap();
         let found = collect(std::slice::from_ref(&dir), None);
         let names: Vec<String> = found.iter().map(|(r, f)| relative_name(r, f)).collect();
-        assert_eq!(names, ["a.txt", "sub/b.md"]);
+        assert_eq!(names, ["a.txt", "sub/b.md"], "a folder's README and licence are not course text");
+        let named = collect(&[dir.join("README.md")], None);
+        assert_eq!(named.len(), 1, "a file named as an input is taken");
         let doc = load(&found[1].0, &found[1].1).unwrap();
         assert_eq!(doc.file, "sub/b.md");
         assert_eq!(doc.blocks[0], Block::new(BlockKind::Heading(1), "বাংলা", 1));
